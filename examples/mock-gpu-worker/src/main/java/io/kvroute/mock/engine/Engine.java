@@ -20,6 +20,14 @@ public interface Engine extends AutoCloseable {
     /** Static facts the engine advertises (capacity, page size, strategy). */
     EngineInfo info();
 
+    /** A JSON-able view of the waiting and running queues and counters, for GET /scheduler. */
+    default java.util.Map<String, Object> schedulerView() {
+        return java.util.Map.of();
+    }
+
+    /** Registers a listener called on the engine thread after every executed step. */
+    default void addStepListener(java.util.function.Consumer<EngineStats> listener) {}
+
     @Override
     void close();
 

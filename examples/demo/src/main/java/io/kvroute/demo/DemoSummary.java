@@ -1,0 +1,122 @@
+package io.kvroute.demo;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.PrintStream;
+import java.util.Map;
+import java.util.TreeMap;
+import org.HdrHistogram.Histogram;
+
+/** What the demo prints: counts, latency percentiles, per-worker spread and cache hits. */
+final class DemoSummary {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final String policy;
+    private final int workers;
+    private final int requests;
+    private final int errors;
+    private final Histogram ttftMicros;
+    private final Histogram e2eMicros;
+    private final Map<String, Integer> perWorker;
+    private final long promptTokens;
+    private final long cachedTokens;
+    private final long wallNanos;
+
+    private DemoSummary(Builder b) {
+        this.policy = b.policy;
+        this.workers = b.workers;
+        this.requests = b.requests;
+        this.errors = b.errors;
+        this.ttftMicros = b.ttftMicros.copy();
+        this.e2eMicros = b.e2eMicros.copy();
+        this.perWorker = new TreeMap<>(b.perWorker);
+        this.promptTokens = b.promptTokens;
+        this.cachedTokens = b.cachedTokens;
+        this.wallNanos = b.wallNanos;
+    }
+
+    int errors() {
+        return errors;
+    }
+
+    double cacheHitRate() {
+        return promptTokens == 0 ? 0 : (double) cachedTokens / promptTokens;
+    }
+
+    private static double ms(Histogram h, double percentile) {
+        return h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(percentile) / 1000.0;
+    }
+
+    void print(PrintStream out) {
+        out.println();
+        out.println("kvroute demo summary");
+        out.println("  policy            " + policy + " over " + workers + " mock workers");
+        out.printf("  requests          %d (%d errors) in %.1f s%n", requests, errors, wallNanos / 1e9);
+        out.printf("  TTFT (streaming)  p50 %.1f ms   p95 %.1f ms%n", ms(ttftMicros, 50), ms(ttftMicros, 95));
+        out.printf("  end to end        p50 %.1f ms   p95 %.1f ms%n", ms(e2eMicros, 50), ms(e2eMicros, 95));
+        out.printf("  prefix cache hits %.1f%% of prompt tokens (%d of %d)%n", 100 * cacheHitRate(), cachedTokens, promptTokens);
+        out.println("  requests per worker");
+        perWorker.forEach((worker, count) -> out.printf("    %-28s %d%n", worker, count));
+    }
+
+    String toJson() {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("policy", policy);
+        root.put("requests", requests);
+        root.put("errors", errors);
+        root.put("ttft_p50_ms", ms(ttftMicros, 50));
+        root.put("ttft_p95_ms", ms(ttftMicros, 95));
+        root.put("e2e_p50_ms", ms(e2eMicros, 50));
+        root.put("cache_hit_rate", cacheHitRate());
+        ObjectNode workersNode = root.putObject("per_worker");
+        perWorker.forEach(workersNode::put);
+        root.put("wall_s", wallNanos / 1e9);
+        return root.toString();
+    }
+
+    /** Thread-safe accumulator. */
+    static final class Builder {
+        private final String policy;
+        private final int workers;
+        private int requests;
+        private int errors;
+        private final Histogram ttftMicros = new Histogram(3);
+        private final Histogram e2eMicros = new Histogram(3);
+        private final Map<String, Integer> perWorker = new TreeMap<>();
+        private long promptTokens;
+        private long cachedTokens;
+        private long wallNanos;
+
+        Builder(String policy, int workers) {
+            this.policy = policy;
+            this.workers = workers;
+        }
+
+        synchronized void record(boolean ok, boolean stream, long firstByteNanos, long e2eNanos, String worker, JsonNode usage) {
+            requests++;
+            if (!ok) {
+                errors++;
+                return;
+            }
+            if (stream && firstByteNanos > 0) {
+                ttftMicros.recordValue(Math.max(1, firstByteNanos / 1000));
+            }
+            e2eMicros.recordValue(Math.max(1, e2eNanos / 1000));
+            perWorker.merge(worker, 1, Integer::sum);
+            if (usage != null) {
+                promptTokens += usage.path("prompt_tokens").asLong();
+                cachedTokens += usage.path("prompt_tokens_details").path("cached_tokens").asLong();
+            }
+        }
+
+        synchronized void wallNanos(long nanos) {
+            wallNanos = nanos;
+        }
+
+        synchronized DemoSummary build() {
+            return new DemoSummary(this);
+        }
+    }
+}

@@ -1,0 +1,153 @@
+package io.kvroute.mock;
+
+import io.kvroute.mock.engine.Engine;
+import io.kvroute.mock.engine.SimpleEngine;
+import io.kvroute.mock.engine.TimeModel;
+import io.kvroute.mock.http.MockWorkerHandler;
+import io.kvroute.mock.http.PromptEncoder;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The mock GPU worker: a simulated engine behind the HTTP API a real SGLang worker speaks. Runs
+ * standalone ({@code main}) or in process ({@link #start(String...)}), so tests and the demo can
+ * start several on ephemeral ports.
+ */
+@Command(name = "kvroute-mock-worker", mixinStandardHelpOptions = true,
+        description = "A simulated GPU worker (engine) hosting the kvroute scheduler plugin.")
+public final class MockWorkerMain implements Callable<Integer> {
+
+    @Option(names = "--host", description = "Listen address (default 127.0.0.1).")
+    String host = "127.0.0.1";
+
+    @Option(names = "--port", description = "Listen port; 0 picks a free one (default 0).")
+    int port;
+
+    @Option(names = "--model-id", description = "Served model id (default mock-model).")
+    String modelId = "mock-model";
+
+    @Option(names = "--role", description = "regular | prefill | decode (default regular).")
+    String role = "regular";
+
+    @Option(names = "--prefill-ms-per-1k", description = "Simulated prefill milliseconds per 1,000 tokens (default 20).")
+    double prefillMsPer1k = 20;
+
+    @Option(names = "--decode-ms-per-step", description = "Simulated milliseconds per decode step (default 5).")
+    double decodeMsPerStep = 5;
+
+    @Option(names = "--step-overhead-ms", description = "Fixed simulated milliseconds per engine step (default 0.5).")
+    double stepOverheadMs = 0.5;
+
+    @Option(names = "--speedup", description = "Run N times faster than simulated real time (default 1).")
+    double speedup = 1;
+
+    /** A running mock worker. */
+    public static final class MockWorker implements AutoCloseable {
+        private final Server server;
+        private final Engine engine;
+        private final MockWorkerHandler handler;
+        private final String baseUrl;
+
+        MockWorker(Server server, Engine engine, MockWorkerHandler handler, String baseUrl) {
+            this.server = server;
+            this.engine = engine;
+            this.handler = handler;
+            this.baseUrl = baseUrl;
+        }
+
+        public String baseUrl() {
+            return baseUrl;
+        }
+
+        public Engine engine() {
+            return engine;
+        }
+
+        public MockWorkerHandler handler() {
+            return handler;
+        }
+
+        public Server server() {
+            return server;
+        }
+
+        @Override
+        public void close() {
+            try {
+                server.stop();
+            } catch (Exception e) {
+                throw new IllegalStateException("mock worker did not stop cleanly", e);
+            } finally {
+                engine.close();
+            }
+        }
+    }
+
+    /** Parses flags and starts a worker; returns once it is listening. */
+    public static MockWorker start(String... args) throws Exception {
+        MockWorkerMain options = new MockWorkerMain();
+        CommandLine cli = new CommandLine(options);
+        cli.setOverwrittenOptionsAllowed(true);
+        cli.parseArgs(args);
+        return options.startWorker();
+    }
+
+    MockWorker startWorker() throws Exception {
+        TimeModel timeModel = new TimeModel(prefillMsPer1k, decodeMsPerStep, stepOverheadMs, speedup);
+        Engine engine = new SimpleEngine(timeModel);
+        QueuedThreadPool threads = new QueuedThreadPool(200, 4);
+        threads.setName("mock-worker");
+        Server server = new Server(threads);
+        HttpConfiguration http = new HttpConfiguration();
+        http.setSendServerVersion(false);
+        http.setOutputAggregationSize(0);
+        ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http));
+        connector.setHost(host);
+        connector.setPort(port);
+        server.addConnector(connector);
+        Map<String, Object> staticInfo = new LinkedHashMap<>();
+        MockWorkerHandler[] handlerRef = new MockWorkerHandler[1];
+        MockWorkerHandler handler = new MockWorkerHandler(engine, PromptEncoder.standIn(), modelId, () -> {
+            Map<String, Object> info = new LinkedHashMap<>(staticInfo);
+            info.put("requests_total", handlerRef[0].requests());
+            info.put("aborted_requests", handlerRef[0].abortedRequests());
+            return info;
+        });
+        handlerRef[0] = handler;
+        server.setHandler(handler);
+        server.start();
+        String baseUrl = "http://" + host + ":" + connector.getLocalPort();
+        staticInfo.put("model_id", modelId);
+        staticInfo.put("model_path", modelId);
+        staticInfo.put("role", role);
+        staticInfo.put("page_size", engine.info().pageSize());
+        staticInfo.put("max_total_num_tokens", engine.info().maxTotalNumTokens());
+        staticInfo.put("max_running_requests", engine.info().maxRunningRequests());
+        staticInfo.put("prefill_queue_strategy", engine.info().prefillQueueStrategy());
+        staticInfo.put("dp_size", 1);
+        staticInfo.put("time_model", timeModel.toString());
+        return new MockWorker(server, engine, handler, baseUrl);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        MockWorker worker = startWorker();
+        Runtime.getRuntime().addShutdownHook(new Thread(worker::close, "mock-worker-shutdown"));
+        System.out.println("mock GPU worker listening on " + worker.baseUrl());
+        worker.server().join();
+        return 0;
+    }
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new MockWorkerMain()).execute(args));
+    }
+}

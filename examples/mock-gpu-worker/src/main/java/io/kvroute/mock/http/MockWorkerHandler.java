@@ -1,0 +1,344 @@
+package io.kvroute.mock.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvroute.mock.engine.Engine;
+import io.kvroute.mock.engine.EngineRequest;
+import io.kvroute.mock.engine.TokenSink;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * The mock worker's HTTP edge: what a real SGLang worker speaks. Generation endpoints parse the
+ * body into an {@link EngineRequest} (text is tokenized here unless {@code input_ids} arrive) and
+ * relay the engine's {@link TokenSink} events as SSE or one JSON body. Internal scheduling fields
+ * ({@code infer_high_priority}) are rejected: only the engine derives them.
+ *
+ * <p>Also serves {@code /health}, {@code /server_info}, {@code /v1/models}, {@code /scheduler}
+ * (read-only queue view) and {@code /debug/requests} (the last bodies received, for tests).
+ */
+public final class MockWorkerHandler extends Handler.Abstract {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int MAX_BODY_BYTES = 64 << 20;
+    private static final int RECENT_BODIES = 64;
+    private static final int DEFAULT_MAX_TOKENS = 16;
+
+    private final Engine engine;
+    private final PromptEncoder encoder;
+    private final String modelId;
+    private final Supplier<Map<String, Object>> serverInfo;
+    private final AtomicLong requests = new AtomicLong();
+    private final AtomicLong aborted = new AtomicLong();
+    private final ArrayDeque<JsonNode> recent = new ArrayDeque<>(); // guarded by itself
+    private volatile boolean healthy = true;
+
+    public MockWorkerHandler(Engine engine, PromptEncoder encoder, String modelId, Supplier<Map<String, Object>> serverInfo) {
+        super(InvocationType.NON_BLOCKING);
+        this.engine = Objects.requireNonNull(engine, "engine");
+        this.encoder = Objects.requireNonNull(encoder, "encoder");
+        this.modelId = Objects.requireNonNull(modelId, "modelId");
+        this.serverInfo = Objects.requireNonNull(serverInfo, "serverInfo");
+    }
+
+    /** Requests aborted because the client (the router) went away mid-generation. */
+    public long abortedRequests() {
+        return aborted.get();
+    }
+
+    public long requests() {
+        return requests.get();
+    }
+
+    /** Makes {@code /health} answer 503 (a worker that is up but refuses traffic). */
+    public void setHealthy(boolean isHealthy) {
+        healthy = isHealthy;
+    }
+
+    /** The last bodies received by generation endpoints, oldest first. */
+    public List<JsonNode> recentBodies() {
+        synchronized (recent) {
+            return new ArrayList<>(recent);
+        }
+    }
+
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) {
+        String path = Request.getPathInContext(request);
+        ApiKind kind = ApiKind.forPath(path);
+        if (kind != null) {
+            if (!"POST".equals(request.getMethod())) {
+                error(response, callback, 405, "method_not_allowed", path + " only accepts POST");
+                return true;
+            }
+            Content.Source.asByteArrayAsync(request, MAX_BODY_BYTES).whenComplete((body, failure) -> {
+                if (failure != null) {
+                    error(response, callback, 413, "request_too_large", "body unreadable or over " + MAX_BODY_BYTES + " bytes");
+                    return;
+                }
+                try {
+                    generate(kind, body, response, callback);
+                } catch (BadRequest e) {
+                    error(response, callback, 400, "invalid_request_error", e.getMessage());
+                } catch (RuntimeException e) {
+                    error(response, callback, 500, "server_error", "mock worker failure: " + e);
+                }
+            });
+            return true;
+        }
+        switch (path) {
+            case "/health":
+                json(response, callback, healthy ? 200 : 503, healthy ? "{\"status\":\"ok\"}" : "{\"status\":\"unhealthy\"}");
+                return true;
+            case "/server_info":
+            case "/get_server_info":
+                json(response, callback, 200, JSON.valueToTree(serverInfo.get()).toString());
+                return true;
+            case "/v1/models":
+                ObjectNode models = JSON.createObjectNode();
+                models.put("object", "list");
+                models.putArray("data").addObject().put("id", modelId).put("object", "model").put("owned_by", "mock");
+                json(response, callback, 200, models.toString());
+                return true;
+            case "/scheduler":
+                json(response, callback, 200, JSON.valueToTree(engine.schedulerView()).toString());
+                return true;
+            case "/debug/requests":
+                ArrayNode bodies = JSON.createArrayNode();
+                recentBodies().forEach(bodies::add);
+                json(response, callback, 200, bodies.toString());
+                return true;
+            default:
+                error(response, callback, 404, "not_found_error", "no route for " + path);
+                return true;
+        }
+    }
+
+    private static final class BadRequest extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        BadRequest(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    private void generate(ApiKind kind, byte[] bytes, Response response, Callback callback) {
+        JsonNode body;
+        try {
+            body = JSON.readTree(bytes);
+        } catch (java.io.IOException e) {
+            throw new BadRequest("invalid JSON body");
+        }
+        if (body == null || !body.isObject()) {
+            throw new BadRequest("the request body must be a JSON object");
+        }
+        if (body.has("infer_high_priority")) {
+            throw new BadRequest("'infer_high_priority' is internal to the engine and cannot be set by a client");
+        }
+        synchronized (recent) {
+            recent.addLast(body);
+            while (recent.size() > RECENT_BODIES) {
+                recent.removeFirst();
+            }
+        }
+        requests.incrementAndGet();
+        int[] inputIds = inputIds(kind, body);
+        if (inputIds.length == 0) {
+            throw new BadRequest("the prompt is empty");
+        }
+        int maxTokens = maxTokens(kind, body);
+        String requestId = body.path("rid").asText(kind.name().toLowerCase() + "-" + UUID.randomUUID());
+        int segmentIndex = body.path("segment_index").asInt(0);
+        boolean highPriority = body.path("high_priority_request").asBoolean(false);
+        boolean stream = body.path("stream").asBoolean(false);
+        boolean includeUsage = body.path("stream_options").path("include_usage").asBoolean(false);
+        EngineRequest engineRequest = new EngineRequest(requestId, inputIds, maxTokens, true, highPriority, segmentIndex);
+        OutputFormatter format = new OutputFormatter(kind, requestId, body.path("model").asText(modelId));
+        Relay relay = new Relay(format, stream, includeUsage, maxTokens, response, callback);
+        relay.submission = engine.submit(engineRequest, relay);
+    }
+
+    private int[] inputIds(ApiKind kind, JsonNode body) {
+        JsonNode ids = body.get("input_ids");
+        if (ids != null && !ids.isNull()) {
+            if (!ids.isArray()) {
+                throw new BadRequest("'input_ids' must be an array of integers");
+            }
+            int[] out = new int[ids.size()];
+            for (int i = 0; i < out.length; i++) {
+                if (!ids.get(i).canConvertToInt()) {
+                    throw new BadRequest("'input_ids' must be an array of integers");
+                }
+                out[i] = ids.get(i).asInt();
+            }
+            return out;
+        }
+        switch (kind) {
+            case CHAT:
+                if (!body.path("messages").isArray() || body.get("messages").isEmpty()) {
+                    throw new BadRequest("'messages' must be a non-empty array");
+                }
+                return encoder.encodeChat(body);
+            case COMPLETIONS:
+                return encoder.encodeText(joinText(body.get("prompt"), "prompt"));
+            default:
+                return encoder.encodeText(joinText(body.get("text"), "text"));
+        }
+    }
+
+    private static String joinText(JsonNode text, String field) {
+        if (text == null || text.isNull()) {
+            throw new BadRequest("'" + field + "' is required");
+        }
+        if (text.isTextual()) {
+            return text.asText();
+        }
+        if (text.isArray()) {
+            StringBuilder joined = new StringBuilder();
+            for (JsonNode part : text) {
+                if (joined.length() > 0) {
+                    joined.append('\n');
+                }
+                joined.append(part.asText());
+            }
+            return joined.toString();
+        }
+        throw new BadRequest("'" + field + "' must be a string or an array of strings");
+    }
+
+    private static int maxTokens(ApiKind kind, JsonNode body) {
+        JsonNode value = kind == ApiKind.GENERATE
+                ? body.path("sampling_params").get("max_new_tokens")
+                : body.hasNonNull("max_completion_tokens") ? body.get("max_completion_tokens") : body.get("max_tokens");
+        if (value == null || value.isNull()) {
+            return DEFAULT_MAX_TOKENS;
+        }
+        if (!value.canConvertToInt() || value.asInt() < 0) {
+            throw new BadRequest("the token budget must be a non-negative integer");
+        }
+        return Math.max(1, value.asInt());
+    }
+
+    /** Relays one request's engine events to its HTTP response. */
+    private final class Relay implements TokenSink {
+        private final OutputFormatter format;
+        private final boolean stream;
+        private final boolean includeUsage;
+        private final Response response;
+        private final Callback callback;
+        private final OrderedWriter writer;
+        private final int[] outputIds;
+        private final StringBuilder text = new StringBuilder();
+        private int count;
+        private boolean started;
+        volatile Engine.Submission submission;
+
+        Relay(OutputFormatter format, boolean stream, boolean includeUsage, int maxTokens, Response response, Callback callback) {
+            this.format = format;
+            this.stream = stream;
+            this.includeUsage = includeUsage;
+            this.response = response;
+            this.callback = callback;
+            this.outputIds = new int[maxTokens];
+            this.writer = new OrderedWriter(response, callback, () -> {
+                aborted.incrementAndGet();
+                Engine.Submission s = submission;
+                if (s != null) {
+                    s.abort();
+                }
+            });
+        }
+
+        @Override
+        public synchronized void onToken(int tokenId) {
+            String piece = encoder.decode(tokenId);
+            if (count < outputIds.length) {
+                outputIds[count] = tokenId;
+            }
+            count++;
+            text.append(piece);
+            if (stream) {
+                startStream();
+                writer.write(utf8(format.tokenEvent(tokenId, piece, text.toString(), count)), false);
+            }
+        }
+
+        @Override
+        public synchronized void onFinish(String finishReason, Usage usage) {
+            if ("abort".equals(finishReason) && !stream && !started) {
+                writer.write(utf8(errorBody(499, "aborted", "request aborted")), true);
+                return;
+            }
+            if (stream) {
+                startStream();
+                writer.write(utf8(format.finishEvents(finishReason, usage, includeUsage, text.toString())), true);
+            } else {
+                response.setStatus(200);
+                response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+                writer.write(utf8(format.complete(text.toString(), outputIds, Math.min(count, outputIds.length), finishReason, usage)), true);
+            }
+        }
+
+        @Override
+        public synchronized void onError(int httpStatus, String errorType, String message) {
+            if (started) {
+                writer.write(utf8("data: " + errorBody(httpStatus, errorType, message) + "\n\ndata: [DONE]\n\n"), true);
+                return;
+            }
+            response.setStatus(httpStatus);
+            response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+            if (httpStatus == 429) {
+                response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
+            }
+            writer.write(utf8(errorBody(httpStatus, errorType, message)), true);
+        }
+
+        private void startStream() {
+            if (!started) {
+                started = true;
+                response.setStatus(200);
+                response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
+                response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
+            }
+        }
+    }
+
+    private static ByteBuffer utf8(String text) {
+        return ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    static String errorBody(int status, String type, String message) {
+        ObjectNode root = JSON.createObjectNode();
+        ObjectNode error = root.putObject("error");
+        error.put("message", message);
+        error.put("type", type);
+        error.put("code", status);
+        return root.toString();
+    }
+
+    private static void error(Response response, Callback callback, int status, String type, String message) {
+        json(response, callback, status, errorBody(status, type, message));
+    }
+
+    private static void json(Response response, Callback callback, int status, String body) {
+        response.setStatus(status);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+        response.write(true, utf8(body), callback);
+    }
+}

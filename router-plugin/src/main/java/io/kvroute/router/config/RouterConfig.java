@@ -1,0 +1,76 @@
+package io.kvroute.router.config;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The router's validated configuration. Built by {@link RouterOptions} from a YAML plugin config
+ * file and CLI flags (flags win), or programmatically by embedders via {@link #builder()}.
+ * Every field has the default documented in docs/configuration.md.
+ */
+public record RouterConfig(
+        String host,
+        int port,
+        List<String> workerUrls,
+        String policy,
+        int minLoadChoices,
+        long maxBodyBytes,
+        double requestTimeoutSecs,
+        double connectTimeoutSecs,
+        double healthCheckIntervalSecs,
+        double healthCheckTimeoutSecs,
+        int healthFailureThreshold,
+        int healthSuccessThreshold,
+        List<String> modelIds) {
+
+    public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
+
+    public RouterConfig {
+        Objects.requireNonNull(host, "host");
+        workerUrls = List.copyOf(workerUrls);
+        modelIds = modelIds == null ? List.of() : List.copyOf(modelIds);
+        Objects.requireNonNull(policy, "policy");
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Mutable builder with the documented defaults; {@link #build()} validates. */
+    public static final class Builder {
+        String host = "127.0.0.1";
+        int port = 30000;
+        List<String> workerUrls = List.of();
+        String policy = "round_robin";
+        int minLoadChoices = 2;
+        long maxBodyBytes = DEFAULT_MAX_BODY_BYTES;
+        double requestTimeoutSecs = 1800;
+        double connectTimeoutSecs = 5;
+        double healthCheckIntervalSecs = 10;
+        double healthCheckTimeoutSecs = 5;
+        int healthFailureThreshold = 3;
+        int healthSuccessThreshold = 2;
+        List<String> modelIds = List.of();
+
+        public Builder host(String v) { host = v; return this; }
+        public Builder port(int v) { port = v; return this; }
+        public Builder workerUrls(List<String> v) { workerUrls = v; return this; }
+        public Builder policy(String v) { policy = v; return this; }
+        public Builder minLoadChoices(int v) { minLoadChoices = v; return this; }
+        public Builder maxBodyBytes(long v) { maxBodyBytes = v; return this; }
+        public Builder requestTimeoutSecs(double v) { requestTimeoutSecs = v; return this; }
+        public Builder connectTimeoutSecs(double v) { connectTimeoutSecs = v; return this; }
+        public Builder healthCheckIntervalSecs(double v) { healthCheckIntervalSecs = v; return this; }
+        public Builder healthCheckTimeoutSecs(double v) { healthCheckTimeoutSecs = v; return this; }
+        public Builder healthFailureThreshold(int v) { healthFailureThreshold = v; return this; }
+        public Builder healthSuccessThreshold(int v) { healthSuccessThreshold = v; return this; }
+        public Builder modelIds(List<String> v) { modelIds = v; return this; }
+
+        public RouterConfig build() {
+            ConfigValidator.validate(this);
+            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes,
+                    requestTimeoutSecs, connectTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs,
+                    healthFailureThreshold, healthSuccessThreshold, modelIds);
+        }
+    }
+}

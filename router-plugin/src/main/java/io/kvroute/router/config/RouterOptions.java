@@ -1,0 +1,153 @@
+package io.kvroute.router.config;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The router's command line. A YAML plugin config file ({@code --config}) uses the flag names as
+ * keys ({@code worker-urls: [...]}, {@code policy: round_robin}); its values are applied first
+ * and flags given on the command line override them.
+ */
+@Command(name = "kvroute-router", mixinStandardHelpOptions = true,
+        description = "OpenAI-compatible, cache- and load-aware router for GPU worker fleets.")
+public final class RouterOptions {
+
+    @Option(names = "--config", description = "YAML plugin config file; keys are flag names.")
+    Path config;
+
+    @Option(names = "--host", description = "Listen address (default 127.0.0.1).")
+    String host = "127.0.0.1";
+
+    @Option(names = "--port", description = "Listen port; 0 picks a free one (default 30000).")
+    int port = 30000;
+
+    @Option(names = "--worker-urls", split = ",", description = "Worker base URLs, comma separated.")
+    List<String> workerUrls = new ArrayList<>();
+
+    @Option(names = "--policy", description = "round_robin | random | power_of_two (default round_robin).")
+    String policy = "round_robin";
+
+    @Option(names = "--min-load-choices", description = "k for power-of-k sampling (default 2).")
+    int minLoadChoices = 2;
+
+    @Option(names = "--max-body-bytes", description = "Largest accepted request body (default 33554432 = 32 MiB).")
+    long maxBodyBytes = RouterConfig.DEFAULT_MAX_BODY_BYTES;
+
+    @Option(names = "--request-timeout-secs", description = "Whole-request timeout towards a worker (default 1800).")
+    double requestTimeoutSecs = 1800;
+
+    @Option(names = "--connect-timeout-secs", description = "TCP connect timeout towards a worker (default 5).")
+    double connectTimeoutSecs = 5;
+
+    @Option(names = "--health-check-interval-secs", description = "Active /health probe interval (default 10).")
+    double healthCheckIntervalSecs = 10;
+
+    @Option(names = "--health-check-timeout-secs", description = "Active /health probe timeout (default 5).")
+    double healthCheckTimeoutSecs = 5;
+
+    @Option(names = "--health-failure-threshold", description = "Consecutive failures to mark unhealthy (default 3).")
+    int healthFailureThreshold = 3;
+
+    @Option(names = "--health-success-threshold", description = "Consecutive successes to mark healthy (default 2).")
+    int healthSuccessThreshold = 2;
+
+    @Option(names = "--model-ids", split = ",", description = "Served model ids; learned from workers' /server_info when empty.")
+    List<String> modelIds = new ArrayList<>();
+
+    /**
+     * Parses flags (and the config file they name) into a validated config.
+     *
+     * @throws ConfigException naming the flag and value on any invalid input
+     */
+    public static RouterConfig parse(String... args) {
+        List<String> fileArgs = configFileArgs(args);
+        List<String> all = new ArrayList<>(fileArgs);
+        all.addAll(List.of(args));
+        RouterOptions options = new RouterOptions();
+        CommandLine cli = newCommandLine(options);
+        try {
+            cli.parseArgs(all.toArray(String[]::new));
+        } catch (CommandLine.ParameterException e) {
+            throw new ConfigException(e.getMessage(), e);
+        }
+        return options.toConfig();
+    }
+
+    /** A picocli CommandLine over {@code options} that lets later values override earlier ones. */
+    public static CommandLine newCommandLine(Object options) {
+        CommandLine cli = new CommandLine(options);
+        cli.setOverwrittenOptionsAllowed(true);
+        return cli;
+    }
+
+    RouterConfig toConfig() {
+        return RouterConfig.builder()
+                .host(host).port(port).workerUrls(workerUrls).policy(policy).minLoadChoices(minLoadChoices)
+                .maxBodyBytes(maxBodyBytes).requestTimeoutSecs(requestTimeoutSecs)
+                .connectTimeoutSecs(connectTimeoutSecs).healthCheckIntervalSecs(healthCheckIntervalSecs)
+                .healthCheckTimeoutSecs(healthCheckTimeoutSecs).healthFailureThreshold(healthFailureThreshold)
+                .healthSuccessThreshold(healthSuccessThreshold).modelIds(modelIds)
+                .build();
+    }
+
+    /** Finds {@code --config} in args and turns the YAML file into leading flag arguments. */
+    static List<String> configFileArgs(String[] args) {
+        Path file = null;
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--config") && i + 1 < args.length) {
+                file = Path.of(args[i + 1]);
+            } else if (args[i].startsWith("--config=")) {
+                file = Path.of(args[i].substring("--config=".length()));
+            }
+        }
+        return file == null ? List.of() : yamlToArgs(file);
+    }
+
+    /** Converts a flat YAML map of flag names to values into {@code --flag value} arguments. */
+    public static List<String> yamlToArgs(Path file) {
+        JsonNode root;
+        try {
+            root = new ObjectMapper(new YAMLFactory()).readTree(Files.readAllBytes(file));
+        } catch (IOException e) {
+            throw new ConfigException("--config cannot read '" + file + "': " + e.getMessage(), e);
+        }
+        List<String> out = new ArrayList<>();
+        if (root == null || root.isNull() || root.isMissingNode()) {
+            return out;
+        }
+        if (!root.isObject()) {
+            throw new ConfigException("--config '" + file + "' must be a YAML mapping of flag names to values");
+        }
+        for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> field = it.next();
+            String flag = "--" + field.getKey();
+            JsonNode value = field.getValue();
+            if (flag.equals("--config")) {
+                continue;
+            }
+            if (value.isBoolean()) {
+                out.add(flag + "=" + value.asBoolean());
+            } else if (value.isArray()) {
+                List<String> parts = new ArrayList<>();
+                value.forEach(v -> parts.add(v.asText()));
+                out.add(flag + "=" + String.join(",", parts));
+            } else if (value.isValueNode()) {
+                out.add(flag + "=" + value.asText());
+            } else {
+                throw new ConfigException("--config key '" + field.getKey() + "' must be a scalar or a list");
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,264 @@
+package io.kvroute.router.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvroute.router.config.RouterConfig;
+import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.router.policy.Decision;
+import io.kvroute.router.policy.RoutingPolicy;
+import io.kvroute.router.policy.RoutingRequest;
+import io.kvroute.router.worker.InFlightCounters;
+import io.kvroute.router.worker.Worker;
+import io.kvroute.router.worker.WorkerRegistry;
+import io.kvroute.router.worker.WorkerRole;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.TreeSet;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.PreEncodedHttpField;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The router's HTTP surface on Jetty's core {@link Handler} API: OpenAI-compatible inference
+ * endpoints, health and readiness probes, model listing and the Prometheus scrape.
+ *
+ * <p>Per inference request: read the body (size-limited, asynchronous), parse JSON once, validate
+ * only what the router needs, resolve the model, capture the routable candidates once, ask the
+ * policy, then relay through a {@link ProxyExchange}. Every rejection is an OpenAI-style JSON error
+ * with a precise status; an unexpected exception becomes a 500 JSON error, never a bare page.
+ *
+ * <p>When {@code claimUnknownPaths} is false (embedded in an existing server), paths the router does
+ * not own return {@code false} so the host's next handler can serve them.
+ */
+public final class RouterHandler extends Handler.Abstract {
+
+    static final String WORKER_HEADER = "x-kvroute-worker";
+    private static final Logger LOG = LoggerFactory.getLogger(RouterHandler.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpField JSON_TYPE = new PreEncodedHttpField(HttpHeader.CONTENT_TYPE, "application/json");
+
+    private final RouterConfig config;
+    private final WorkerRegistry registry;
+    private final InFlightCounters inFlight;
+    private final RoutingPolicy policy;
+    private final HttpClient client;
+    private final RouterMetrics metrics;
+    private final boolean claimUnknownPaths;
+
+    public RouterHandler(RouterConfig config, WorkerRegistry registry, InFlightCounters inFlight, RoutingPolicy policy,
+            HttpClient client, RouterMetrics metrics, boolean claimUnknownPaths) {
+        super(InvocationType.NON_BLOCKING);
+        this.config = Objects.requireNonNull(config, "config");
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.inFlight = Objects.requireNonNull(inFlight, "inFlight");
+        this.policy = Objects.requireNonNull(policy, "policy");
+        this.client = Objects.requireNonNull(client, "client");
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
+        this.claimUnknownPaths = claimUnknownPaths;
+    }
+
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) {
+        String path = Request.getPathInContext(request);
+        String method = request.getMethod();
+        try {
+            Endpoint endpoint = Endpoint.forPath(path);
+            if (endpoint != null) {
+                if (!"POST".equals(method)) {
+                    return methodNotAllowed(response, callback, path, "POST");
+                }
+                handleInference(endpoint, request, response, callback);
+                return true;
+            }
+            switch (path) {
+                case "/healthz":
+                    return get(method, response, callback, path, () -> json(response, callback, 200, "{\"status\":\"ok\"}"));
+                case "/readyz":
+                    return get(method, response, callback, path, () -> readyz(response, callback));
+                case "/metrics":
+                    return get(method, response, callback, path, () -> {
+                        response.setStatus(200);
+                        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
+                        response.write(true, ByteBuffer.wrap(metrics.scrape().getBytes(StandardCharsets.UTF_8)), callback);
+                    });
+                case "/v1/models":
+                    return get(method, response, callback, path, () -> models(response, callback));
+                default:
+                    if (!claimUnknownPaths) {
+                        return false;
+                    }
+                    OpenAiErrors.send(response, callback, 404, "not_found_error", "no route for " + method + " " + path);
+                    return true;
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("unexpected failure handling {} {}", method, path, e);
+            if (!response.isCommitted()) {
+                OpenAiErrors.send(response, callback, 500, "server_error", "internal router error: " + e.getClass().getSimpleName());
+            } else {
+                callback.failed(e);
+            }
+            return true;
+        }
+    }
+
+    private boolean get(String method, Response response, Callback callback, String path, Runnable action) {
+        if (!"GET".equals(method) && !"HEAD".equals(method)) {
+            return methodNotAllowed(response, callback, path, "GET");
+        }
+        action.run();
+        return true;
+    }
+
+    private boolean methodNotAllowed(Response response, Callback callback, String path, String allowed) {
+        response.getHeaders().put(HttpHeader.ALLOW, allowed);
+        OpenAiErrors.send(response, callback, 405, "method_not_allowed", path + " only accepts " + allowed);
+        return true;
+    }
+
+    private void readyz(Response response, Callback callback) {
+        List<Worker> usable = registry.fleet().routable();
+        boolean ready = !usable.isEmpty();
+        String body = "{\"ready\":" + ready + ",\"usable_workers\":" + usable.size()
+                + ",\"workers\":" + registry.fleet().workers().size() + "}";
+        json(response, callback, ready ? 200 : 503, body);
+    }
+
+    private void models(Response response, Callback callback) {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("object", "list");
+        ArrayNode data = root.putArray("data");
+        for (String id : knownModels()) {
+            ObjectNode model = data.addObject();
+            model.put("id", id);
+            model.put("object", "model");
+            model.put("owned_by", "kvroute");
+        }
+        json(response, callback, 200, root.toString());
+    }
+
+    private TreeSet<String> knownModels() {
+        TreeSet<String> ids = new TreeSet<>(config.modelIds());
+        for (Worker worker : registry.fleet().workers().values()) {
+            if (worker.modelId() != null) {
+                ids.add(worker.modelId());
+            }
+        }
+        return ids;
+    }
+
+    private static void json(Response response, Callback callback, int status, String body) {
+        response.setStatus(status);
+        response.getHeaders().put(JSON_TYPE);
+        response.write(true, ByteBuffer.wrap(body.getBytes(StandardCharsets.UTF_8)), callback);
+    }
+
+    private void handleInference(Endpoint endpoint, Request request, Response response, Callback callback) {
+        long startNanos = System.nanoTime();
+        String contentType = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
+        if (contentType != null && !isJson(contentType)) {
+            reject(endpoint, response, callback, startNanos,
+                    new ApiException(415, "unsupported content type '" + contentType + "'; send application/json"));
+            return;
+        }
+        BodyReader.read(request, config.maxBodyBytes(), new BodyReader.Sink() {
+            @Override
+            public void onBody(byte[] body) {
+                try {
+                    dispatch(endpoint, body, request, response, callback, startNanos);
+                } catch (ApiException e) {
+                    reject(endpoint, response, callback, startNanos, e);
+                } catch (RuntimeException e) {
+                    LOG.warn("unexpected failure routing {}", endpoint.path, e);
+                    reject(endpoint, response, callback, startNanos,
+                            new ApiException(500, "server_error", "internal router error: " + e.getClass().getSimpleName()));
+                }
+            }
+
+            @Override
+            public void onError(ApiException error) {
+                reject(endpoint, response, callback, startNanos, error);
+            }
+        });
+    }
+
+    private void dispatch(Endpoint endpoint, byte[] body, Request request, Response response, Callback callback,
+            long startNanos) throws ApiException {
+        JsonNode root = parse(body);
+        Endpoint.validateCommon(root);
+        endpoint.validate(root);
+        String model = root.path("model").isTextual() ? root.get("model").asText() : null;
+        TreeSet<String> models = knownModels();
+        if (model != null && !models.isEmpty() && !models.contains(model)) {
+            throw new ApiException(404, "model_not_found", "model '" + model + "' is not served here (available: "
+                    + String.join(", ", models) + ")");
+        }
+        List<Worker> candidates = new ArrayList<>();
+        for (Worker worker : registry.fleet().routable()) {
+            if (worker.role() == WorkerRole.REGULAR && worker.serves(model)) {
+                candidates.add(worker);
+            }
+        }
+        if (candidates.isEmpty()) {
+            throw new ApiException(503, "service_unavailable", "no usable worker for model '"
+                    + (model == null ? "(any)" : model) + "'");
+        }
+        long inputTokens = Math.max(1, body.length / 4);
+        Decision decision = policy.select(new RoutingRequest(candidates, inFlight::get, inputTokens, null));
+        metrics.decision(policy.name(), decision.reason().label());
+        boolean streaming = root.path("stream").asBoolean(false);
+        Worker worker = decision.worker();
+        inFlight.acquire(worker.id());
+        long timeoutMillis = (long) (config.requestTimeoutSecs() * 1000);
+        new ProxyExchange(client, worker, endpoint.path, body, streaming, timeoutMillis, request, response, callback,
+                (status, failureKind, firstByteNanos) -> {
+                    inFlight.release(worker.id());
+                    if (failureKind != null && !failureKind.equals("client_gone")) {
+                        metrics.upstreamError(worker.url(), failureKind);
+                    }
+                    if (firstByteNanos > 0) {
+                        metrics.firstByte(endpoint.path, firstByteNanos);
+                    }
+                    metrics.request(endpoint.path, status);
+                    metrics.duration(endpoint.path, failureKind == null ? "ok" : failureKind, System.nanoTime() - startNanos);
+                }).start();
+    }
+
+    private void reject(Endpoint endpoint, Response response, Callback callback, long startNanos, ApiException error) {
+        OpenAiErrors.send(response, callback, error.status, error.type, error.getMessage());
+        metrics.request(endpoint.path, error.status);
+        metrics.duration(endpoint.path, "rejected", System.nanoTime() - startNanos);
+    }
+
+    private static JsonNode parse(byte[] body) throws ApiException {
+        JsonNode root;
+        try {
+            root = JSON.readTree(body);
+        } catch (JsonProcessingException e) {
+            throw new ApiException(400, "invalid JSON body: " + e.getOriginalMessage());
+        } catch (java.io.IOException e) {
+            throw new ApiException(400, "invalid JSON body: " + e.getMessage());
+        }
+        if (root == null || !root.isObject()) {
+            throw new ApiException(400, "the request body must be a JSON object");
+        }
+        return root;
+    }
+
+    private static boolean isJson(String contentType) {
+        String mime = contentType.split(";", 2)[0].trim().toLowerCase(java.util.Locale.ROOT);
+        return mime.equals("application/json") || mime.endsWith("+json");
+    }
+}

@@ -1,0 +1,2 @@
+/** Micrometer meters with the Prometheus registry: {@link io.kvroute.router.metrics.RouterMetrics}. */
+package io.kvroute.router.metrics;

@@ -1,0 +1,91 @@
+package io.kvroute.router.plugin;
+
+import io.kvroute.router.config.ConfigException;
+import io.kvroute.router.config.RouterConfig;
+import io.kvroute.router.config.RouterOptions;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+
+/** The standalone router process: {@code java -cp ... io.kvroute.router.plugin.RouterMain --worker-urls ...}. */
+public final class RouterMain {
+
+    /** A started standalone router. */
+    public static final class RunningRouter implements AutoCloseable {
+        private final Server server;
+        private final KvRouter router;
+        private final String baseUrl;
+
+        RunningRouter(Server server, KvRouter router, String baseUrl) {
+            this.server = server;
+            this.router = router;
+            this.baseUrl = baseUrl;
+        }
+
+        /** e.g. {@code http://127.0.0.1:30000} */
+        public String baseUrl() {
+            return baseUrl;
+        }
+
+        public KvRouter router() {
+            return router;
+        }
+
+        public Server server() {
+            return server;
+        }
+
+        @Override
+        public void close() {
+            try {
+                server.stop();
+            } catch (Exception e) {
+                throw new IllegalStateException("router did not stop cleanly", e);
+            }
+        }
+    }
+
+    private RouterMain() {}
+
+    /** Parses flags, starts the server, and returns once it is listening. */
+    public static RunningRouter start(String... args) throws Exception {
+        return start(RouterOptions.parse(args));
+    }
+
+    public static RunningRouter start(RouterConfig config) throws Exception {
+        QueuedThreadPool threads = new QueuedThreadPool(400, 8);
+        threads.setName("kvroute-router");
+        Server server = new Server(threads);
+        HttpConfiguration http = new HttpConfiguration();
+        http.setSendServerVersion(false);
+        http.setOutputAggregationSize(0);
+        ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http));
+        connector.setHost(config.host());
+        connector.setPort(config.port());
+        connector.setIdleTimeout(Math.max(30_000L, (long) (config.requestTimeoutSecs() * 1000)));
+        server.addConnector(connector);
+        KvRouter router = KvRouter.create(config);
+        server.setHandler(router.handler(true));
+        server.addBean(router);
+        server.setStopTimeout(30_000);
+        server.start();
+        String host = config.host().contains(":") ? "[" + config.host() + "]" : config.host();
+        return new RunningRouter(server, router, "http://" + host + ":" + connector.getLocalPort());
+    }
+
+    public static void main(String[] args) throws Exception {
+        RunningRouter running;
+        try {
+            running = start(args);
+        } catch (ConfigException e) {
+            System.err.println("kvroute-router: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(running::close, "kvroute-shutdown"));
+        System.out.println("kvroute router listening on " + running.baseUrl());
+        running.server().join();
+    }
+}

@@ -1,0 +1,29 @@
+package io.kvroute.router.policy;
+
+import io.kvroute.router.worker.Worker;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.ToIntFunction;
+
+/**
+ * Everything a policy may look at for one request, captured once at ingress and never re-read:
+ * the routable candidates (already filtered by model, role and health), the router-local
+ * in-flight counts, and the request's size.
+ *
+ * @param candidates routable workers for this request, in registry order; never empty
+ * @param inFlight router-local in-flight requests per worker id
+ * @param inputTokens the request's input length in tokens (exact or estimated)
+ * @param sessionKey the session affinity key, or null
+ */
+public record RoutingRequest(
+        List<Worker> candidates, ToIntFunction<String> inFlight, long inputTokens, String sessionKey) {
+
+    public RoutingRequest {
+        Objects.requireNonNull(candidates, "candidates");
+        Objects.requireNonNull(inFlight, "inFlight");
+        if (candidates.isEmpty()) {
+            throw new IllegalArgumentException("candidates must not be empty");
+        }
+        candidates = List.copyOf(candidates);
+    }
+}

@@ -1,0 +1,139 @@
+package io.kvroute.router.worker;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
+
+/**
+ * The fleet as the router sees it: workers plus their health, published as one immutable
+ * {@link Fleet} snapshot through a volatile field. Writers copy-on-write under a short lock, return
+ * early when nothing changed, and notify listeners after unlocking (the Armeria
+ * DynamicEndpointGroup pattern). Readers on the request path only read the volatile field.
+ */
+public final class WorkerRegistry {
+
+    /** An immutable view of the fleet. */
+    public record Fleet(long version, Map<String, Worker> workers, Map<String, Boolean> healthy) {
+
+        public List<Worker> all() {
+            return List.copyOf(workers.values());
+        }
+
+        /** Workers that may receive traffic now. */
+        public List<Worker> routable() {
+            List<Worker> out = new ArrayList<>(workers.size());
+            for (Worker worker : workers.values()) {
+                if (healthy.getOrDefault(worker.id(), Boolean.TRUE)) {
+                    out.add(worker);
+                }
+            }
+            return out;
+        }
+
+        public boolean isHealthy(String workerId) {
+            return healthy.getOrDefault(workerId, Boolean.TRUE);
+        }
+    }
+
+    /** Why listeners are called. */
+    public enum ChangeKind { ADDED, REMOVED, UPDATED, HEALTH }
+
+    /** A membership or health change, delivered after the new snapshot is visible. */
+    public record Change(ChangeKind kind, Worker worker) {}
+
+    private final Object lock = new Object();
+    private volatile Fleet fleet = new Fleet(0, Map.of(), Map.of());
+    private final List<Consumer<Change>> listeners = new CopyOnWriteArrayList<>();
+
+    public Fleet fleet() {
+        return fleet;
+    }
+
+    public Optional<Worker> get(String workerId) {
+        return Optional.ofNullable(fleet.workers().get(workerId));
+    }
+
+    public void addListener(Consumer<Change> listener) {
+        listeners.add(listener);
+    }
+
+    /** Adds a worker; returns false (and changes nothing) if its id is already present. */
+    public boolean add(Worker worker) {
+        synchronized (lock) {
+            Fleet current = fleet;
+            if (current.workers().containsKey(worker.id())) {
+                return false;
+            }
+            Map<String, Worker> workers = new LinkedHashMap<>(current.workers());
+            workers.put(worker.id(), worker);
+            fleet = new Fleet(current.version() + 1, Map.copyOf(workers), current.healthy());
+        }
+        notifyListeners(new Change(ChangeKind.ADDED, worker));
+        return true;
+    }
+
+    public Optional<Worker> remove(String workerId) {
+        Worker removed;
+        synchronized (lock) {
+            Fleet current = fleet;
+            removed = current.workers().get(workerId);
+            if (removed == null) {
+                return Optional.empty();
+            }
+            Map<String, Worker> workers = new LinkedHashMap<>(current.workers());
+            workers.remove(workerId);
+            Map<String, Boolean> healthy = new LinkedHashMap<>(current.healthy());
+            healthy.remove(workerId);
+            fleet = new Fleet(current.version() + 1, Map.copyOf(workers), Map.copyOf(healthy));
+        }
+        notifyListeners(new Change(ChangeKind.REMOVED, removed));
+        return Optional.of(removed);
+    }
+
+    /** Replaces a worker's facts (model id, endpoints); no-op when absent or unchanged. */
+    public void update(String workerId, UnaryOperator<Worker> change) {
+        Worker updated;
+        synchronized (lock) {
+            Fleet current = fleet;
+            Worker old = current.workers().get(workerId);
+            if (old == null) {
+                return;
+            }
+            updated = change.apply(old);
+            if (updated.equals(old)) {
+                return;
+            }
+            Map<String, Worker> workers = new LinkedHashMap<>(current.workers());
+            workers.put(workerId, updated);
+            fleet = new Fleet(current.version() + 1, Map.copyOf(workers), current.healthy());
+        }
+        notifyListeners(new Change(ChangeKind.UPDATED, updated));
+    }
+
+    /** Marks health; no-op (and no notification) when unchanged. */
+    public void setHealthy(String workerId, boolean isHealthy) {
+        Worker worker;
+        synchronized (lock) {
+            Fleet current = fleet;
+            worker = current.workers().get(workerId);
+            if (worker == null || current.isHealthy(workerId) == isHealthy) {
+                return;
+            }
+            Map<String, Boolean> healthy = new LinkedHashMap<>(current.healthy());
+            healthy.put(workerId, isHealthy);
+            fleet = new Fleet(current.version() + 1, current.workers(), Map.copyOf(healthy));
+        }
+        notifyListeners(new Change(ChangeKind.HEALTH, worker));
+    }
+
+    private void notifyListeners(Change change) {
+        for (Consumer<Change> listener : listeners) {
+            listener.accept(change);
+        }
+    }
+}
