@@ -1,0 +1,43 @@
+package io.kvroute.router.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class WorkerRegistryTest {
+
+    @Test
+    void changes_publishNewSnapshotsAndNotifyOnlyOnRealChange() {
+        WorkerRegistry registry = new WorkerRegistry();
+        List<WorkerRegistry.Change> seen = new ArrayList<>();
+        registry.addListener(seen::add);
+        Worker a = Worker.regular("http://a:1/");
+        assertThat(a.id()).isEqualTo("http://a:1");
+        assertThat(registry.add(a)).isTrue();
+        assertThat(registry.add(a)).isFalse();
+        WorkerRegistry.Fleet before = registry.fleet();
+        registry.setHealthy(a.id(), true); // already healthy: no-op
+        assertThat(registry.fleet()).isSameAs(before);
+        registry.setHealthy(a.id(), false);
+        assertThat(registry.fleet().routable()).isEmpty();
+        assertThat(before.routable()).containsExactly(a); // old snapshots never change
+        registry.update(a.id(), w -> w.withModelId("m"));
+        assertThat(registry.get(a.id()).orElseThrow().modelId()).isEqualTo("m");
+        assertThat(registry.remove(a.id())).isPresent();
+        assertThat(registry.remove(a.id())).isEmpty();
+        assertThat(seen).extracting(WorkerRegistry.Change::kind).containsExactly(
+                WorkerRegistry.ChangeKind.ADDED, WorkerRegistry.ChangeKind.HEALTH, WorkerRegistry.ChangeKind.UPDATED,
+                WorkerRegistry.ChangeKind.REMOVED);
+    }
+
+    @Test
+    void inFlight_neverGoesNegative() {
+        InFlightCounters counters = new InFlightCounters();
+        counters.acquire("w");
+        counters.release("w");
+        counters.release("w");
+        assertThat(counters.get("w")).isZero();
+    }
+}
