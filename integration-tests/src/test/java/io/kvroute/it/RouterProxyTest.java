@@ -105,7 +105,7 @@ class RouterProxyTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> totalAborted() > abortedBefore);
         // and the router's in-flight count for every worker returns to zero
         await().atMost(Duration.ofSeconds(5)).until(() -> fleet.workers.stream()
-                .allMatch(w -> fleet.router.router().inFlight().get(w.baseUrl()) == 0));
+                .allMatch(w -> fleet.router.router().inFlight().get(io.kvroute.router.worker.Worker.idFor(w.baseUrl())) == 0));
     }
 
     private static long totalAborted() {

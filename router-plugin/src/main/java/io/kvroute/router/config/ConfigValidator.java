@@ -9,7 +9,7 @@ import java.util.Locale;
  * Startup validation. Numeric checks come before policy checks, so a value that is wrong under
  * every policy is reported as itself. Every message names the flag and the offending value.
  */
-final class ConfigValidator {
+public final class ConfigValidator {
 
     private ConfigValidator() {}
 
@@ -25,6 +25,7 @@ final class ConfigValidator {
         }
         positive("--request-timeout-secs", b.requestTimeoutSecs);
         positive("--connect-timeout-secs", b.connectTimeoutSecs);
+        positive("--stream-idle-timeout-secs", b.streamIdleTimeoutSecs);
         positive("--health-check-interval-secs", b.healthCheckIntervalSecs);
         positive("--health-check-timeout-secs", b.healthCheckTimeoutSecs);
         if (b.healthFailureThreshold < 1) {
@@ -32,6 +33,37 @@ final class ConfigValidator {
         }
         if (b.healthSuccessThreshold < 1) {
             throw fail("--health-success-threshold", b.healthSuccessThreshold, "must be at least 1");
+        }
+        if (b.retryMaxAttempts < 1) {
+            throw fail("--retry-max-attempts", b.retryMaxAttempts, "must be at least 1");
+        }
+        if (b.retryInitialBackoffMs < 0) {
+            throw fail("--retry-initial-backoff-ms", b.retryInitialBackoffMs, "must be >= 0");
+        }
+        if (b.retryMaxBackoffMs < b.retryInitialBackoffMs) {
+            throw fail("--retry-max-backoff-ms", b.retryMaxBackoffMs, "must be >= --retry-initial-backoff-ms (" + b.retryInitialBackoffMs + ")");
+        }
+        if (!(b.retryBackoffMultiplier >= 1) || Double.isInfinite(b.retryBackoffMultiplier)) {
+            throw fail("--retry-backoff-multiplier", b.retryBackoffMultiplier, "must be >= 1");
+        }
+        if (!(b.retryJitter >= 0 && b.retryJitter <= 1)) {
+            throw fail("--retry-jitter", b.retryJitter, "must be between 0 and 1");
+        }
+        if (b.cbFailureThreshold < 1) {
+            throw fail("--cb-failure-threshold", b.cbFailureThreshold, "must be at least 1");
+        }
+        if (b.cbSuccessThreshold < 1) {
+            throw fail("--cb-success-threshold", b.cbSuccessThreshold, "must be at least 1");
+        }
+        positive("--cb-timeout-secs", b.cbTimeoutSecs);
+        if (!(b.shutdownDrainSecs >= 0) || Double.isInfinite(b.shutdownDrainSecs)) {
+            throw fail("--shutdown-drain-secs", b.shutdownDrainSecs, "must be >= 0");
+        }
+        if (b.adminApiKey != null && b.adminApiKey.length() < 8) {
+            throw new ConfigException("--admin-api-key must be at least 8 characters (value not shown)");
+        }
+        if (b.apiKey != null && b.apiKey.isEmpty()) {
+            throw new ConfigException("--api-key must not be empty (value not shown)");
         }
         if (b.minLoadChoices < 1) {
             throw fail("--min-load-choices", b.minLoadChoices, "must be at least 1");

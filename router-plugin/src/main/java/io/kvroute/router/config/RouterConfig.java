@@ -17,23 +17,43 @@ public record RouterConfig(
         long maxBodyBytes,
         double requestTimeoutSecs,
         double connectTimeoutSecs,
+        double streamIdleTimeoutSecs,
         double healthCheckIntervalSecs,
         double healthCheckTimeoutSecs,
         int healthFailureThreshold,
         int healthSuccessThreshold,
+        int retryMaxAttempts,
+        long retryInitialBackoffMs,
+        long retryMaxBackoffMs,
+        double retryBackoffMultiplier,
+        double retryJitter,
+        int cbFailureThreshold,
+        int cbSuccessThreshold,
+        double cbTimeoutSecs,
+        boolean disableCircuitBreaker,
+        double shutdownDrainSecs,
+        String adminApiKey,
+        String apiKey,
         List<String> modelIds) {
 
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
 
     public RouterConfig {
         Objects.requireNonNull(host, "host");
+        Objects.requireNonNull(policy, "policy");
         workerUrls = List.copyOf(workerUrls);
         modelIds = modelIds == null ? List.of() : List.copyOf(modelIds);
-        Objects.requireNonNull(policy, "policy");
     }
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /** The admin key is never printed. */
+    @Override
+    public String toString() {
+        return "RouterConfig[host=" + host + ", port=" + port + ", workers=" + workerUrls + ", policy=" + policy
+                + ", adminApiKey=" + (adminApiKey == null ? "unset" : "set") + ", apiKey=" + (apiKey == null ? "unset" : "set") + "]";
     }
 
     /** Mutable builder with the documented defaults; {@link #build()} validates. */
@@ -46,10 +66,23 @@ public record RouterConfig(
         long maxBodyBytes = DEFAULT_MAX_BODY_BYTES;
         double requestTimeoutSecs = 1800;
         double connectTimeoutSecs = 5;
+        double streamIdleTimeoutSecs = 180;
         double healthCheckIntervalSecs = 10;
         double healthCheckTimeoutSecs = 5;
         int healthFailureThreshold = 3;
         int healthSuccessThreshold = 2;
+        int retryMaxAttempts = 3;
+        long retryInitialBackoffMs = 50;
+        long retryMaxBackoffMs = 30000;
+        double retryBackoffMultiplier = 1.5;
+        double retryJitter = 0.2;
+        int cbFailureThreshold = 10;
+        int cbSuccessThreshold = 3;
+        double cbTimeoutSecs = 60;
+        boolean disableCircuitBreaker = false;
+        double shutdownDrainSecs = 30;
+        String adminApiKey = null;
+        String apiKey = null;
         List<String> modelIds = List.of();
 
         public Builder host(String v) { host = v; return this; }
@@ -60,17 +93,28 @@ public record RouterConfig(
         public Builder maxBodyBytes(long v) { maxBodyBytes = v; return this; }
         public Builder requestTimeoutSecs(double v) { requestTimeoutSecs = v; return this; }
         public Builder connectTimeoutSecs(double v) { connectTimeoutSecs = v; return this; }
+        public Builder streamIdleTimeoutSecs(double v) { streamIdleTimeoutSecs = v; return this; }
         public Builder healthCheckIntervalSecs(double v) { healthCheckIntervalSecs = v; return this; }
         public Builder healthCheckTimeoutSecs(double v) { healthCheckTimeoutSecs = v; return this; }
         public Builder healthFailureThreshold(int v) { healthFailureThreshold = v; return this; }
         public Builder healthSuccessThreshold(int v) { healthSuccessThreshold = v; return this; }
+        public Builder retryMaxAttempts(int v) { retryMaxAttempts = v; return this; }
+        public Builder retryInitialBackoffMs(long v) { retryInitialBackoffMs = v; return this; }
+        public Builder retryMaxBackoffMs(long v) { retryMaxBackoffMs = v; return this; }
+        public Builder retryBackoffMultiplier(double v) { retryBackoffMultiplier = v; return this; }
+        public Builder retryJitter(double v) { retryJitter = v; return this; }
+        public Builder cbFailureThreshold(int v) { cbFailureThreshold = v; return this; }
+        public Builder cbSuccessThreshold(int v) { cbSuccessThreshold = v; return this; }
+        public Builder cbTimeoutSecs(double v) { cbTimeoutSecs = v; return this; }
+        public Builder disableCircuitBreaker(boolean v) { disableCircuitBreaker = v; return this; }
+        public Builder shutdownDrainSecs(double v) { shutdownDrainSecs = v; return this; }
+        public Builder adminApiKey(String v) { adminApiKey = v; return this; }
+        public Builder apiKey(String v) { apiKey = v; return this; }
         public Builder modelIds(List<String> v) { modelIds = v; return this; }
 
         public RouterConfig build() {
             ConfigValidator.validate(this);
-            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes,
-                    requestTimeoutSecs, connectTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs,
-                    healthFailureThreshold, healthSuccessThreshold, modelIds);
+            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds);
         }
     }
 }

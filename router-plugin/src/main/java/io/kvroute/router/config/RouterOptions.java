@@ -35,7 +35,7 @@ public final class RouterOptions {
     @Option(names = "--worker-urls", split = ",", description = "Worker base URLs, comma separated.")
     List<String> workerUrls = new ArrayList<>();
 
-    @Option(names = "--policy", description = "round_robin | random | power_of_two (default round_robin).")
+    @Option(names = "--policy", description = "Routing policy (default round_robin).")
     String policy = "round_robin";
 
     @Option(names = "--min-load-choices", description = "k for power-of-k sampling (default 2).")
@@ -50,17 +50,56 @@ public final class RouterOptions {
     @Option(names = "--connect-timeout-secs", description = "TCP connect timeout towards a worker (default 5).")
     double connectTimeoutSecs = 5;
 
+    @Option(names = "--stream-idle-timeout-secs", description = "Longest silence from a worker mid-request before it is failed (default 180).")
+    double streamIdleTimeoutSecs = 180;
+
     @Option(names = "--health-check-interval-secs", description = "Active /health probe interval (default 10).")
     double healthCheckIntervalSecs = 10;
 
     @Option(names = "--health-check-timeout-secs", description = "Active /health probe timeout (default 5).")
     double healthCheckTimeoutSecs = 5;
 
-    @Option(names = "--health-failure-threshold", description = "Consecutive failures to mark unhealthy (default 3).")
+    @Option(names = "--health-failure-threshold", description = "Consecutive failed probes to mark unhealthy (default 3).")
     int healthFailureThreshold = 3;
 
-    @Option(names = "--health-success-threshold", description = "Consecutive successes to mark healthy (default 2).")
+    @Option(names = "--health-success-threshold", description = "Consecutive good probes to mark healthy (default 2).")
     int healthSuccessThreshold = 2;
+
+    @Option(names = "--retry-max-attempts", description = "Attempts per request, the first included; 1 disables retries (default 3).")
+    int retryMaxAttempts = 3;
+
+    @Option(names = "--retry-initial-backoff-ms", description = "Backoff before the first retry (default 50).")
+    long retryInitialBackoffMs = 50;
+
+    @Option(names = "--retry-max-backoff-ms", description = "Backoff ceiling (default 30000).")
+    long retryMaxBackoffMs = 30000;
+
+    @Option(names = "--retry-backoff-multiplier", description = "Backoff growth per retry (default 1.5).")
+    double retryBackoffMultiplier = 1.5;
+
+    @Option(names = "--retry-jitter", description = "Relative jitter applied to each backoff, 0..1 (default 0.2).")
+    double retryJitter = 0.2;
+
+    @Option(names = "--cb-failure-threshold", description = "Consecutive failures that open a worker's breaker (default 10).")
+    int cbFailureThreshold = 10;
+
+    @Option(names = "--cb-success-threshold", description = "Consecutive half-open successes that close it (default 3).")
+    int cbSuccessThreshold = 3;
+
+    @Option(names = "--cb-timeout-secs", description = "Open time before half-open trial traffic (default 60).")
+    double cbTimeoutSecs = 60;
+
+    @Option(names = "--disable-circuit-breaker", arity = "0..1", fallbackValue = "true", description = "Turn the per-worker circuit breakers off.")
+    boolean disableCircuitBreaker;
+
+    @Option(names = "--shutdown-drain-secs", description = "On shutdown, how long in-flight requests may finish (default 30).")
+    double shutdownDrainSecs = 30;
+
+    @Option(names = "--admin-api-key", description = "Bearer token for the admin API; env KVROUTE_ADMIN_API_KEY. Unset = admin API disabled.")
+    String adminApiKey = null;
+
+    @Option(names = "--api-key", description = "Bearer token required on inference endpoints; env KVROUTE_API_KEY. Unset = open.")
+    String apiKey = null;
 
     @Option(names = "--model-ids", split = ",", description = "Served model ids; learned from workers' /server_info when empty.")
     List<String> modelIds = new ArrayList<>();
@@ -92,13 +131,44 @@ public final class RouterOptions {
     }
 
     RouterConfig toConfig() {
+        if (adminApiKey == null) {
+            adminApiKey = emptyToNull(System.getenv("KVROUTE_ADMIN_API_KEY"));
+        }
+        if (apiKey == null) {
+            apiKey = emptyToNull(System.getenv("KVROUTE_API_KEY"));
+        }
         return RouterConfig.builder()
-                .host(host).port(port).workerUrls(workerUrls).policy(policy).minLoadChoices(minLoadChoices)
-                .maxBodyBytes(maxBodyBytes).requestTimeoutSecs(requestTimeoutSecs)
-                .connectTimeoutSecs(connectTimeoutSecs).healthCheckIntervalSecs(healthCheckIntervalSecs)
-                .healthCheckTimeoutSecs(healthCheckTimeoutSecs).healthFailureThreshold(healthFailureThreshold)
-                .healthSuccessThreshold(healthSuccessThreshold).modelIds(modelIds)
+                .host(host)
+                .port(port)
+                .workerUrls(workerUrls)
+                .policy(policy)
+                .minLoadChoices(minLoadChoices)
+                .maxBodyBytes(maxBodyBytes)
+                .requestTimeoutSecs(requestTimeoutSecs)
+                .connectTimeoutSecs(connectTimeoutSecs)
+                .streamIdleTimeoutSecs(streamIdleTimeoutSecs)
+                .healthCheckIntervalSecs(healthCheckIntervalSecs)
+                .healthCheckTimeoutSecs(healthCheckTimeoutSecs)
+                .healthFailureThreshold(healthFailureThreshold)
+                .healthSuccessThreshold(healthSuccessThreshold)
+                .retryMaxAttempts(retryMaxAttempts)
+                .retryInitialBackoffMs(retryInitialBackoffMs)
+                .retryMaxBackoffMs(retryMaxBackoffMs)
+                .retryBackoffMultiplier(retryBackoffMultiplier)
+                .retryJitter(retryJitter)
+                .cbFailureThreshold(cbFailureThreshold)
+                .cbSuccessThreshold(cbSuccessThreshold)
+                .cbTimeoutSecs(cbTimeoutSecs)
+                .disableCircuitBreaker(disableCircuitBreaker)
+                .shutdownDrainSecs(shutdownDrainSecs)
+                .adminApiKey(adminApiKey)
+                .apiKey(apiKey)
+                .modelIds(modelIds)
                 .build();
+    }
+
+    private static String emptyToNull(String value) {
+        return value == null || value.isEmpty() ? null : value;
     }
 
     /** Finds {@code --config} in args and turns the YAML file into leading flag arguments. */

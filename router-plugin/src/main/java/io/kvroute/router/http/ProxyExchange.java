@@ -35,13 +35,32 @@ import org.eclipse.jetty.util.Callback;
  */
 final class ProxyExchange {
 
-    /** How one exchange ended, reported once. */
+    /** How one attempt ended, reported exactly once. */
     interface Outcome {
-        /**
-         * @param status the status the client saw (0 when the client went away first)
-         * @param failureKind null on success; connect, timeout, reset, client_gone otherwise
-         */
-        void onDone(int status, String failureKind, long firstByteNanos);
+        void onDone(Attempt attempt);
+    }
+
+    /** What happened to the client response. */
+    enum Kind {
+        /** The client response was completed (relayed, or an error was written): terminal. */
+        RELAYED,
+        /** Nothing reached the client and the failure may be retried elsewhere. */
+        RETRYABLE,
+        /** The client went away; nothing more can be sent. */
+        CLIENT_GONE
+    }
+
+    /**
+     * @param kind what happened to the client response
+     * @param status the worker's or the written status (0 when none)
+     * @param failureKind null on success; connect, timeout, reset, busy, status_5xx, client_gone, shutdown
+     * @param firstByteNanos ingress-relative time of the first relayed byte, 0 if none
+     */
+    record Attempt(Kind kind, int status, String failureKind, long firstByteNanos) {}
+
+    /** Worker statuses worth another worker: busy, bad gateway, unavailable, gateway timeout. */
+    static boolean isRetryableStatus(int status) {
+        return status == 429 || status == 502 || status == 503 || status == 504;
     }
 
     private final HttpClient client;
@@ -50,18 +69,24 @@ final class ProxyExchange {
     private final byte[] body;
     private final boolean streaming;
     private final long timeoutMillis;
+    private final long idleTimeoutMillis;
+    private final boolean finalAttempt;
     private final Request clientRequest;
     private final Response clientResponse;
     private final Callback clientCallback;
     private final Outcome outcome;
-    private final long startNanos = System.nanoTime();
+    private final long startNanos;
 
     private final AtomicBoolean done = new AtomicBoolean();
     private final AtomicBoolean clientGone = new AtomicBoolean();
     private volatile boolean firstByteWritten;
     private volatile long firstByteNanos;
+    private volatile boolean discarding;
+    private volatile String abortReason;
+    private volatile org.eclipse.jetty.client.Request proxyToWorker;
 
     ProxyExchange(HttpClient client, Worker worker, String path, byte[] body, boolean streaming, long timeoutMillis,
+            long idleTimeoutMillis, boolean finalAttempt, long startNanos,
             Request clientRequest, Response clientResponse, Callback clientCallback, Outcome outcome) {
         this.client = Objects.requireNonNull(client, "client");
         this.worker = Objects.requireNonNull(worker, "worker");
@@ -69,10 +94,31 @@ final class ProxyExchange {
         this.body = Objects.requireNonNull(body, "body");
         this.streaming = streaming;
         this.timeoutMillis = timeoutMillis;
+        this.idleTimeoutMillis = idleTimeoutMillis;
+        this.finalAttempt = finalAttempt;
+        this.startNanos = startNanos;
         this.clientRequest = clientRequest;
         this.clientResponse = clientResponse;
         this.clientCallback = clientCallback;
         this.outcome = outcome;
+    }
+
+    /** True once any byte reached the client: from then on the request can never be retried. */
+    boolean firstByteWritten() {
+        return firstByteWritten;
+    }
+
+    /** Aborts the upstream request (client gone, router shutting down); the outcome still fires. */
+    void abort(String reason, Throwable cause) {
+        abortReason = reason;
+        org.eclipse.jetty.client.Request upstream = proxyToWorker;
+        if (upstream != null) {
+            upstream.abort(cause);
+        }
+    }
+
+    void markClientGone() {
+        clientGone.set(true);
     }
 
     void start() {
@@ -80,9 +126,15 @@ final class ProxyExchange {
                 .method(HttpMethod.POST)
                 .headers(h -> h.put(HttpHeader.ACCEPT, streaming ? "text/event-stream" : "application/json"))
                 .body(new BytesRequestContent("application/json", body))
-                .timeout(timeoutMillis, TimeUnit.MILLISECONDS);
+                .timeout(timeoutMillis, TimeUnit.MILLISECONDS)
+                .idleTimeout(idleTimeoutMillis, TimeUnit.MILLISECONDS);
+        this.proxyToWorker = proxyToWorker;
 
         proxyToWorker.onResponseHeaders(workerResponse -> {
+            if (!finalAttempt && isRetryableStatus(workerResponse.getStatus())) {
+                discarding = true;
+                return;
+            }
             clientResponse.setStatus(workerResponse.getStatus());
             String contentType = workerResponse.getHeaders().get(HttpHeader.CONTENT_TYPE);
             if (contentType != null) {
@@ -100,17 +152,12 @@ final class ProxyExchange {
 
         proxyToWorker.onResponseContentAsync((workerResponse, chunk, demander) -> relay(proxyToWorker, chunk, demander));
 
-        clientRequest.addFailureListener(failure -> {
-            clientGone.set(true);
-            proxyToWorker.abort(failure);
-        });
-
         proxyToWorker.send(this::onUpstreamComplete);
     }
 
     private void relay(org.eclipse.jetty.client.Request proxyToWorker, Content.Chunk chunk, Runnable demander) {
         ByteBuffer bytes = chunk.getByteBuffer();
-        if (!bytes.hasRemaining()) {
+        if (discarding || !bytes.hasRemaining()) {
             demander.run();
             return;
         }
@@ -133,39 +180,53 @@ final class ProxyExchange {
         if (!done.compareAndSet(false, true)) {
             return;
         }
+        if (discarding) {
+            int status = result.getResponse().getStatus();
+            outcome.onDone(new Attempt(Kind.RETRYABLE, status, status == 429 ? "busy" : "status_" + status, 0));
+            return;
+        }
         if (result.isSucceeded()) {
             int status = result.getResponse().getStatus();
             clientResponse.write(true, BufferUtil.EMPTY_BUFFER, clientCallback);
-            outcome.onDone(status, null, firstByteNanos);
+            outcome.onDone(new Attempt(Kind.RELAYED, status, status >= 500 ? "status_" + status : null, firstByteNanos));
             return;
         }
         Throwable failure = result.getFailure();
         if (clientGone.get()) {
             clientCallback.failed(failure);
-            outcome.onDone(0, "client_gone", firstByteNanos);
+            outcome.onDone(new Attempt(Kind.CLIENT_GONE, 0, "client_gone", firstByteNanos));
             return;
         }
-        String kind = failureKind(failure, result.getResponse() != null && result.getResponse().getStatus() > 0);
+        String shutdown = abortReason;
+        String kind = shutdown != null ? "shutdown"
+                : failureKind(failure, result.getResponse() != null && result.getResponse().getStatus() > 0);
         if (!firstByteWritten && !clientResponse.isCommitted()) {
-            int status = kind.equals("timeout") ? 504 : 502;
-            String message = kind.equals("timeout")
-                    ? "worker " + worker.url() + " did not answer within " + timeoutMillis + " ms"
-                    : kind.equals("connect")
-                            ? "worker " + worker.url() + " is unreachable"
-                            : "worker " + worker.url() + " failed: " + describe(failure);
+            if (!finalAttempt && shutdown == null) {
+                outcome.onDone(new Attempt(Kind.RETRYABLE, 0, kind, 0));
+                return;
+            }
+            int status = shutdown != null ? 503 : kind.equals("timeout") ? 504 : 502;
+            String message = shutdown != null ? shutdown
+                    : kind.equals("timeout")
+                            ? "worker " + worker.url() + " did not answer within the request timeout (" + describe(failure) + ")"
+                            : kind.equals("connect")
+                                    ? "worker " + worker.url() + " is unreachable"
+                                    : "worker " + worker.url() + " failed: " + describe(failure);
             clientResponse.getHeaders().remove(HttpHeader.CACHE_CONTROL);
+            clientResponse.getHeaders().remove(HttpHeader.CONTENT_TYPE);
             OpenAiErrors.send(clientResponse, clientCallback, status, OpenAiErrors.typeFor(status), message);
-            outcome.onDone(status, kind, firstByteNanos);
+            outcome.onDone(new Attempt(Kind.RELAYED, status, kind, firstByteNanos));
             return;
         }
-        int status = kind.equals("timeout") ? 504 : 502;
+        int status = shutdown != null ? 503 : kind.equals("timeout") ? 504 : 502;
         if (streaming) {
-            String message = "worker " + worker.url() + " failed mid-stream: " + describe(failure);
+            String message = shutdown != null ? shutdown
+                    : "worker " + worker.url() + " failed mid-stream: " + describe(failure);
             clientResponse.write(true, OpenAiErrors.sseEvent(status, OpenAiErrors.typeFor(status), message), clientCallback);
         } else {
             clientCallback.failed(failure);
         }
-        outcome.onDone(status, kind, firstByteNanos);
+        outcome.onDone(new Attempt(Kind.RELAYED, status, kind, firstByteNanos));
     }
 
     /** Classifies an upstream failure for metrics, health and the error status. */

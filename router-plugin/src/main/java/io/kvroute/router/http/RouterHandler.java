@@ -7,10 +7,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.metrics.RouterMetrics;
-import io.kvroute.router.policy.Decision;
-import io.kvroute.router.policy.RoutingPolicy;
-import io.kvroute.router.policy.RoutingRequest;
-import io.kvroute.router.worker.InFlightCounters;
 import io.kvroute.router.worker.Worker;
 import io.kvroute.router.worker.WorkerRegistry;
 import io.kvroute.router.worker.WorkerRole;
@@ -20,7 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.TreeSet;
-import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.PreEncodedHttpField;
@@ -50,23 +45,22 @@ public final class RouterHandler extends Handler.Abstract {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpField JSON_TYPE = new PreEncodedHttpField(HttpHeader.CONTENT_TYPE, "application/json");
 
+    private final RouterContext ctx;
     private final RouterConfig config;
     private final WorkerRegistry registry;
-    private final InFlightCounters inFlight;
-    private final RoutingPolicy policy;
-    private final HttpClient client;
     private final RouterMetrics metrics;
+    private final AdminRoutes admin;
+    private final BearerAuth inferenceAuth;
     private final boolean claimUnknownPaths;
 
-    public RouterHandler(RouterConfig config, WorkerRegistry registry, InFlightCounters inFlight, RoutingPolicy policy,
-            HttpClient client, RouterMetrics metrics, boolean claimUnknownPaths) {
+    public RouterHandler(RouterContext ctx, boolean claimUnknownPaths) {
         super(InvocationType.NON_BLOCKING);
-        this.config = Objects.requireNonNull(config, "config");
-        this.registry = Objects.requireNonNull(registry, "registry");
-        this.inFlight = Objects.requireNonNull(inFlight, "inFlight");
-        this.policy = Objects.requireNonNull(policy, "policy");
-        this.client = Objects.requireNonNull(client, "client");
-        this.metrics = Objects.requireNonNull(metrics, "metrics");
+        this.ctx = Objects.requireNonNull(ctx, "ctx");
+        this.config = ctx.config();
+        this.registry = ctx.registry();
+        this.metrics = ctx.metrics();
+        this.admin = new AdminRoutes(ctx);
+        this.inferenceAuth = BearerAuth.of(config.apiKey());
         this.claimUnknownPaths = claimUnknownPaths;
     }
 
@@ -75,6 +69,10 @@ public final class RouterHandler extends Handler.Abstract {
         String path = Request.getPathInContext(request);
         String method = request.getMethod();
         try {
+            if (AdminRoutes.owns(path)) {
+                admin.handle(path, request, response, callback);
+                return true;
+            }
             Endpoint endpoint = Endpoint.forPath(path);
             if (endpoint != null) {
                 if (!"POST".equals(method)) {
@@ -129,9 +127,10 @@ public final class RouterHandler extends Handler.Abstract {
     }
 
     private void readyz(Response response, Callback callback) {
-        List<Worker> usable = registry.fleet().routable();
-        boolean ready = !usable.isEmpty();
-        String body = "{\"ready\":" + ready + ",\"usable_workers\":" + usable.size()
+        List<Worker> usable = usableWorkers();
+        boolean draining = ctx.active().draining();
+        boolean ready = !usable.isEmpty() && !draining;
+        String body = "{\"ready\":" + ready + ",\"draining\":" + draining + ",\"usable_workers\":" + usable.size()
                 + ",\"workers\":" + registry.fleet().workers().size() + "}";
         json(response, callback, ready ? 200 : 503, body);
     }
@@ -147,6 +146,17 @@ public final class RouterHandler extends Handler.Abstract {
             model.put("owned_by", "kvroute");
         }
         json(response, callback, 200, root.toString());
+    }
+
+    /** Healthy, not draining, breaker not open. */
+    private List<Worker> usableWorkers() {
+        List<Worker> usable = new ArrayList<>();
+        for (Worker worker : registry.fleet().routable()) {
+            if (ctx.breakers().allowsTraffic(worker.id())) {
+                usable.add(worker);
+            }
+        }
+        return usable;
     }
 
     private TreeSet<String> knownModels() {
@@ -167,6 +177,17 @@ public final class RouterHandler extends Handler.Abstract {
 
     private void handleInference(Endpoint endpoint, Request request, Response response, Callback callback) {
         long startNanos = System.nanoTime();
+        if (ctx.active().draining()) {
+            reject(endpoint, response, callback, startNanos,
+                    new ApiException(503, "service_unavailable", "the router is shutting down; retry on another replica"));
+            return;
+        }
+        if (inferenceAuth != null && !inferenceAuth.accepts(request)) {
+            response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer");
+            reject(endpoint, response, callback, startNanos,
+                    new ApiException(401, "authentication_error", "a valid API key is required (Authorization: Bearer ...)"));
+            return;
+        }
         String contentType = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
         if (contentType != null && !isJson(contentType)) {
             reject(endpoint, response, callback, startNanos,
@@ -205,35 +226,23 @@ public final class RouterHandler extends Handler.Abstract {
             throw new ApiException(404, "model_not_found", "model '" + model + "' is not served here (available: "
                     + String.join(", ", models) + ")");
         }
-        List<Worker> candidates = new ArrayList<>();
-        for (Worker worker : registry.fleet().routable()) {
-            if (worker.role() == WorkerRole.REGULAR && worker.serves(model)) {
-                candidates.add(worker);
+        String requestedModel = model;
+        java.util.function.Supplier<List<Worker>> eligible = () -> {
+            List<Worker> out = new ArrayList<>();
+            for (Worker worker : usableWorkers()) {
+                if (worker.role() == WorkerRole.REGULAR && worker.serves(requestedModel)) {
+                    out.add(worker);
+                }
             }
-        }
-        if (candidates.isEmpty()) {
+            return out;
+        };
+        if (eligible.get().isEmpty()) {
             throw new ApiException(503, "service_unavailable", "no usable worker for model '"
                     + (model == null ? "(any)" : model) + "'");
         }
         long inputTokens = Math.max(1, body.length / 4);
-        Decision decision = policy.select(new RoutingRequest(candidates, inFlight::get, inputTokens, null));
-        metrics.decision(policy.name(), decision.reason().label());
         boolean streaming = root.path("stream").asBoolean(false);
-        Worker worker = decision.worker();
-        inFlight.acquire(worker.id());
-        long timeoutMillis = (long) (config.requestTimeoutSecs() * 1000);
-        new ProxyExchange(client, worker, endpoint.path, body, streaming, timeoutMillis, request, response, callback,
-                (status, failureKind, firstByteNanos) -> {
-                    inFlight.release(worker.id());
-                    if (failureKind != null && !failureKind.equals("client_gone")) {
-                        metrics.upstreamError(worker.url(), failureKind);
-                    }
-                    if (firstByteNanos > 0) {
-                        metrics.firstByte(endpoint.path, firstByteNanos);
-                    }
-                    metrics.request(endpoint.path, status);
-                    metrics.duration(endpoint.path, failureKind == null ? "ok" : failureKind, System.nanoTime() - startNanos);
-                }).start();
+        new Dispatch(ctx, endpoint, body, streaming, inputTokens, eligible, request, response, callback, startNanos).start();
     }
 
     private void reject(Endpoint endpoint, Response response, Callback callback, long startNanos, ApiException error) {

@@ -69,6 +69,48 @@ public final class RouterMetrics {
                 .register(registry).increment();
     }
 
+    /** {@code kvroute_retries_total{endpoint,cause}}: attempts retried on another worker. */
+    public void retry(String endpoint, String cause) {
+        Counter.builder("kvroute.retries").tag("endpoint", endpoint).tag("cause", cause == null ? "unknown" : cause)
+                .register(registry).increment();
+    }
+
+    /** {@code kvroute_retries_exhausted_total{endpoint}}: requests whose last allowed attempt failed too. */
+    public void retriesExhausted(String endpoint) {
+        Counter.builder("kvroute.retries.exhausted").tag("endpoint", endpoint).register(registry).increment();
+    }
+
+    /** {@code kvroute_worker_breaker_transitions_total{worker,from,to}}. */
+    public void breakerTransition(String worker, String from, String to) {
+        Counter.builder("kvroute.worker.breaker.transitions").tag("worker", worker).tag("from", from).tag("to", to)
+                .register(registry).increment();
+    }
+
+    /** {@code kvroute_worker_breaker_state{worker}}: 0 closed, 1 open, 2 half-open. */
+    public void bindBreakerState(String worker, java.util.function.IntSupplier state) {
+        Gauge.builder("kvroute.worker.breaker.state", state, s -> s.getAsInt()).tag("worker", worker)
+                .strongReference(true).register(registry);
+    }
+
+    /** {@code kvroute_draining}: 1 while the router drains for shutdown. */
+    public void bindDraining(java.util.function.BooleanSupplier draining) {
+        Gauge.builder("kvroute.draining", draining, d -> d.getAsBoolean() ? 1 : 0).strongReference(true).register(registry);
+    }
+
+    /** {@code kvroute_requests_in_flight}: client requests being served. */
+    public void bindActive(java.util.function.IntSupplier active) {
+        Gauge.builder("kvroute.requests.in.flight", active, a -> a.getAsInt()).strongReference(true).register(registry);
+    }
+
+    /** Removes a worker's gauges when it leaves the fleet. */
+    public void forgetWorker(String worker) {
+        for (io.micrometer.core.instrument.Meter meter : registry.getMeters()) {
+            if (worker.equals(meter.getId().getTag("worker")) && meter instanceof Gauge) {
+                registry.remove(meter);
+            }
+        }
+    }
+
     /** {@code kvroute_worker_in_flight{worker}}: router-local in-flight requests. */
     public void bindInFlight(String worker, AtomicInteger counter) {
         Gauge.builder("kvroute.worker.in.flight", counter, AtomicInteger::get).tag("worker", worker)

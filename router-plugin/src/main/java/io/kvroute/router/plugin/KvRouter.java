@@ -2,7 +2,11 @@ package io.kvroute.router.plugin;
 
 import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.config.RouterOptions;
+import io.kvroute.router.http.ActiveRequests;
+import io.kvroute.router.http.RouterContext;
 import io.kvroute.router.http.RouterHandler;
+import io.kvroute.router.worker.Breakers;
+import io.kvroute.router.worker.CircuitBreaker;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.policy.Policies;
 import io.kvroute.router.policy.RoutingPolicy;
@@ -27,7 +31,9 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * <p>Lifecycle: the HTTP client is a managed bean, so starting the host server (or this component)
  * starts it; stopping stops health checks first, then the client.
  */
-public final class KvRouter extends ContainerLifeCycle {
+public final class KvRouter extends ContainerLifeCycle implements org.eclipse.jetty.util.component.Graceful {
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(KvRouter.class);
 
     private final RouterConfig config;
     private final WorkerRegistry registry = new WorkerRegistry();
@@ -36,6 +42,9 @@ public final class KvRouter extends ContainerLifeCycle {
     private final HttpClient client;
     private final RoutingPolicy policy;
     private final HealthChecker health;
+    private final Breakers breakers;
+    private final ActiveRequests active = new ActiveRequests();
+    private final RouterContext context;
 
     private KvRouter(RouterConfig config) {
         this.config = Objects.requireNonNull(config, "config");
@@ -54,11 +63,24 @@ public final class KvRouter extends ContainerLifeCycle {
         this.health = new HealthChecker(registry, client, (long) (config.healthCheckIntervalSecs() * 1000),
                 (long) (config.healthCheckTimeoutSecs() * 1000), config.healthFailureThreshold(),
                 config.healthSuccessThreshold(), w -> { });
+        this.breakers = new Breakers(!config.disableCircuitBreaker(), config.cbFailureThreshold(),
+                config.cbSuccessThreshold(), (long) (config.cbTimeoutSecs() * 1e9), System::nanoTime,
+                (workerId, transition) -> registry.get(workerId).ifPresent(w -> {
+                    LOG.warn("worker {} circuit breaker {} -> {}", w.url(), transition.from(), transition.to());
+                    metrics.breakerTransition(w.url(), label(transition.from()), label(transition.to()));
+                }));
+        this.context = new RouterContext(config, registry, inFlight, breakers, health, policy, client, metrics, active);
+        metrics.bindDraining(active::draining);
+        metrics.bindActive(active::size);
         registry.addListener(change -> {
+            Worker worker = change.worker();
+            String id = worker.id();
             if (change.kind() == WorkerRegistry.ChangeKind.ADDED) {
-                String id = change.worker().id();
-                metrics.bindInFlight(id, inFlight.counter(id));
-                metrics.bindHealthy(id, () -> registry.fleet().isHealthy(id));
+                metrics.bindInFlight(worker.url(), inFlight.counter(id));
+                metrics.bindHealthy(worker.url(), () -> registry.fleet().isHealthy(id));
+                metrics.bindBreakerState(worker.url(), () -> breakers.state(id).ordinal());
+            } else if (change.kind() == WorkerRegistry.ChangeKind.REMOVED) {
+                metrics.forgetWorker(worker.url());
             }
         });
         for (String url : config.workerUrls()) {
@@ -101,7 +123,74 @@ public final class KvRouter extends ContainerLifeCycle {
      *     when other handlers follow
      */
     public Handler handler(boolean claimUnknownPaths) {
-        return new RouterHandler(config, registry, inFlight, policy, client, metrics, claimUnknownPaths);
+        return new RouterHandler(context, claimUnknownPaths);
+    }
+
+    private static String label(CircuitBreaker.State state) {
+        return state.name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /**
+     * Graceful drain: {@code /readyz} and new requests answer 503 at once; in-flight requests and
+     * streams may finish for up to {@code --shutdown-drain-secs}; the rest are then aborted with a
+     * clear error. Returns how many were aborted. Idempotent.
+     */
+    public int drain() throws InterruptedException {
+        beginDrain();
+        long deadline = drainStartNanos + (long) (config.shutdownDrainSecs() * 1e9);
+        int aborted = active.awaitThenAbort(deadline, "the router is shutting down and the drain period ("
+                + config.shutdownDrainSecs() + " s) has ended");
+        if (aborted > 0) {
+            LOG.warn("drain period over: aborted {} in-flight request(s)", aborted);
+        }
+        return aborted;
+    }
+
+    private volatile long drainStartNanos;
+
+    private synchronized void beginDrain() {
+        if (!active.draining()) {
+            drainStartNanos = System.nanoTime();
+            active.beginDrain();
+        }
+    }
+
+    /**
+     * Jetty's graceful-shutdown hook, called by {@code Server.stop()} before connectors close when
+     * the router is mounted in a host server: starts the drain and completes once no request is in
+     * flight (the server's stop timeout bounds the wait; {@link #doStop} aborts leftovers).
+     */
+    @Override
+    public java.util.concurrent.CompletableFuture<Void> shutdown() {
+        beginDrain();
+        return java.util.concurrent.CompletableFuture.runAsync(() -> {
+            while (active.size() > 0 && System.nanoTime() - drainStartNanos < (long) (config.shutdownDrainSecs() * 1e9)) {
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        });
+    }
+
+    @Override
+    public boolean isShutdown() {
+        return active.draining();
+    }
+
+    /** Client requests being served now. */
+    public int activeRequests() {
+        return active.size();
+    }
+
+    public boolean draining() {
+        return active.draining();
+    }
+
+    public Breakers breakers() {
+        return breakers;
     }
 
     @Override
@@ -112,6 +201,7 @@ public final class KvRouter extends ContainerLifeCycle {
 
     @Override
     protected void doStop() throws Exception {
+        drain();
         health.close();
         super.doStop();
     }

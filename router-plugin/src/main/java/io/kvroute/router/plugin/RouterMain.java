@@ -37,9 +37,11 @@ public final class RouterMain {
             return server;
         }
 
+        /** Drains (see {@link KvRouter#drain()}), then stops the server. */
         @Override
         public void close() {
             try {
+                router.drain();
                 server.stop();
             } catch (Exception e) {
                 throw new IllegalStateException("router did not stop cleanly", e);
@@ -68,6 +70,7 @@ public final class RouterMain {
         server.addConnector(connector);
         KvRouter router = KvRouter.create(config);
         server.setHandler(router.handler(true));
+        server.setErrorHandler(new io.kvroute.router.http.JsonErrorHandler());
         server.addBean(router);
         server.setStopTimeout(30_000);
         server.start();

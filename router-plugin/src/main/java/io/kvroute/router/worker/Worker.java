@@ -7,7 +7,8 @@ import java.util.Objects;
  * One GPU worker as the router knows it. Immutable: a change (a learned model id, a learned load
  * endpoint) produces a new instance published through {@link WorkerRegistry}.
  *
- * @param id stable identifier; the normalized base URL unless configured otherwise
+ * @param id short stable identifier derived from the URL ({@link #idFor}), safe in URL paths and
+ *     identical on every router replica
  * @param url base URL without trailing slash, e.g. {@code http://127.0.0.1:30001}
  * @param role regular, prefill or decode
  * @param modelId the served model, or null while unknown (serves any model)
@@ -25,8 +26,24 @@ public record Worker(
     }
 
     public static Worker regular(String url) {
+        return of(url, WorkerRole.REGULAR, null);
+    }
+
+    /** A worker with a derived id and no learned facts yet. */
+    public static Worker of(String url, WorkerRole role, Integer bootstrapPort) {
         String normalized = normalizeUrl(url);
-        return new Worker(normalized, normalized, WorkerRole.REGULAR, null, null, List.of());
+        return new Worker(idFor(normalized), normalized, role, null, bootstrapPort, List.of());
+    }
+
+    /** {@code w-} plus the first 12 hex digits of SHA-256 over the normalized URL. */
+    public static String idFor(String url) {
+        try {
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(normalizeUrl(url).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return "w-" + java.util.HexFormat.of().formatHex(digest, 0, 6);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is always available", e);
+        }
     }
 
     public Worker withModelId(String newModelId) {

@@ -18,7 +18,8 @@ import java.util.function.UnaryOperator;
 public final class WorkerRegistry {
 
     /** An immutable view of the fleet. */
-    public record Fleet(long version, Map<String, Worker> workers, Map<String, Boolean> healthy) {
+    public record Fleet(long version, Map<String, Worker> workers, Map<String, Boolean> healthy,
+            java.util.Set<String> draining) {
 
         public List<Worker> all() {
             return List.copyOf(workers.values());
@@ -28,7 +29,7 @@ public final class WorkerRegistry {
         public List<Worker> routable() {
             List<Worker> out = new ArrayList<>(workers.size());
             for (Worker worker : workers.values()) {
-                if (healthy.getOrDefault(worker.id(), Boolean.TRUE)) {
+                if (healthy.getOrDefault(worker.id(), Boolean.TRUE) && !draining.contains(worker.id())) {
                     out.add(worker);
                 }
             }
@@ -38,16 +39,20 @@ public final class WorkerRegistry {
         public boolean isHealthy(String workerId) {
             return healthy.getOrDefault(workerId, Boolean.TRUE);
         }
+
+        public boolean isDraining(String workerId) {
+            return draining.contains(workerId);
+        }
     }
 
     /** Why listeners are called. */
-    public enum ChangeKind { ADDED, REMOVED, UPDATED, HEALTH }
+    public enum ChangeKind { ADDED, REMOVED, UPDATED, HEALTH, DRAINING }
 
     /** A membership or health change, delivered after the new snapshot is visible. */
     public record Change(ChangeKind kind, Worker worker) {}
 
     private final Object lock = new Object();
-    private volatile Fleet fleet = new Fleet(0, Map.of(), Map.of());
+    private volatile Fleet fleet = new Fleet(0, Map.of(), Map.of(), java.util.Set.of());
     private final List<Consumer<Change>> listeners = new CopyOnWriteArrayList<>();
 
     public Fleet fleet() {
@@ -71,7 +76,7 @@ public final class WorkerRegistry {
             }
             Map<String, Worker> workers = new LinkedHashMap<>(current.workers());
             workers.put(worker.id(), worker);
-            fleet = new Fleet(current.version() + 1, Map.copyOf(workers), current.healthy());
+            fleet = new Fleet(current.version() + 1, Map.copyOf(workers), current.healthy(), current.draining());
         }
         notifyListeners(new Change(ChangeKind.ADDED, worker));
         return true;
@@ -89,7 +94,9 @@ public final class WorkerRegistry {
             workers.remove(workerId);
             Map<String, Boolean> healthy = new LinkedHashMap<>(current.healthy());
             healthy.remove(workerId);
-            fleet = new Fleet(current.version() + 1, Map.copyOf(workers), Map.copyOf(healthy));
+            java.util.Set<String> draining = new java.util.HashSet<>(current.draining());
+            draining.remove(workerId);
+            fleet = new Fleet(current.version() + 1, Map.copyOf(workers), Map.copyOf(healthy), java.util.Set.copyOf(draining));
         }
         notifyListeners(new Change(ChangeKind.REMOVED, removed));
         return Optional.of(removed);
@@ -110,7 +117,7 @@ public final class WorkerRegistry {
             }
             Map<String, Worker> workers = new LinkedHashMap<>(current.workers());
             workers.put(workerId, updated);
-            fleet = new Fleet(current.version() + 1, Map.copyOf(workers), current.healthy());
+            fleet = new Fleet(current.version() + 1, Map.copyOf(workers), current.healthy(), current.draining());
         }
         notifyListeners(new Change(ChangeKind.UPDATED, updated));
     }
@@ -126,9 +133,26 @@ public final class WorkerRegistry {
             }
             Map<String, Boolean> healthy = new LinkedHashMap<>(current.healthy());
             healthy.put(workerId, isHealthy);
-            fleet = new Fleet(current.version() + 1, current.workers(), Map.copyOf(healthy));
+            fleet = new Fleet(current.version() + 1, current.workers(), Map.copyOf(healthy), current.draining());
         }
         notifyListeners(new Change(ChangeKind.HEALTH, worker));
+    }
+
+    /** Stops new traffic to a worker (in-flight work continues); no-op when absent or already draining. */
+    public boolean drain(String workerId) {
+        Worker worker;
+        synchronized (lock) {
+            Fleet current = fleet;
+            worker = current.workers().get(workerId);
+            if (worker == null || current.draining().contains(workerId)) {
+                return worker != null;
+            }
+            java.util.Set<String> draining = new java.util.HashSet<>(current.draining());
+            draining.add(workerId);
+            fleet = new Fleet(current.version() + 1, current.workers(), current.healthy(), java.util.Set.copyOf(draining));
+        }
+        notifyListeners(new Change(ChangeKind.DRAINING, worker));
+        return true;
     }
 
     private void notifyListeners(Change change) {

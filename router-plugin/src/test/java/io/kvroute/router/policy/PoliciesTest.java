@@ -18,13 +18,15 @@ class PoliciesTest {
             Worker.regular("http://w0:1"), Worker.regular("http://w1:1"), Worker.regular("http://w2:1"));
 
     private static RoutingRequest request(List<Worker> pool, Map<String, Integer> load) {
-        return new RoutingRequest(pool, id -> load.getOrDefault(id, 0), 10, null);
+        Map<String, Integer> byId = new HashMap<>();
+        load.forEach((url, v) -> byId.put(Worker.idFor(url), v));
+        return new RoutingRequest(pool, id -> byId.getOrDefault(id, 0), 10, null);
     }
 
     private static List<String> picks(RoutingPolicy policy, RoutingRequest request, int n) {
         List<String> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            out.add(policy.select(request).worker().id());
+            out.add(policy.select(request).worker().url());
         }
         return out;
     }
@@ -52,7 +54,7 @@ class PoliciesTest {
             int s = seed;
             RoutingPolicy seeded = Policies.create("power_of_two", 2, () -> new SplittableRandom(s));
             Decision decision = seeded.select(request(THREE, load));
-            assertThat(decision.worker().id()).isNotEqualTo("http://w2:1");
+            assertThat(decision.worker().url()).isNotEqualTo("http://w2:1");
             assertThat(decision.reason()).isEqualTo(DecisionReason.MIN_LOAD_CHOICES);
             assertThat(decision.pressureSource()).isEqualTo(Decision.SOURCE_ROUTER_LOCAL);
         }
@@ -70,12 +72,12 @@ class PoliciesTest {
             idx[0] = first;
             int j = 1 + mirror.nextInt(2);
             int second = idx[j];
-            String a = THREE.get(first).id();
-            String b = THREE.get(second).id();
+            String a = THREE.get(first).url();
+            String b = THREE.get(second).url();
             String expected = load.get(b) < load.get(a) ? b : a;
             int s = seed;
             assertThat(Policies.create("power_of_two", 2, () -> new SplittableRandom(s)).select(request(THREE, load))
-                    .worker().id()).as("seed %d sampled %s,%s", seed, a, b).isEqualTo(expected);
+                    .worker().url()).as("seed %d sampled %s,%s", seed, a, b).isEqualTo(expected);
         }
     }
 
@@ -86,7 +88,7 @@ class PoliciesTest {
         Map<String, Integer> counts = new HashMap<>();
         int n = 30_000;
         for (int i = 0; i < n; i++) {
-            counts.merge(policy.select(request(THREE, Map.of())).worker().id(), 1, Integer::sum);
+            counts.merge(policy.select(request(THREE, Map.of())).worker().url(), 1, Integer::sum);
         }
         for (int count : counts.values()) {
             assertThat((double) count / n).isCloseTo(1.0 / 3, Offset.offset(0.02));

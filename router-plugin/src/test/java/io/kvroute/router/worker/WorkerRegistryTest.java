@@ -14,7 +14,8 @@ class WorkerRegistryTest {
         List<WorkerRegistry.Change> seen = new ArrayList<>();
         registry.addListener(seen::add);
         Worker a = Worker.regular("http://a:1/");
-        assertThat(a.id()).isEqualTo("http://a:1");
+        assertThat(a.url()).isEqualTo("http://a:1");
+        assertThat(a.id()).isEqualTo(Worker.idFor("http://a:1")).matches("w-[0-9a-f]{12}");
         assertThat(registry.add(a)).isTrue();
         assertThat(registry.add(a)).isFalse();
         WorkerRegistry.Fleet before = registry.fleet();

@@ -1,0 +1,42 @@
+package io.kvroute.router.http;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Request;
+
+/**
+ * Bearer-token checks in constant time. Both sides are hashed with SHA-256 first, so neither the
+ * content nor the length of the configured key leaks through timing; the token is never logged.
+ */
+final class BearerAuth {
+
+    private final byte[] expectedDigest;
+
+    private BearerAuth(String key) {
+        this.expectedDigest = sha256(key);
+    }
+
+    /** Null when {@code key} is null (the protected surface is then open or disabled by the caller). */
+    static BearerAuth of(String key) {
+        return key == null ? null : new BearerAuth(key);
+    }
+
+    boolean accepts(Request request) {
+        String header = request.getHeaders().get(HttpHeader.AUTHORIZATION);
+        String token = "";
+        if (header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            token = header.substring(7).trim();
+        }
+        return MessageDigest.isEqual(expectedDigest, sha256(token));
+    }
+
+    private static byte[] sha256(String text) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is always available", e);
+        }
+    }
+}

@@ -1,0 +1,22 @@
+package io.kvroute.router.http;
+
+import io.kvroute.router.config.RouterConfig;
+import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.router.policy.RoutingPolicy;
+import io.kvroute.router.worker.Breakers;
+import io.kvroute.router.worker.HealthChecker;
+import io.kvroute.router.worker.InFlightCounters;
+import io.kvroute.router.worker.WorkerRegistry;
+import org.eclipse.jetty.client.HttpClient;
+
+/** The router's shared collaborators, handed to handlers and dispatches. All thread-safe. */
+public record RouterContext(
+        RouterConfig config,
+        WorkerRegistry registry,
+        InFlightCounters inFlight,
+        Breakers breakers,
+        HealthChecker health,
+        RoutingPolicy policy,
+        HttpClient client,
+        RouterMetrics metrics,
+        ActiveRequests active) {}
