@@ -1,5 +1,6 @@
 package io.kvroute.bench.jmh;
 
+import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -29,7 +30,7 @@ import org.openjdk.jmh.annotations.TearDown;
 /**
  * Ingress tokenization cost with the real Qwen3 tokenizer (DJL HuggingFace tokenizers): one request's
  * raw-text encode ({@code prompt}/{@code text} path) and the full chat path ({@link RequestTokens#of}:
- * ChatML render + encode), at about 1k, 16k and 128k tokens. Sample-time mode so the median (p0.50)
+ * ChatML render + encode), against DJL's public {@code encode(...).getIds()} as a baseline, at about 1k, 16k and 128k tokens. Sample-time mode so the median (p0.50)
  * is reported; tokens/s = {@code numTokens} (printed at setup) / median time.
  *
  * <p>The tokenizer comes from {@code -Dkvroute.tokenizer.dir=<dir>} (holding tokenizer.json or
@@ -46,6 +47,7 @@ public class TokenizeBenchmark {
     public int targetTokens;
 
     private TokenizerRegistry registry;
+    private HuggingFaceTokenizer djl;
     private ModelTokenizer tokenizer;
     private Optional<ModelTokenizer> tokenizerOpt;
     private String text;
@@ -63,6 +65,8 @@ public class TokenizeBenchmark {
         Path dir = tokenizerDir();
         registry = TokenizerRegistry.load(Map.of("qwen3", dir));
         tokenizer = registry.forModel("qwen3").orElseThrow();
+        djl = HuggingFaceTokenizer.builder().optTokenizerPath(dir).optAddSpecialTokens(false)
+                .optTruncation(false).optPadding(false).optWithOverflowingTokens(false).build();
         tokenizerOpt = Optional.of(tokenizer);
         int perSegment = tokenizer.encode(SEGMENT).length;
         text = SEGMENT.repeat(Math.max(1, targetTokens / perSegment));
@@ -82,11 +86,18 @@ public class TokenizeBenchmark {
     @TearDown(Level.Trial)
     public void tearDown() {
         registry.close();
+        djl.close();
     }
 
     @Benchmark
     public int[] encodeRawText() {
         return tokenizer.encode(text);
+    }
+
+    /** Baseline: DJL's public API, which materialises the full Encoding (tokens, offsets, masks). */
+    @Benchmark
+    public long[] djlFullEncoding() {
+        return djl.encode(text, false, false).getIds();
     }
 
     @Benchmark

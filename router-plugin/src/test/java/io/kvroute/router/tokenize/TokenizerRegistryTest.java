@@ -109,6 +109,16 @@ class TokenizerRegistryTest {
     }
 
     @Test
+    void idsOnlyFastPath_isUsedForQwen3AndAgreesWithDjlEncodingOnEveryReferenceConversation() throws IOException {
+        DjlModelTokenizer tok = (DjlModelTokenizer) Qwen3Fixture.tokenizer();
+        assertThat(tok.usesIdsOnlyPath()).isTrue();
+        for (JsonNode row : ChatMlReferenceParityTest.rows()) {
+            String text = row.get("rendered").asText();
+            assertThat(tok.idsOnly(text)).isEqualTo(tok.viaEncoding(text));
+        }
+    }
+
+    @Test
     void load_forcesDjlOfflineModeItself() throws IOException {
         System.clearProperty("ai.djl.offline");
         System.clearProperty("OPT_OUT_TRACKING");
