@@ -119,6 +119,17 @@ class TokenizerRegistryTest {
     }
 
     @Test
+    void idsOnlyFastPath_isDisabledWhenDjlWouldPrepareTheTextInJava() throws IOException {
+        ai.djl.huggingface.tokenizers.HuggingFaceTokenizer lowerCasing = ai.djl.huggingface.tokenizers.HuggingFaceTokenizer
+                .builder().optTokenizerPath(Qwen3Fixture.dir()).optAddSpecialTokens(false).optTruncation(false)
+                .optPadding(false).optDoLowerCase(true).build();
+        try (DjlModelTokenizer tok = new DjlModelTokenizer(lowerCasing, null)) {
+            assertThat(tok.usesIdsOnlyPath()).isFalse();
+            assertThat(tok.encode("HELLO World")).isEqualTo(Qwen3Fixture.tokenizer().encode("hello world"));
+        }
+    }
+
+    @Test
     void load_forcesDjlOfflineModeItself() throws IOException {
         System.clearProperty("ai.djl.offline");
         System.clearProperty("OPT_OUT_TRACKING");
