@@ -1,0 +1,80 @@
+package io.kvroute.router.tokenize;
+
+import static java.util.Objects.requireNonNull;
+
+import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
+import ai.djl.huggingface.tokenizers.jni.TokenizersLibrary;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A DJL HuggingFace tokenizer with truncation, padding and implicit special tokens switched off.
+ *
+ * <p>Ids-only fast path: {@code HuggingFaceTokenizer.encode} builds a full {@code Encoding} (token
+ * strings, offsets, masks: 8 JNI copies, one String and one CharSpan object per token) when the
+ * router needs only the ids. {@link #encode} asks the native encoding for its ids alone and frees it
+ * (see {@code TokenizeBenchmark.djlFullEncoding} for the measured difference). That path skips DJL's
+ * Java-side text preparation (add_prefix_space, do_lower_case, strip_accents from the config), so it is
+ * enabled only when a probe shows both paths agree for this tokenizer; otherwise the public API is used.
+ *
+ * <p>Thread-safe: the native HF tokenizer is immutable after construction and encodes through a shared
+ * handle, exactly as DJL's own {@code encode} does (checked by {@code TokenizerRegistryTest} with 8
+ * concurrent threads).
+ */
+final class DjlModelTokenizer implements ModelTokenizer, AutoCloseable {
+
+    /** Texts on which DJL's Java-side preparation (prefix space, lower-casing, accent stripping) would show. */
+    private static final List<String> PREPARATION_PROBES = List.of("Hello", "HELLO World", "Éléphant àçcént", " x");
+
+    private final HuggingFaceTokenizer tokenizer;
+    private final boolean idsOnlyPath;
+    private final Optional<ChatEncoder> chatEncoder;
+
+    DjlModelTokenizer(HuggingFaceTokenizer tokenizer, String chatTemplateOrNull) {
+        this.tokenizer = requireNonNull(tokenizer, "tokenizer");
+        this.idsOnlyPath = PREPARATION_PROBES.stream()
+                .allMatch(p -> java.util.Arrays.equals(idsOnly(p), viaEncoding(p)));
+        this.chatEncoder = ChatTemplates.encoderFor(chatTemplateOrNull, this::encode);
+    }
+
+    @Override
+    public int[] encode(String text) {
+        requireNonNull(text, "text");
+        return idsOnlyPath ? idsOnly(text) : viaEncoding(text);
+    }
+
+    boolean usesIdsOnlyPath() {
+        return idsOnlyPath;
+    }
+
+    int[] viaEncoding(String text) {
+        return toInts(tokenizer.encode(text, false, false).getIds());
+    }
+
+    int[] idsOnly(String text) {
+        long encoding = TokenizersLibrary.LIB.encode(tokenizer.getHandle(), text, false);
+        try {
+            return toInts(TokenizersLibrary.LIB.getTokenIds(encoding));
+        } finally {
+            TokenizersLibrary.LIB.deleteEncoding(encoding);
+        }
+    }
+
+    private static int[] toInts(long[] ids) {
+        int[] out = new int[ids.length];
+        for (int i = 0; i < ids.length; i++) {
+            out[i] = Math.toIntExact(ids[i]);
+        }
+        return out;
+    }
+
+    @Override
+    public Optional<ChatEncoder> chatEncoder() {
+        return chatEncoder;
+    }
+
+    @Override
+    public void close() {
+        tokenizer.close();
+    }
+}

@@ -1,0 +1,143 @@
+package io.kvroute.router.tokenize;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Arrays;
+import java.util.Optional;
+
+/**
+ * The token ids of one request, computed once at ingress and shared by routing and forwarding.
+ *
+ * <p>{@code engineEquivalent} is true only when the ids come from the model's native chat encoder,
+ * i.e. they are what the engine would compute itself from {@code messages}; only such ids may be
+ * forwarded as {@code input_ids}, and only when {@link ForwardingGuard} also allows it. Routing-only ids
+ * (raw {@code prompt}/{@code text}, or the message texts of a chat the encoder cannot render) are
+ * stable for a given prefix, which is all the prefix tree needs. Follows SGLang router's
+ * {@code request_tokens_for} (seed 003).
+ *
+ * <p>The ids array is shared, not copied: treat it as read-only.
+ */
+public record RequestTokens(int[] ids, boolean engineEquivalent) {
+
+    /**
+     * Estimated input tokens when the model has no tokenizer: {@code bodyBytes / 4} (a common ~4 bytes
+     * per token for English BPE text; JSON framing makes it an over-estimate for short bodies),
+     * clamped to {@code [0, Integer.MAX_VALUE]}.
+     */
+    public static int estimateTokens(long bodyBytes) {
+        return (int) Math.min(Integer.MAX_VALUE, Math.max(0, bodyBytes / 4));
+    }
+
+    /**
+     * Tokens of a parsed request body.
+     * <ol>
+     *   <li>{@code messages} array and a chat encoder: the rendered chat ({@code add_generation_prompt}
+     *       default true, {@code chat_template_kwargs.enable_thinking}), engine-equivalent;</li>
+     *   <li>else (no encoder, or messages the encoder cannot render): string contents and text parts of
+     *       the messages joined with "\n", routing-only;</li>
+     *   <li>else {@code prompt} (string, or array of strings joined with "\n") or {@code text}, routing-only.</li>
+     * </ol>
+     *
+     * @return empty when there is no tokenizer, no usable text, or the text is empty
+     */
+    public static Optional<RequestTokens> of(JsonNode body, Optional<ModelTokenizer> tok) {
+        if (tok == null || tok.isEmpty() || body == null || !body.isObject()) {
+            return Optional.empty();
+        }
+        ModelTokenizer tokenizer = tok.get();
+        JsonNode messages = body.get("messages");
+        if (messages != null && messages.isArray() && !messages.isEmpty()) {
+            Optional<ChatEncoder> encoder = tokenizer.chatEncoder();
+            if (encoder.isPresent()) {
+                try {
+                    int[] ids = encoder.get().encode(messages, addGenerationPrompt(body), enableThinking(body));
+                    return Optional.of(new RequestTokens(ids, true));
+                } catch (UnsupportedChatException e) {
+                    // fall through to routing-only tokens
+                }
+            }
+            return routingOnly(tokenizer, messagesText(messages));
+        }
+        return routingOnly(tokenizer, rawText(body));
+    }
+
+    static boolean addGenerationPrompt(JsonNode body) {
+        JsonNode agp = body.get("add_generation_prompt");
+        return agp == null || !agp.isBoolean() || agp.booleanValue();
+    }
+
+    static boolean enableThinking(JsonNode body) {
+        JsonNode v = body.path("chat_template_kwargs").get("enable_thinking");
+        return !(v != null && v.isBoolean() && !v.booleanValue());
+    }
+
+    private static Optional<RequestTokens> routingOnly(ModelTokenizer tokenizer, String text) {
+        if (text == null || text.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new RequestTokens(tokenizer.encode(text), false));
+    }
+
+    private static String rawText(JsonNode body) {
+        JsonNode prompt = body.get("prompt");
+        if (prompt != null && prompt.isTextual()) {
+            return prompt.asText();
+        }
+        if (prompt != null && prompt.isArray() && !prompt.isEmpty()) {
+            StringBuilder sb = new StringBuilder();
+            for (JsonNode p : prompt) {
+                if (!p.isTextual()) {
+                    return null; // token-id prompts and mixed arrays carry no text to tokenize
+                }
+                if (!sb.isEmpty()) {
+                    sb.append('\n');
+                }
+                sb.append(p.asText());
+            }
+            return sb.toString();
+        }
+        JsonNode text = body.get("text");
+        return text != null && text.isTextual() ? text.asText() : null;
+    }
+
+    private static String messagesText(JsonNode messages) {
+        StringBuilder sb = new StringBuilder();
+        for (JsonNode m : messages) {
+            JsonNode content = m.get("content");
+            if (content == null) {
+                continue;
+            }
+            if (content.isTextual()) {
+                appendLine(sb, content.asText());
+            } else if (content.isArray()) {
+                for (JsonNode part : content) {
+                    if (part.path("text").isTextual()) {
+                        appendLine(sb, part.get("text").asText());
+                    }
+                }
+            }
+        }
+        return sb.toString();
+    }
+
+    private static void appendLine(StringBuilder sb, String s) {
+        if (!sb.isEmpty()) {
+            sb.append('\n');
+        }
+        sb.append(s);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof RequestTokens r && r.engineEquivalent == engineEquivalent && Arrays.equals(r.ids, ids);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * Arrays.hashCode(ids) + Boolean.hashCode(engineEquivalent);
+    }
+
+    @Override
+    public String toString() {
+        return "RequestTokens[numIds=" + ids.length + ", engineEquivalent=" + engineEquivalent + "]";
+    }
+}

@@ -1,0 +1,57 @@
+package io.kvroute.router.tokenize;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * The real Qwen3 tokenizer (test resources {@code models/qwen3}, see its NOTICE.md), unpacked into a
+ * temp dir and loaded once per test JVM: loading the 11 MB tokenizer.json takes about a second.
+ */
+final class Qwen3Fixture {
+
+    static final String MODEL = "Qwen/Qwen3-8B";
+    static final String RESOURCE_DIR = "models/qwen3";
+
+    private static Path dir;
+    private static TokenizerRegistry registry;
+
+    private Qwen3Fixture() {}
+
+    static synchronized Path dir() {
+        if (dir == null) {
+            try {
+                Path tmp = Files.createTempDirectory("kvroute-qwen3-");
+                dir = TokenizerArchive.materialize(Qwen3Fixture.class.getClassLoader(), RESOURCE_DIR, tmp);
+                for (String f : TokenizerArchive.FILES) {
+                    dir.resolve(f).toFile().deleteOnExit();
+                }
+                tmp.toFile().deleteOnExit();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return dir;
+    }
+
+    static synchronized TokenizerRegistry registry() {
+        if (registry == null) {
+            try {
+                registry = TokenizerRegistry.load(Map.of(MODEL, dir()));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return registry;
+    }
+
+    static ModelTokenizer tokenizer() {
+        return registry().forModel(MODEL).orElseThrow();
+    }
+
+    static ChatEncoder chatEncoder() {
+        return tokenizer().chatEncoder().orElseThrow(() -> new AssertionError("Qwen3 template not recognised"));
+    }
+}

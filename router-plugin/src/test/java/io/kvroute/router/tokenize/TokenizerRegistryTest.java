@@ -1,0 +1,200 @@
+package io.kvroute.router.tokenize;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TokenizerRegistryTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static JsonNode vocab;
+    private static String qwen3Template;
+
+    @BeforeAll
+    static void readTokenizerData() throws IOException {
+        vocab = JSON.readTree(Qwen3Fixture.dir().resolve("tokenizer.json").toFile()).path("model").path("vocab");
+        qwen3Template = JSON.readTree(Qwen3Fixture.dir().resolve("tokenizer_config.json").toFile()).get("chat_template").asText();
+    }
+
+    private static int addedTokenId(String content) throws IOException {
+        for (JsonNode t : JSON.readTree(Qwen3Fixture.dir().resolve("tokenizer.json").toFile()).path("added_tokens")) {
+            if (t.path("content").asText().equals(content)) {
+                return t.path("id").asInt();
+            }
+        }
+        throw new AssertionError("no added token " + content);
+    }
+
+    @Test
+    void encode_mapsChatMlMarkersToTheirSingleSpecialIds() throws IOException {
+        int[] ids = Qwen3Fixture.tokenizer().encode("<|im_start|>user\nHi<|im_end|>");
+        assertThat(ids[0]).isEqualTo(addedTokenId("<|im_start|>")).isEqualTo(151644);
+        assertThat(ids[ids.length - 1]).isEqualTo(addedTokenId("<|im_end|>")).isEqualTo(151645);
+    }
+
+    @Test
+    void encode_addsNoSpecialTokens() {
+        // Byte-level BPE: "Hello" and " world" ("Ġworld") are single vocabulary entries.
+        assertThat(Qwen3Fixture.tokenizer().encode("Hello world"))
+                .containsExactly(vocab.get("Hello").asInt(), vocab.get("Ġworld").asInt());
+        assertThat(Qwen3Fixture.tokenizer().encode("")).isEmpty();
+    }
+
+    @Test
+    void encode_neverTruncatesAPromptBeyondModelMaxLength() {
+        ModelTokenizer tok = Qwen3Fixture.tokenizer();
+        String segment = " The router tokenizes once at ingress.";
+        int[] segmentIds = tok.encode(segment);
+        int reps = 150_000 / segmentIds.length + 1; // > 150k tokens, above model_max_length 131072
+        int[] ids = tok.encode(segment.repeat(reps));
+        assertThat(ids).hasSize(reps * segmentIds.length);
+        for (int r = 0; r < reps; r += 997) {
+            assertThat(Arrays.copyOfRange(ids, r * segmentIds.length, (r + 1) * segmentIds.length)).isEqualTo(segmentIds);
+        }
+        assertThat(Arrays.copyOfRange(ids, ids.length - segmentIds.length, ids.length)).isEqualTo(segmentIds);
+    }
+
+    @Test
+    void encode_isCorrectUnderConcurrentUseBy8Threads() throws Exception {
+        ModelTokenizer tok = Qwen3Fixture.tokenizer();
+        List<String> prompts = new ArrayList<>();
+        List<int[]> expected = new ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+            String p = ("thread " + t + " 你好 😀 code{" + t + "} ").repeat(50 + 40 * t);
+            prompts.add(p);
+            expected.add(tok.encode(p));
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Integer>> results = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                int thread = t;
+                results.add(pool.submit(() -> {
+                    start.await();
+                    int mismatches = 0;
+                    for (int i = 0; i < 16; i++) {
+                        int which = (thread + i) % 8;
+                        if (!Arrays.equals(tok.encode(prompts.get(which)), expected.get(which))) {
+                            mismatches++;
+                        }
+                    }
+                    return mismatches;
+                }));
+            }
+            start.countDown();
+            for (Future<Integer> f : results) {
+                assertThat(f.get(60, TimeUnit.SECONDS)).isZero();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void idsOnlyFastPath_isUsedForQwen3AndAgreesWithDjlEncodingOnEveryReferenceConversation() throws IOException {
+        DjlModelTokenizer tok = (DjlModelTokenizer) Qwen3Fixture.tokenizer();
+        assertThat(tok.usesIdsOnlyPath()).isTrue();
+        for (JsonNode row : ChatMlReferenceParityTest.rows()) {
+            String text = row.get("rendered").asText();
+            assertThat(tok.idsOnly(text)).isEqualTo(tok.viaEncoding(text));
+        }
+    }
+
+    @Test
+    void idsOnlyFastPath_isDisabledWhenDjlWouldPrepareTheTextInJava() throws IOException {
+        ai.djl.huggingface.tokenizers.HuggingFaceTokenizer lowerCasing = ai.djl.huggingface.tokenizers.HuggingFaceTokenizer
+                .builder().optTokenizerPath(Qwen3Fixture.dir()).optAddSpecialTokens(false).optTruncation(false)
+                .optPadding(false).optDoLowerCase(true).build();
+        try (DjlModelTokenizer tok = new DjlModelTokenizer(lowerCasing, null)) {
+            assertThat(tok.usesIdsOnlyPath()).isFalse();
+            assertThat(tok.encode("HELLO World")).isEqualTo(Qwen3Fixture.tokenizer().encode("hello world"));
+        }
+    }
+
+    @Test
+    void load_forcesDjlOfflineModeItself() throws IOException {
+        System.clearProperty("ai.djl.offline");
+        System.clearProperty("OPT_OUT_TRACKING");
+        try (TokenizerRegistry r = TokenizerRegistry.load(Map.of("a", Qwen3Fixture.dir()))) {
+            assertThat(System.getProperty("ai.djl.offline")).isEqualTo("true");
+            assertThat(System.getProperty("OPT_OUT_TRACKING")).isEqualTo("true");
+            assertThat(r.forModel("a")).isPresent();
+        }
+    }
+
+    @Test
+    void load_sharesOneTokenizerBetweenModelsOfTheSameDirectory() throws IOException {
+        try (TokenizerRegistry r = TokenizerRegistry.load(Map.of("a", Qwen3Fixture.dir(), "b", Qwen3Fixture.dir()))) {
+            assertThat(r.forModel("a").orElseThrow()).isSameAs(r.forModel("b").orElseThrow());
+            assertThat(r.forModel("c")).isEmpty();
+            assertThat(r.forModel(null)).isEmpty();
+        }
+    }
+
+    @Test
+    void load_failsNamingModelAndDirectoryWhenTokenizerJsonIsMissing(@TempDir Path empty) {
+        assertThatThrownBy(() -> TokenizerRegistry.load(Map.of("m1", empty)))
+                .isInstanceOf(IOException.class).hasMessageContaining("m1").hasMessageContaining(empty.toString());
+    }
+
+    @Test
+    void empty_hasNoTokenizers() {
+        assertThat(TokenizerRegistry.empty().forModel(Qwen3Fixture.MODEL)).isEmpty();
+    }
+
+    @Test
+    void qwen3Template_getsTheNativeChatEncoder() {
+        assertThat(Qwen3Fixture.tokenizer().chatEncoder()).containsInstanceOf(ChatMlEncoder.class);
+        assertThat(ChatTemplates.sha256(qwen3Template)).isEqualTo(ChatTemplates.QWEN3_TEMPLATE_SHA256);
+    }
+
+    @Test
+    void otherTemplates_getNoEncoder() {
+        ModelTokenizer tok = Qwen3Fixture.tokenizer();
+        assertThat(ChatTemplates.encoderFor(qwen3Template + " ", tok::encode)).isEmpty();
+        assertThat(ChatTemplates.encoderFor("{% for m in messages %}{{ m.content }}{% endfor %}", tok::encode)).isEmpty();
+        assertThat(ChatTemplates.encoderFor(null, tok::encode)).isEmpty();
+    }
+
+    @Test
+    void knownTemplate_getsNoEncoderWhenTheTokenizerSplitsTheChatMlMarkers() {
+        assertThat(ChatTemplates.encoderFor(qwen3Template, s -> s.chars().toArray())).isEmpty();
+    }
+
+    @Test
+    void templateOf_readsStringOrTheDefaultEntryOfAList() throws IOException {
+        assertThat(ChatTemplates.templateOf(JSON.readTree("{\"chat_template\":\"T\"}"))).contains("T");
+        assertThat(ChatTemplates.templateOf(JSON.readTree(
+                "{\"chat_template\":[{\"name\":\"tool_use\",\"template\":\"X\"},{\"name\":\"default\",\"template\":\"D\"}]}")))
+                .contains("D");
+        assertThat(ChatTemplates.templateOf(JSON.readTree("{}"))).isEmpty();
+    }
+
+    @Test
+    void load_readsChatTemplateJinjaWhenTheConfigHasNoTemplate(@TempDir Path dir) throws IOException {
+        Files.copy(Qwen3Fixture.dir().resolve("tokenizer.json"), dir.resolve("tokenizer.json"));
+        Files.writeString(dir.resolve("tokenizer_config.json"), "{\"eos_token\":\"<|im_end|>\"}");
+        Files.writeString(dir.resolve("chat_template.jinja"), qwen3Template);
+        try (TokenizerRegistry r = TokenizerRegistry.load(Map.of("m", dir))) {
+            assertThat(r.forModel("m").orElseThrow().chatEncoder()).isPresent();
+        }
+    }
+}
