@@ -50,6 +50,10 @@ public final class MockWorkerMain implements Callable<Integer> {
     @Option(names = "--speedup", description = "Run N times faster than simulated real time (default 1).")
     double speedup = 1;
 
+    @Option(names = "--tokenizer-path", description = "Tokenizer directory (tokenizer.json + tokenizer_config.json), "
+            + "or bundled:qwen3; default: a deterministic stand-in (about 4 bytes per token).")
+    String tokenizerPath;
+
     /** A running mock worker. */
     public static final class MockWorker implements AutoCloseable {
         private final Server server;
@@ -116,7 +120,14 @@ public final class MockWorkerMain implements Callable<Integer> {
         server.addConnector(connector);
         Map<String, Object> staticInfo = new LinkedHashMap<>();
         MockWorkerHandler[] handlerRef = new MockWorkerHandler[1];
-        MockWorkerHandler handler = new MockWorkerHandler(engine, PromptEncoder.standIn(), modelId, () -> {
+        PromptEncoder encoder = PromptEncoder.standIn();
+        io.kvroute.router.tokenize.TokenizerRegistry tokenizers = null;
+        if (tokenizerPath != null) {
+            String dir = BundledTokenizer.resolve(tokenizerPath);
+            tokenizers = io.kvroute.router.tokenize.TokenizerRegistry.load(java.util.Map.of(modelId, java.nio.file.Path.of(dir)));
+            encoder = new io.kvroute.mock.http.TokenizerPromptEncoder(tokenizers.forModel(modelId).orElseThrow());
+        }
+        MockWorkerHandler handler = new MockWorkerHandler(engine, encoder, modelId, () -> {
             Map<String, Object> info = new LinkedHashMap<>(staticInfo);
             info.put("requests_total", handlerRef[0].requests());
             info.put("aborted_requests", handlerRef[0].abortedRequests());
@@ -135,6 +146,7 @@ public final class MockWorkerMain implements Callable<Integer> {
         staticInfo.put("prefill_queue_strategy", engine.info().prefillQueueStrategy());
         staticInfo.put("dp_size", 1);
         staticInfo.put("time_model", timeModel.toString());
+        staticInfo.put("tokenizer", tokenizerPath == null ? "stand-in" : tokenizerPath);
         return new MockWorker(server, engine, handler, baseUrl);
     }
 

@@ -74,6 +74,13 @@ public final class ConfigValidator {
                 throw fail("--worker-urls", url, problem);
             }
         }
+        for (String entry : b.tokenizerPaths) {
+            int eq = entry.indexOf('=');
+            String dir = eq < 0 ? entry : entry.substring(eq + 1);
+            if (eq == 0 || dir.isBlank() || !java.nio.file.Files.isRegularFile(java.nio.file.Path.of(dir).resolve("tokenizer.json"))) {
+                throw fail("--tokenizer-path", entry, "must be DIR or MODEL=DIR where DIR holds tokenizer.json");
+            }
+        }
         if (!Policies.NAMES.contains(b.policy.toLowerCase(Locale.ROOT))) {
             throw fail("--policy", b.policy, "is not one of: " + String.join(", ", Policies.NAMES));
         }

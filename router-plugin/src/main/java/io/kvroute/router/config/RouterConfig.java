@@ -34,7 +34,9 @@ public record RouterConfig(
         double shutdownDrainSecs,
         String adminApiKey,
         String apiKey,
-        List<String> modelIds) {
+        List<String> modelIds,
+        List<String> tokenizerPaths,
+        boolean disableInputIdsForwarding) {
 
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
 
@@ -43,6 +45,7 @@ public record RouterConfig(
         Objects.requireNonNull(policy, "policy");
         workerUrls = List.copyOf(workerUrls);
         modelIds = modelIds == null ? List.of() : List.copyOf(modelIds);
+        tokenizerPaths = tokenizerPaths == null ? List.of() : List.copyOf(tokenizerPaths);
     }
 
     public static Builder builder() {
@@ -84,6 +87,8 @@ public record RouterConfig(
         String adminApiKey = null;
         String apiKey = null;
         List<String> modelIds = List.of();
+        List<String> tokenizerPaths = List.of();
+        boolean disableInputIdsForwarding = false;
 
         public Builder host(String v) { host = v; return this; }
         public Builder port(int v) { port = v; return this; }
@@ -111,10 +116,12 @@ public record RouterConfig(
         public Builder adminApiKey(String v) { adminApiKey = v; return this; }
         public Builder apiKey(String v) { apiKey = v; return this; }
         public Builder modelIds(List<String> v) { modelIds = v; return this; }
+        public Builder tokenizerPaths(List<String> v) { tokenizerPaths = v; return this; }
+        public Builder disableInputIdsForwarding(boolean v) { disableInputIdsForwarding = v; return this; }
 
         public RouterConfig build() {
             ConfigValidator.validate(this);
-            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds);
+            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding);
         }
     }
 }

@@ -101,6 +101,12 @@ public final class RouterOptions {
     @Option(names = "--api-key", description = "Bearer token required on inference endpoints; env KVROUTE_API_KEY. Unset = open.")
     String apiKey = null;
 
+    @Option(names = "--tokenizer-path", split = ",", description = "Tokenizer directories (tokenizer.json + tokenizer_config.json): DIR for every model, or MODEL=DIR, comma separated.")
+    List<String> tokenizerPaths = new ArrayList<>();
+
+    @Option(names = "--disable-input-ids-forwarding", arity = "0..1", fallbackValue = "true", description = "Never forward ingress token ids as input_ids (routing still tokenizes).")
+    boolean disableInputIdsForwarding;
+
     @Option(names = "--model-ids", split = ",", description = "Served model ids; learned from workers' /server_info when empty.")
     List<String> modelIds = new ArrayList<>();
 
@@ -164,6 +170,8 @@ public final class RouterOptions {
                 .adminApiKey(adminApiKey)
                 .apiKey(apiKey)
                 .modelIds(modelIds)
+                .tokenizerPaths(tokenizerPaths)
+                .disableInputIdsForwarding(disableInputIdsForwarding)
                 .build();
     }
 

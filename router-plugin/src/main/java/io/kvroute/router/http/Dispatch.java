@@ -35,6 +35,7 @@ final class Dispatch {
     private final byte[] body;
     private final boolean streaming;
     private final long inputTokens;
+    private final int[] tokenIds;
     private final Supplier<List<Worker>> eligible;
     private final Request clientRequest;
     private final Response clientResponse;
@@ -47,7 +48,7 @@ final class Dispatch {
     private volatile String abortReason;
     private int attempt;
 
-    Dispatch(RouterContext ctx, Endpoint endpoint, byte[] body, boolean streaming, long inputTokens,
+    Dispatch(RouterContext ctx, Endpoint endpoint, byte[] body, boolean streaming, long inputTokens, int[] tokenIds,
             Supplier<List<Worker>> eligible, Request clientRequest, Response clientResponse, Callback clientCallback,
             long startNanos) {
         this.ctx = ctx;
@@ -55,6 +56,7 @@ final class Dispatch {
         this.body = body;
         this.streaming = streaming;
         this.inputTokens = inputTokens;
+        this.tokenIds = tokenIds;
         this.eligible = eligible;
         this.clientRequest = clientRequest;
         this.clientResponse = clientResponse;
@@ -112,7 +114,7 @@ final class Dispatch {
             return;
         }
         RoutingPolicy policy = ctx.policy();
-        Decision decision = policy.select(new RoutingRequest(candidates, ctx.inFlight()::get, inputTokens, null));
+        Decision decision = policy.select(new RoutingRequest(candidates, ctx.inFlight()::get, inputTokens, null, tokenIds));
         ctx.metrics().decision(policy.name(), decision.reason().label());
         Worker worker = decision.worker();
         tried.add(worker.id());

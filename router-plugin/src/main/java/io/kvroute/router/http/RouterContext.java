@@ -19,4 +19,5 @@ public record RouterContext(
         RoutingPolicy policy,
         HttpClient client,
         RouterMetrics metrics,
-        ActiveRequests active) {}
+        ActiveRequests active,
+        io.kvroute.router.tokenize.TokenizerRegistry tokenizers) {}

@@ -1,7 +1,5 @@
 package io.kvroute.router.http;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -51,6 +49,7 @@ public final class RouterHandler extends Handler.Abstract {
     private final RouterMetrics metrics;
     private final AdminRoutes admin;
     private final BearerAuth inferenceAuth;
+    private final IngressTokenization tokenization;
     private final boolean claimUnknownPaths;
 
     public RouterHandler(RouterContext ctx, boolean claimUnknownPaths) {
@@ -61,6 +60,7 @@ public final class RouterHandler extends Handler.Abstract {
         this.metrics = ctx.metrics();
         this.admin = new AdminRoutes(ctx);
         this.inferenceAuth = BearerAuth.of(config.apiKey());
+        this.tokenization = new IngressTokenization(ctx.tokenizers(), config.disableInputIdsForwarding(), metrics);
         this.claimUnknownPaths = claimUnknownPaths;
     }
 
@@ -217,10 +217,9 @@ public final class RouterHandler extends Handler.Abstract {
 
     private void dispatch(Endpoint endpoint, byte[] body, Request request, Response response, Callback callback,
             long startNanos) throws ApiException {
-        JsonNode root = parse(body);
-        Endpoint.validateCommon(root);
-        endpoint.validate(root);
-        String model = root.path("model").isTextual() ? root.get("model").asText() : null;
+        BodyProbe probe = BodyProbe.parse(body);
+        endpoint.validate(probe);
+        String model = probe.model;
         TreeSet<String> models = knownModels();
         if (model != null && !models.isEmpty() && !models.contains(model)) {
             throw new ApiException(404, "model_not_found", "model '" + model + "' is not served here (available: "
@@ -240,30 +239,16 @@ public final class RouterHandler extends Handler.Abstract {
             throw new ApiException(503, "service_unavailable", "no usable worker for model '"
                     + (model == null ? "(any)" : model) + "'");
         }
-        long inputTokens = Math.max(1, body.length / 4);
-        boolean streaming = root.path("stream").asBoolean(false);
-        new Dispatch(ctx, endpoint, body, streaming, inputTokens, eligible, request, response, callback, startNanos).start();
+        IngressTokenization.Result tokens = tokenization.apply(endpoint, model, body, ctx.policy().needsTokens());
+        int[] tokenIds = tokens.tokens() == null ? null : tokens.tokens().ids();
+        new Dispatch(ctx, endpoint, tokens.outgoingBody(), probe.stream, tokens.inputTokens(), tokenIds, eligible,
+                request, response, callback, startNanos).start();
     }
 
     private void reject(Endpoint endpoint, Response response, Callback callback, long startNanos, ApiException error) {
         OpenAiErrors.send(response, callback, error.status, error.type, error.getMessage());
         metrics.request(endpoint.path, error.status);
         metrics.duration(endpoint.path, "rejected", System.nanoTime() - startNanos);
-    }
-
-    private static JsonNode parse(byte[] body) throws ApiException {
-        JsonNode root;
-        try {
-            root = JSON.readTree(body);
-        } catch (JsonProcessingException e) {
-            throw new ApiException(400, "invalid JSON body: " + e.getOriginalMessage());
-        } catch (java.io.IOException e) {
-            throw new ApiException(400, "invalid JSON body: " + e.getMessage());
-        }
-        if (root == null || !root.isObject()) {
-            throw new ApiException(400, "the request body must be a JSON object");
-        }
-        return root;
     }
 
     private static boolean isJson(String contentType) {

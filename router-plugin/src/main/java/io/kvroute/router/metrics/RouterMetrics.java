@@ -111,6 +111,25 @@ public final class RouterMetrics {
         }
     }
 
+    /** {@code kvroute_input_ids_forwarding_total{model_id,outcome}}. */
+    public void inputIdsForwarding(String modelId, String outcome) {
+        Counter.builder("kvroute.input.ids.forwarding").tag("model_id", modelId).tag("outcome", outcome)
+                .register(registry).increment();
+    }
+
+    /** {@code kvroute_ingress_tokenize_errors_total{model_id}}. */
+    public void ingressTokenizeError(String modelId) {
+        Counter.builder("kvroute.ingress.tokenize.errors").tag("model_id", modelId).register(registry).increment();
+    }
+
+    /** {@code kvroute_ingress_tokenize_duration_seconds{model_id}}. */
+    public void ingressTokenizeDuration(String modelId, long nanos) {
+        Timer.builder("kvroute.ingress.tokenize.duration").tag("model_id", modelId)
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(10_000))
+                .maximumExpectedValue(Duration.ofSeconds(10))
+                .register(registry).record(Duration.ofNanos(nanos));
+    }
+
     /** {@code kvroute_worker_in_flight{worker}}: router-local in-flight requests. */
     public void bindInFlight(String worker, AtomicInteger counter) {
         Gauge.builder("kvroute.worker.in.flight", counter, AtomicInteger::get).tag("worker", worker)

@@ -5,6 +5,7 @@ import io.kvroute.router.config.RouterOptions;
 import io.kvroute.router.http.ActiveRequests;
 import io.kvroute.router.http.RouterContext;
 import io.kvroute.router.http.RouterHandler;
+import io.kvroute.router.tokenize.TokenizerRegistry;
 import io.kvroute.router.worker.Breakers;
 import io.kvroute.router.worker.CircuitBreaker;
 import io.kvroute.router.metrics.RouterMetrics;
@@ -45,6 +46,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     private final Breakers breakers;
     private final ActiveRequests active = new ActiveRequests();
     private final RouterContext context;
+    private final TokenizerRegistry tokenizers;
 
     private KvRouter(RouterConfig config) {
         this.config = Objects.requireNonNull(config, "config");
@@ -69,7 +71,9 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
                     LOG.warn("worker {} circuit breaker {} -> {}", w.url(), transition.from(), transition.to());
                     metrics.breakerTransition(w.url(), label(transition.from()), label(transition.to()));
                 }));
-        this.context = new RouterContext(config, registry, inFlight, breakers, health, policy, client, metrics, active);
+        this.tokenizers = loadTokenizers(config);
+        this.context = new RouterContext(config, registry, inFlight, breakers, health, policy, client, metrics, active,
+                tokenizers);
         metrics.bindDraining(active::draining);
         metrics.bindActive(active::size);
         registry.addListener(change -> {
@@ -124,6 +128,27 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
      */
     public Handler handler(boolean claimUnknownPaths) {
         return new RouterHandler(context, claimUnknownPaths);
+    }
+
+    /** Loads {@code --tokenizer-path} entries: {@code DIR} serves every model ({@code *}), {@code MODEL=DIR} one. */
+    static TokenizerRegistry loadTokenizers(RouterConfig config) {
+        if (config.tokenizerPaths().isEmpty()) {
+            return TokenizerRegistry.empty();
+        }
+        java.util.Map<String, Path> dirs = new java.util.LinkedHashMap<>();
+        for (String entry : config.tokenizerPaths()) {
+            int eq = entry.indexOf('=');
+            dirs.put(eq < 0 ? "*" : entry.substring(0, eq), Path.of(eq < 0 ? entry : entry.substring(eq + 1)));
+        }
+        try {
+            return TokenizerRegistry.load(dirs);
+        } catch (java.io.IOException | RuntimeException e) {
+            throw new io.kvroute.router.config.ConfigException("--tokenizer-path could not be loaded: " + e.getMessage(), e);
+        }
+    }
+
+    public TokenizerRegistry tokenizers() {
+        return tokenizers;
     }
 
     private static String label(CircuitBreaker.State state) {
@@ -203,6 +228,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     protected void doStop() throws Exception {
         drain();
         health.close();
+        tokenizers.close();
         super.doStop();
     }
 
