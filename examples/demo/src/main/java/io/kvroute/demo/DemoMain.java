@@ -64,7 +64,7 @@ public final class DemoMain implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            List<String> all = new ArrayList<>(args);
+            List<String> all = resolveBundled(args);
             if (!all.contains("--port") && all.stream().noneMatch(a -> a.startsWith("--port="))) {
                 all.add("--port=30001");
             }
@@ -85,7 +85,7 @@ public final class DemoMain implements Callable<Integer> {
         public Integer call() throws Exception {
             RouterMain.RunningRouter router;
             try {
-                router = RouterMain.start(args.toArray(String[]::new));
+                router = RouterMain.start(resolveBundled(args).toArray(String[]::new));
             } catch (ConfigException e) {
                 System.err.println("kvroute-router: " + e.getMessage());
                 return 2;
@@ -95,6 +95,19 @@ public final class DemoMain implements Callable<Integer> {
             router.server().join();
             return 0;
         }
+    }
+
+    /** Replaces {@code bundled:qwen3} tokenizer paths with the unpacked bundled tokenizer. */
+    static List<String> resolveBundled(List<String> args) {
+        List<String> out = new ArrayList<>(args.size());
+        for (String arg : args) {
+            if (arg.startsWith("--tokenizer-path=")) {
+                out.add("--tokenizer-path=" + io.kvroute.mock.BundledTokenizer.resolve(arg.substring("--tokenizer-path=".length())));
+            } else {
+                out.add(io.kvroute.mock.BundledTokenizer.resolve(arg));
+            }
+        }
+        return out;
     }
 
     public static void main(String[] args) {

@@ -2,6 +2,7 @@ package io.kvroute.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvroute.mock.BundledTokenizer;
 import io.kvroute.mock.MockWorkerMain;
 import io.kvroute.router.plugin.RouterMain;
 import java.io.PrintStream;
@@ -49,19 +50,22 @@ final class DemoRun {
         client.setMaxConnectionsPerDestination(concurrency * 2);
         try {
             List<String> urls = new ArrayList<>();
+            String tokenizer = BundledTokenizer.qwen3().toString();
             for (int i = 0; i < workers; i++) {
                 MockWorkerMain.MockWorker worker = MockWorkerMain.start("--port", "0",
-                        "--prefill-ms-per-1k", "20", "--decode-ms-per-step", "4");
+                        "--prefill-ms-per-1k", "20", "--decode-ms-per-step", "4", "--tokenizer-path", tokenizer);
                 fleet.add(worker);
                 urls.add(worker.baseUrl());
             }
-            router = RouterMain.start("--port", "0", "--worker-urls", String.join(",", urls), "--policy", policy);
+            router = RouterMain.start("--port", "0", "--worker-urls", String.join(",", urls), "--policy", policy,
+                    "--tokenizer-path", tokenizer);
             log.println("kvroute demo: " + workers + " mock workers " + urls + ", router " + router.baseUrl()
-                    + ", policy " + policy);
+                    + ", policy " + policy + ", tokenizer Qwen3 (bundled)");
             client.start();
             List<DemoWorkload.Item> items = DemoWorkload.generate(requests, tenants, 400, maxTokens, new SplittableRandom(seed));
             DemoSummary.Builder summary = new DemoSummary.Builder(policy, workers);
             drive(client, router.baseUrl(), items, summary, log);
+            summary.routerCounters(RouterCounters.read(router.router().metrics().registry()));
             return summary.build();
         } finally {
             client.stop();

@@ -23,6 +23,7 @@ final class DemoSummary {
     private final long promptTokens;
     private final long cachedTokens;
     private final long wallNanos;
+    private final RouterCounters counters;
 
     private DemoSummary(Builder b) {
         this.policy = b.policy;
@@ -35,6 +36,7 @@ final class DemoSummary {
         this.promptTokens = b.promptTokens;
         this.cachedTokens = b.cachedTokens;
         this.wallNanos = b.wallNanos;
+        this.counters = b.counters == null ? RouterCounters.EMPTY : b.counters;
     }
 
     int errors() {
@@ -57,6 +59,9 @@ final class DemoSummary {
         out.printf("  TTFT (streaming)  p50 %.1f ms   p95 %.1f ms%n", ms(ttftMicros, 50), ms(ttftMicros, 95));
         out.printf("  end to end        p50 %.1f ms   p95 %.1f ms%n", ms(e2eMicros, 50), ms(e2eMicros, 95));
         out.printf("  prefix cache hits %.1f%% of prompt tokens (%d of %d)%n", 100 * cacheHitRate(), cachedTokens, promptTokens);
+        out.printf("  ingress tokens    %d chats tokenized once at the router; input_ids forwarded for %d (%s)%n",
+                counters.tokenized(), counters.forwarded(), counters.forwardingOutcomes());
+        out.println("  decisions         " + counters.decisions());
         out.println("  requests per worker");
         perWorker.forEach((worker, count) -> out.printf("    %-28s %d%n", worker, count));
     }
@@ -70,6 +75,9 @@ final class DemoSummary {
         root.put("ttft_p95_ms", ms(ttftMicros, 95));
         root.put("e2e_p50_ms", ms(e2eMicros, 50));
         root.put("cache_hit_rate", cacheHitRate());
+        root.put("input_ids_forwarded", counters.forwarded());
+        root.set("forwarding_outcomes", JSON.valueToTree(counters.forwardingOutcomes()));
+        root.set("decision_reasons", JSON.valueToTree(counters.decisions()));
         ObjectNode workersNode = root.putObject("per_worker");
         perWorker.forEach(workersNode::put);
         root.put("wall_s", wallNanos / 1e9);
@@ -88,6 +96,11 @@ final class DemoSummary {
         private long promptTokens;
         private long cachedTokens;
         private long wallNanos;
+        private RouterCounters counters;
+
+        synchronized void routerCounters(RouterCounters routerCounters) {
+            counters = routerCounters;
+        }
 
         Builder(String policy, int workers) {
             this.policy = policy;
