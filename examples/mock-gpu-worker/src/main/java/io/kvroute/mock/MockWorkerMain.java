@@ -50,6 +50,21 @@ public final class MockWorkerMain implements Callable<Integer> {
     @Option(names = "--speedup", description = "Run N times faster than simulated real time (default 1).")
     double speedup = 1;
 
+    @Option(names = "--bootstrap-port", description = "Prefill role: the KV bootstrap port; 0 picks a free one (default 0).")
+    int bootstrapPort;
+
+    @Option(names = "--kv-capacity-tokens", description = "Decode role: KV capacity in tokens shared by running requests; 0 = unlimited (default 0).")
+    long kvCapacityTokens;
+
+    @Option(names = "--kv-transfer-ms-per-1k", description = "Prefill role: simulated KV transfer ms per 1,000 tokens (default 2).")
+    double kvTransferMsPer1k = 2;
+
+    @Option(names = "--kv-transfer-timeout-secs", description = "How long a decode worker waits for its KV (default 30).")
+    double kvTransferTimeoutSecs = 30;
+
+    @Option(names = "--decode-segment-tokens", description = "Decode role: end a segment with the KV capacity marker after N tokens; 0 = never (default 0).")
+    int decodeSegmentTokens;
+
     @Option(names = "--tokenizer-path", description = "Tokenizer directory (tokenizer.json + tokenizer_config.json), "
             + "or bundled:qwen3; default: a deterministic stand-in (about 4 bytes per token).")
     String tokenizerPath;
@@ -91,6 +106,7 @@ public final class MockWorkerMain implements Callable<Integer> {
             } catch (Exception e) {
                 throw new IllegalStateException("mock worker did not stop cleanly", e);
             } finally {
+                handler.shutdown();
                 engine.close();
             }
         }
@@ -106,7 +122,11 @@ public final class MockWorkerMain implements Callable<Integer> {
     }
 
     MockWorker startWorker() throws Exception {
-        TimeModel timeModel = new TimeModel(prefillMsPer1k, decodeMsPerStep, stepOverheadMs, speedup);
+        if (!java.util.List.of("regular", "prefill", "decode").contains(role)) {
+            throw new IllegalArgumentException("--role must be regular, prefill or decode (got '" + role + "')");
+        }
+        // A decode node receives the KV already computed: its prefill costs nothing.
+        TimeModel timeModel = new TimeModel(role.equals("decode") ? 0 : prefillMsPer1k, decodeMsPerStep, stepOverheadMs, speedup);
         Engine engine = new SimpleEngine(timeModel);
         QueuedThreadPool threads = new QueuedThreadPool(200, 4);
         threads.setName("mock-worker");
@@ -118,6 +138,18 @@ public final class MockWorkerMain implements Callable<Integer> {
         connector.setHost(host);
         connector.setPort(port);
         server.addConnector(connector);
+        ServerConnector bootstrap = null;
+        if (role.equals("prefill")) {
+            bootstrap = new ServerConnector(server, new HttpConnectionFactory(http));
+            bootstrap.setHost(host);
+            bootstrap.setPort(bootstrapPort);
+            server.addConnector(bootstrap);
+        }
+        org.eclipse.jetty.client.HttpClient kvClient = new org.eclipse.jetty.client.HttpClient();
+        kvClient.setMaxConnectionsPerDestination(1024);
+        server.addBean(kvClient);
+        io.kvroute.mock.pd.PdOptions pd = new io.kvroute.mock.pd.PdOptions(role, kvTransferMsPer1k,
+                (long) (kvTransferTimeoutSecs * 1000), decodeSegmentTokens);
         Map<String, Object> staticInfo = new LinkedHashMap<>();
         MockWorkerHandler[] handlerRef = new MockWorkerHandler[1];
         PromptEncoder encoder = PromptEncoder.standIn();
@@ -131,8 +163,9 @@ public final class MockWorkerMain implements Callable<Integer> {
             Map<String, Object> info = new LinkedHashMap<>(staticInfo);
             info.put("requests_total", handlerRef[0].requests());
             info.put("aborted_requests", handlerRef[0].abortedRequests());
+            info.put("kv_used_tokens", handlerRef[0].kvBudget().usedTokens());
             return info;
-        });
+        }, pd, kvCapacityTokens, kvClient, speedup);
         handlerRef[0] = handler;
         server.setHandler(handler);
         server.start();
@@ -140,6 +173,8 @@ public final class MockWorkerMain implements Callable<Integer> {
         staticInfo.put("model_id", modelId);
         staticInfo.put("model_path", modelId);
         staticInfo.put("role", role);
+        staticInfo.put("bootstrap_port", bootstrap == null ? null : bootstrap.getLocalPort());
+        staticInfo.put("kv_capacity_tokens", kvCapacityTokens);
         staticInfo.put("page_size", engine.info().pageSize());
         staticInfo.put("max_total_num_tokens", engine.info().maxTotalNumTokens());
         staticInfo.put("max_running_requests", engine.info().maxRunningRequests());
