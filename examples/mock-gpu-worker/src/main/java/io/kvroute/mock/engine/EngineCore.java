@@ -133,7 +133,7 @@ final class EngineCore {
             return false;
         }
         counter.onBatchSubmitted(batch); // submitted: counts the tokens selection already summed
-        privateTokens += batch.prefillTokens() + batch.decode().size();
+        privateTokens += batch.prefillTokens() + batch.decode().size(); // a decode step computes its input token's KV
         evictOverflow();
         double stepMillis = config.timeModel().stepMillis(batch.prefillTokens(), !batch.decode().isEmpty());
         clock.sleepNanos(config.timeModel().wallNanos(stepMillis));
@@ -199,7 +199,8 @@ final class EngineCore {
 
     private void releaseResources(Entry e, boolean cachePrompt) {
         SchedRequest r = e.sched;
-        privateTokens -= (r.kvLen() - r.cachedLen()) + r.outputLen();
+        // KV of the last generated token is never computed (the next decode step would do it)
+        privateTokens -= (r.kvLen() - r.cachedLen()) + Math.max(0, r.outputLen() - 1);
         if (cachePrompt && r.isDecode()) {
             cache.insert(e.request.inputIds(), r.inputLen()); // its private prompt pages become cache pages
         }
