@@ -9,8 +9,8 @@ import java.util.List;
 /**
  * Picks one step's batch from an ordered ready list (LightLLM's budget loop, seed 002).
  *
- * <p>Rules, in order: decode requests are charged first (one token of step budget and one KV token
- * each; they always run). Then prefill requests in ready-list order, each taking at most one chunk
+ * <p>Rules, in order: decode requests are charged first (one KV token and one running slot each,
+ * plus one token of step budget when {@link BatchBudget#decodeSharesTokenBudget}; they always run). Then prefill requests in ready-list order, each taking at most one chunk
  * {@code min(remaining, chunkedPrefillSize)}. A chunk larger than the token budget left is
  * SKIPPED, not blocking: smaller requests behind it still go. A chunk that free KV cannot hold is
  * skipped (paused until KV frees). A request that has not started prefill needs a free running
@@ -43,7 +43,9 @@ public final class PrefillBatchSelector {
         for (SchedRequest r : ordered) {
             if (r.isDecode()) {
                 decode.add(r);
-                tokensLeft--;
+                if (budget.decodeSharesTokenBudget()) {
+                    tokensLeft--;
+                }
                 kvLeft--;
                 running++;
             } else if (r.prefillStarted()) {

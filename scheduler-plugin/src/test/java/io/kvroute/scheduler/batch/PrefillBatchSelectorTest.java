@@ -46,6 +46,17 @@ class PrefillBatchSelectorTest {
     }
 
     @Test
+    void separateDecodePass_chargesKvButNotTheTokenBudget() {
+        PrefillBatchSelector sel = new PrefillBatchSelector(new BatchBudget(1024, 1024, 256, false));
+        StepBatch b = sel.select(List.of(decode("d1"), decode("d2"), prefill("long", 16384)), 1026);
+        assertThat(chunkIds(b)).containsExactly("long:1024");
+        // but KV is still charged first: with one token less, the chunk is paused
+        StepBatch tight = sel.select(List.of(decode("d1"), decode("d2"), prefill("long", 16384)), 1025);
+        assertThat(tight.prefill()).isEmpty();
+        assertThat(tight.skippedForKv()).isEqualTo(1);
+    }
+
+    @Test
     void eachRequest_takesAtMostOneChunkPerStep() {
         PrefillBatchSelector sel = new PrefillBatchSelector(new BatchBudget(16384, 4096, 256));
         SchedRequest tail = prefill("tail", 5000);

@@ -68,8 +68,9 @@ final class EngineCore {
         this.config = requireNonNull(config, "config");
         this.clock = requireNonNull(clock, "clock");
         this.strategy = PrefillQueueStrategy.forName(config.strategy());
+        // Decode runs as its own forward pass in the step (LightLLM's default backend): see BatchBudget.
         this.selector = new PrefillBatchSelector(new BatchBudget(config.batchMaxTokens(),
-                config.chunkedPrefillSize(), config.runningMaxReqSize()));
+                config.chunkedPrefillSize(), config.runningMaxReqSize(), false));
         this.gate = new AdmissionGate<>(new AdmissionConfig(config.nodeSelfRequestLimit(),
                 config.runningMaxReqSize(), config.kvCapacityTokens(), config.resourceWaitTimeoutSecs()));
         this.cache = new PrefixCache(config.pageSize());
