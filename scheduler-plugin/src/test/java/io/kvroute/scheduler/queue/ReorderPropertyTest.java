@@ -34,6 +34,36 @@ class ReorderPropertyTest {
         }
     }
 
+    /** HRRN's fast packed-key sort against a naive comparator sort, with many exact and near ties. */
+    @Test
+    void hrrn_matchesNaiveComparatorSortIncludingTiesAndNearTies() {
+        Random rnd = new Random(3);
+        for (int round = 0; round < 300; round++) {
+            int n = rnd.nextInt(400);
+            List<SchedRequest> ready = new ArrayList<>();
+            long processed = 1L << 40;
+            for (int i = 0; i < n; i++) {
+                int kind = rnd.nextInt(4);
+                // kind 0: score 0 (arrived now); 1: few distinct exact ratios; 2: near ties; 3: random
+                long arrival = kind == 0 ? processed
+                        : kind == 1 ? processed - 100L * (1 + rnd.nextInt(3))
+                        : kind == 2 ? processed - (1L << 30) - rnd.nextInt(3) : processed - rnd.nextInt(1 << 20);
+                int input = kind == 1 ? 50 * (1 + rnd.nextInt(3)) : kind == 2 ? 1000 : 1 + rnd.nextInt(20_000);
+                SchedRequest r = SchedRequest.create("r" + rnd.nextInt(50), input, 4, false, 0, arrival);
+                r.admitWithCachedLen(0);
+                ready.add(r);
+            }
+            List<SchedRequest> naive = new ArrayList<>(ready);
+            naive.sort((a, b) -> {
+                double sa = (double) Math.max(0, processed - a.arrivalProcessedTokens()) / Math.max(1, a.inputLen());
+                double sb = (double) Math.max(0, processed - b.arrivalProcessedTokens()) / Math.max(1, b.inputLen());
+                int c = Double.compare(sb, sa);
+                return c != 0 ? c : a.requestId().compareTo(b.requestId());
+            });
+            assertThat(PrefillQueueStrategy.forName("hrrn").reorder(ready, processed)).containsExactlyElementsOf(naive);
+        }
+    }
+
     private static void assertPermutation(List<SchedRequest> in, List<SchedRequest> out) {
         assertThat(out).hasSameSizeAs(in);
         Map<SchedRequest, Integer> counts = new IdentityHashMap<>();
