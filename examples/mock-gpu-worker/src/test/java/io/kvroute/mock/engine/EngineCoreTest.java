@@ -1,6 +1,7 @@
 package io.kvroute.mock.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -90,7 +91,31 @@ class EngineCoreTest {
         assertThat(late.errorStatus).isEqualTo(429);
         assertThat(late.errorType).isEqualTo("server_busy");
         assertThat(late.tokens).isEmpty();
+        // rejected at the first step boundary at or after the 2 s wait (steps are 100 ms)
+        assertThat(late.errorMillis).isBetween(2000.0, 2100.0);
         assertThat(holder.tokens).hasSize(50);
+    }
+
+    @Test
+    void throwingSink_doesNotStopTheEngine() throws Exception {
+        EngineCore core = new EngineCore(EngineConfig.defaults(), clock);
+        core.submit(req("bad", ids(10, 1), 3), new TokenSink() {
+            @Override
+            public void onToken(int tokenId) {
+                throw new IllegalStateException("client gone");
+            }
+
+            @Override
+            public void onFinish(String finishReason, Usage usage) {}
+
+            @Override
+            public void onError(int httpStatus, String errorType, String message) {}
+        });
+        RecordingSink good = submit(core, req("good", ids(10, 2), 3));
+        runUntilIdle(core);
+        assertThat(good.tokens).hasSize(3);
+        assertThatThrownBy(() -> core.submit(req("empty", new int[0], 1), good))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

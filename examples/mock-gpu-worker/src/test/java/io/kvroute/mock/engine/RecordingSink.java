@@ -16,6 +16,7 @@ final class RecordingSink implements TokenSink {
     String finishReason;
     Usage usage;
     int errorStatus;
+    double errorMillis = -1;
     String errorType;
 
     RecordingSink(FakeClock clock) {
@@ -49,6 +50,7 @@ final class RecordingSink implements TokenSink {
     public void onError(int httpStatus, String errorType, String message) {
         events.add("error");
         this.errorStatus = httpStatus;
+        this.errorMillis = clock.millis();
         this.errorType = errorType;
         ended.countDown();
     }
