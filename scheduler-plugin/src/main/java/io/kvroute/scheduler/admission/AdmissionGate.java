@@ -72,6 +72,16 @@ public final class AdmissionGate<T> {
         return highPending.removeIf(p -> p.request == request) | normalPending.removeIf(p -> p.request == request);
     }
 
+    /** Removes and returns every pending request, high priority first (engine shutdown). */
+    public List<T> drainPending() {
+        List<T> out = new ArrayList<>(numPending());
+        highPending.forEach(p -> out.add(p.request));
+        normalPending.forEach(p -> out.add(p.request));
+        highPending.clear();
+        normalPending.clear();
+        return out;
+    }
+
     public int numPending() {
         return highPending.size() + normalPending.size();
     }

@@ -239,6 +239,22 @@ final class EngineCore {
         }
     }
 
+    /**
+     * Ends every request still inside or waiting to enter the engine with {@code abort}; called by
+     * the closing thread after the engine thread stopped (join gives the visibility).
+     */
+    void abortAll() {
+        drainInbox(clock.nanoTime());
+        for (Entry e : List.copyOf(queue.view())) {
+            abort(e);
+        }
+        for (Entry e : gate.drainPending()) {
+            e.state = State.DONE;
+            e.sink.onFinish("abort", new TokenSink.Usage(e.request.inputIds().length, 0, 0));
+        }
+        publish();
+    }
+
     private void abort(Entry e) {
         if (e.state == State.PENDING && gate.cancel(e)) {
             e.state = State.DONE;

@@ -14,7 +14,9 @@ import java.util.function.Consumer;
  * the loop run instantly in tests.
  *
  * <p>Threading: {@link #submit}, {@link #stats}, {@link #schedulerView}, {@link #info} and
- * {@link #close} are thread-safe; sink callbacks and step listeners run on the engine thread.
+ * {@link #close} are thread-safe; sink callbacks and step listeners run on the engine thread,
+ * except the {@code abort} endings that {@link #close} delivers on the closing thread after the
+ * engine thread has stopped.
  */
 public final class ScheduledEngine implements Engine {
 
@@ -84,6 +86,10 @@ public final class ScheduledEngine implements Engine {
             engineThread.join(TimeUnit.SECONDS.toMillis(5));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return;
+        }
+        if (!engineThread.isAlive()) {
+            core.abortAll(); // outstanding requests end with "abort" rather than never
         }
     }
 

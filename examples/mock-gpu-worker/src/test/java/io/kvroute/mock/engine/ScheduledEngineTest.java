@@ -36,6 +36,19 @@ class ScheduledEngineTest {
     }
 
     @Test
+    void close_endsOutstandingRequestsWithAbort() throws Exception {
+        ScheduledEngine engine = ScheduledEngine.start(EngineConfig.defaults()
+                .withTimeModel(TimeModel.fast().withSpeedup(0.01))); // real clock, 500 ms decode steps
+        RecordingSink running = new RecordingSink(new FakeClock());
+        engine.submit(new EngineRequest("slow", EngineCoreTest.ids(16, 1), 1000, true, false, 0), running);
+        engine.close();
+        assertThat(running.ended.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(running.finishReason).isEqualTo("abort");
+        assertThatThrownBy(() -> engine.submit(new EngineRequest("late", EngineCoreTest.ids(16, 2), 1, true, false, 0),
+                new RecordingSink(new FakeClock()))).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
     void config_rejectsBadValuesNamingTheFlag() {
         assertThatThrownBy(() -> EngineConfig.defaults().withStrategy("lifo"))
                 .hasMessageContaining("prefill-queue-strategy").hasMessageContaining("default, promote_shortest, hrrn");
