@@ -360,49 +360,6 @@ final class EngineCore {
 
     private record Abort(Entry entry) {}
 
-    /** Keeps a throwing sink from killing the engine thread; the failure is reported, not rethrown. */
-    private record GuardedSink(TokenSink delegate) implements TokenSink {
-        @Override
-        public void onPrefillDone(int cachedTokens) {
-            try {
-                delegate.onPrefillDone(cachedTokens);
-            } catch (RuntimeException ex) {
-                report(ex);
-            }
-        }
-
-        @Override
-        public void onToken(int tokenId) {
-            try {
-                delegate.onToken(tokenId);
-            } catch (RuntimeException ex) {
-                report(ex);
-            }
-        }
-
-        @Override
-        public void onFinish(String finishReason, Usage usage) {
-            try {
-                delegate.onFinish(finishReason, usage);
-            } catch (RuntimeException ex) {
-                report(ex);
-            }
-        }
-
-        @Override
-        public void onError(int httpStatus, String errorType, String message) {
-            try {
-                delegate.onError(httpStatus, errorType, message);
-            } catch (RuntimeException ex) {
-                report(ex);
-            }
-        }
-
-        private static void report(RuntimeException ex) {
-            System.err.println("kvroute engine: token sink threw " + ex);
-        }
-    }
-
     /** The abort handle returned to submitters; thread-safe and idempotent. */
     final class Handle implements Engine.Submission {
         private final Entry entry;
