@@ -81,6 +81,43 @@ public final class ConfigValidator {
                 throw fail("--tokenizer-path", entry, "must be DIR or MODEL=DIR where DIR holds tokenizer.json");
             }
         }
+        if (!(b.pdBusyRetryTimeoutSecs >= 0) || Double.isInfinite(b.pdBusyRetryTimeoutSecs)) {
+            throw fail("--pd-busy-retry-timeout-secs", b.pdBusyRetryTimeoutSecs, "must be >= 0 (0 turns busy retry off)");
+        }
+        for (String entry : b.prefillUrls) {
+            int eq = entry.lastIndexOf('=');
+            String url = eq < 0 ? entry : entry.substring(0, eq);
+            String problem = urlProblem(url);
+            if (problem != null) {
+                throw fail("--prefill-urls", entry, problem);
+            }
+            if (eq >= 0) {
+                try {
+                    int port = Integer.parseInt(entry.substring(eq + 1));
+                    if (port < 1 || port > 65535) {
+                        throw fail("--prefill-urls", entry, "bootstrap port must be 1..65535");
+                    }
+                } catch (NumberFormatException e) {
+                    throw fail("--prefill-urls", entry, "bootstrap port must be a number");
+                }
+            }
+        }
+        for (String url : b.decodeUrls) {
+            String problem = urlProblem(url);
+            if (problem != null) {
+                throw fail("--decode-urls", url, problem);
+            }
+        }
+        if (b.prefillUrls.isEmpty() != b.decodeUrls.isEmpty()) {
+            throw new ConfigException("--prefill-urls and --decode-urls go together: PD needs at least one of each (got "
+                    + b.prefillUrls.size() + " prefill, " + b.decodeUrls.size() + " decode)");
+        }
+        if (b.prefillPolicy != null && !Policies.NAMES.contains(b.prefillPolicy.toLowerCase(Locale.ROOT))) {
+            throw fail("--prefill-policy", b.prefillPolicy, "is not one of: " + String.join(", ", Policies.NAMES));
+        }
+        if (!Policies.NAMES.contains(b.decodePolicy.toLowerCase(Locale.ROOT))) {
+            throw fail("--decode-policy", b.decodePolicy, "is not one of: " + String.join(", ", Policies.NAMES));
+        }
         if (!Policies.NAMES.contains(b.policy.toLowerCase(Locale.ROOT))) {
             throw fail("--policy", b.policy, "is not one of: " + String.join(", ", Policies.NAMES));
         }

@@ -36,7 +36,12 @@ public record RouterConfig(
         String apiKey,
         List<String> modelIds,
         List<String> tokenizerPaths,
-        boolean disableInputIdsForwarding) {
+        boolean disableInputIdsForwarding,
+        List<String> prefillUrls,
+        List<String> decodeUrls,
+        String prefillPolicy,
+        String decodePolicy,
+        double pdBusyRetryTimeoutSecs) {
 
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
 
@@ -46,6 +51,8 @@ public record RouterConfig(
         workerUrls = List.copyOf(workerUrls);
         modelIds = modelIds == null ? List.of() : List.copyOf(modelIds);
         tokenizerPaths = tokenizerPaths == null ? List.of() : List.copyOf(tokenizerPaths);
+        prefillUrls = prefillUrls == null ? List.of() : List.copyOf(prefillUrls);
+        decodeUrls = decodeUrls == null ? List.of() : List.copyOf(decodeUrls);
     }
 
     public static Builder builder() {
@@ -89,6 +96,11 @@ public record RouterConfig(
         List<String> modelIds = List.of();
         List<String> tokenizerPaths = List.of();
         boolean disableInputIdsForwarding = false;
+        List<String> prefillUrls = List.of();
+        List<String> decodeUrls = List.of();
+        String prefillPolicy = null;
+        String decodePolicy = "power_of_two";
+        double pdBusyRetryTimeoutSecs = 0;
 
         public Builder host(String v) { host = v; return this; }
         public Builder port(int v) { port = v; return this; }
@@ -118,10 +130,15 @@ public record RouterConfig(
         public Builder modelIds(List<String> v) { modelIds = v; return this; }
         public Builder tokenizerPaths(List<String> v) { tokenizerPaths = v; return this; }
         public Builder disableInputIdsForwarding(boolean v) { disableInputIdsForwarding = v; return this; }
+        public Builder prefillUrls(List<String> v) { prefillUrls = v; return this; }
+        public Builder decodeUrls(List<String> v) { decodeUrls = v; return this; }
+        public Builder prefillPolicy(String v) { prefillPolicy = v; return this; }
+        public Builder decodePolicy(String v) { decodePolicy = v; return this; }
+        public Builder pdBusyRetryTimeoutSecs(double v) { pdBusyRetryTimeoutSecs = v; return this; }
 
         public RouterConfig build() {
             ConfigValidator.validate(this);
-            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding);
+            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs);
         }
     }
 }

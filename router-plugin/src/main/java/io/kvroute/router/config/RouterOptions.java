@@ -107,6 +107,21 @@ public final class RouterOptions {
     @Option(names = "--disable-input-ids-forwarding", arity = "0..1", fallbackValue = "true", description = "Never forward ingress token ids as input_ids (routing still tokenizes).")
     boolean disableInputIdsForwarding;
 
+    @Option(names = "--prefill-urls", split = ",", description = "PD prefill workers: URL or URL=BOOTSTRAP_PORT, comma separated.")
+    List<String> prefillUrls = new ArrayList<>();
+
+    @Option(names = "--decode-urls", split = ",", description = "PD decode workers, comma separated.")
+    List<String> decodeUrls = new ArrayList<>();
+
+    @Option(names = "--prefill-policy", description = "Policy choosing the PD prefill worker (default: --policy).")
+    String prefillPolicy;
+
+    @Option(names = "--decode-policy", description = "Policy choosing the PD decode worker (default power_of_two).")
+    String decodePolicy = "power_of_two";
+
+    @Option(names = "--pd-busy-retry-timeout-secs", description = "Retry a PD request answered busy (429) before any output for up to this long; 0 = off (default 0).")
+    double pdBusyRetryTimeoutSecs;
+
     @Option(names = "--model-ids", split = ",", description = "Served model ids; learned from workers' /server_info when empty.")
     List<String> modelIds = new ArrayList<>();
 
@@ -171,6 +186,11 @@ public final class RouterOptions {
                 .apiKey(apiKey)
                 .modelIds(modelIds)
                 .tokenizerPaths(tokenizerPaths)
+                .prefillUrls(prefillUrls)
+                .decodeUrls(decodeUrls)
+                .prefillPolicy(prefillPolicy)
+                .decodePolicy(decodePolicy)
+                .pdBusyRetryTimeoutSecs(pdBusyRetryTimeoutSecs)
                 .disableInputIdsForwarding(disableInputIdsForwarding)
                 .build();
     }

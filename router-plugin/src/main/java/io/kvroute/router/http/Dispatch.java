@@ -28,7 +28,7 @@ import org.eclipse.jetty.util.Callback;
  * <p>Threading: attempts are sequential; the next one starts from the previous one's completion
  * callback (or a scheduler timer). {@link #abort} may come from any thread.
  */
-final class Dispatch {
+final class Dispatch implements Abortable {
 
     private final RouterContext ctx;
     private final Endpoint endpoint;
@@ -78,7 +78,8 @@ final class Dispatch {
     }
 
     /** Aborts the request with a clear error (router shutting down). */
-    void abort(String reason) {
+    @Override
+    public void abort(String reason) {
         abortReason = reason;
         ProxyExchange exchange = current;
         if (exchange != null) {

@@ -210,6 +210,31 @@ final class PdOutput {
         return usage;
     }
 
+    /** Non-streaming: the final body when the last segment itself ended with the marker at the budget. */
+    byte[] finalWholeBody() {
+        ObjectNode object = JSON.createObjectNode();
+        if (endpoint == Endpoint.GENERATE) {
+            object.put("text", generated.toString());
+            ObjectNode meta = object.putObject("meta_info");
+            meta.put("prompt_tokens", Math.max(0, promptTokens));
+            meta.put("completion_tokens", generatedTokens);
+            meta.put("cached_tokens", cachedTokens);
+            meta.putObject("finish_reason").put("type", "length");
+        } else {
+            object.put("object", endpoint == Endpoint.CHAT ? "chat.completion" : "text_completion");
+            ObjectNode choice = object.putArray("choices").addObject();
+            choice.put("index", 0);
+            if (endpoint == Endpoint.CHAT) {
+                choice.putObject("message").put("role", "assistant").put("content", generated.toString());
+            } else {
+                choice.put("text", generated.toString());
+            }
+            choice.put("finish_reason", "length");
+            object.set("usage", usage());
+        }
+        return object.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
     /**
      * Non-streaming: accounts one segment's whole body. Returns the body to send when this was the
      * last segment, null when a continuation is due.

@@ -20,4 +20,6 @@ public record RouterContext(
         HttpClient client,
         RouterMetrics metrics,
         ActiveRequests active,
-        io.kvroute.router.tokenize.TokenizerRegistry tokenizers) {}
+        io.kvroute.router.tokenize.TokenizerRegistry tokenizers,
+        RoutingPolicy prefillPolicy,
+        RoutingPolicy decodePolicy) {}

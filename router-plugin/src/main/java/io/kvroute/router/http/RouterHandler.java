@@ -41,6 +41,7 @@ public final class RouterHandler extends Handler.Abstract {
     static final String WORKER_HEADER = "x-kvroute-worker";
     private static final Logger LOG = LoggerFactory.getLogger(RouterHandler.class);
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper PD_JSON = JSON;
     private static final HttpField JSON_TYPE = new PreEncodedHttpField(HttpHeader.CONTENT_TYPE, "application/json");
 
     private final RouterContext ctx;
@@ -129,7 +130,10 @@ public final class RouterHandler extends Handler.Abstract {
     private void readyz(Response response, Callback callback) {
         List<Worker> usable = usableWorkers();
         boolean draining = ctx.active().draining();
-        boolean ready = !usable.isEmpty() && !draining;
+        boolean plainPool = usable.stream().anyMatch(w -> w.role() == WorkerRole.REGULAR);
+        boolean pdPair = usable.stream().anyMatch(w -> w.role() == WorkerRole.PREFILL)
+                && usable.stream().anyMatch(w -> w.role() == WorkerRole.DECODE);
+        boolean ready = (plainPool || pdPair) && !draining;
         String body = "{\"ready\":" + ready + ",\"draining\":" + draining + ",\"usable_workers\":" + usable.size()
                 + ",\"workers\":" + registry.fleet().workers().size() + "}";
         json(response, callback, ready ? 200 : 503, body);
@@ -225,16 +229,22 @@ public final class RouterHandler extends Handler.Abstract {
             throw new ApiException(404, "model_not_found", "model '" + model + "' is not served here (available: "
                     + String.join(", ", models) + ")");
         }
-        String requestedModel = model;
-        java.util.function.Supplier<List<Worker>> eligible = () -> {
-            List<Worker> out = new ArrayList<>();
-            for (Worker worker : usableWorkers()) {
-                if (worker.role() == WorkerRole.REGULAR && worker.serves(requestedModel)) {
-                    out.add(worker);
-                }
+        java.util.function.Supplier<List<Worker>> eligible = pool(WorkerRole.REGULAR, model);
+        java.util.function.Supplier<List<Worker>> prefills = pool(WorkerRole.PREFILL, model);
+        java.util.function.Supplier<List<Worker>> decodes = pool(WorkerRole.DECODE, model);
+        boolean pd = !prefills.get().isEmpty() && !decodes.get().isEmpty();
+        if (pd) {
+            IngressTokenization.Result tokens = tokenization.apply(endpoint, model, body, ctx.prefillPolicy().needsTokens());
+            com.fasterxml.jackson.databind.node.ObjectNode tree;
+            try {
+                tree = (com.fasterxml.jackson.databind.node.ObjectNode) PD_JSON.readTree(tokens.outgoingBody());
+            } catch (java.io.IOException e) {
+                throw new ApiException(400, "invalid JSON body: " + e.getMessage());
             }
-            return out;
-        };
+            new PdDispatch(ctx, endpoint, tree, tokens.inputTokens(), tokens.tokens() == null ? null : tokens.tokens().ids(),
+                    prefills, decodes, ctx.prefillPolicy(), ctx.decodePolicy(), request, response, callback, startNanos).start();
+            return;
+        }
         if (eligible.get().isEmpty()) {
             throw new ApiException(503, "service_unavailable", "no usable worker for model '"
                     + (model == null ? "(any)" : model) + "'");
@@ -243,6 +253,18 @@ public final class RouterHandler extends Handler.Abstract {
         int[] tokenIds = tokens.tokens() == null ? null : tokens.tokens().ids();
         new Dispatch(ctx, endpoint, tokens.outgoingBody(), probe.stream, tokens.inputTokens(), tokenIds, eligible,
                 request, response, callback, startNanos).start();
+    }
+
+    private java.util.function.Supplier<List<Worker>> pool(WorkerRole role, String model) {
+        return () -> {
+            List<Worker> out = new ArrayList<>();
+            for (Worker worker : usableWorkers()) {
+                if (worker.role() == role && worker.serves(model)) {
+                    out.add(worker);
+                }
+            }
+            return out;
+        };
     }
 
     private void reject(Endpoint endpoint, Response response, Callback callback, long startNanos, ApiException error) {

@@ -130,6 +130,17 @@ public final class RouterMetrics {
                 .register(registry).record(Duration.ofNanos(nanos));
     }
 
+    /** {@code kvroute_pd_continuations_total{endpoint}}: continuation segments dispatched. */
+    public void pdContinuation(String endpoint) {
+        Counter.builder("kvroute.pd.continuations").tag("endpoint", endpoint).register(registry).increment();
+    }
+
+    /** {@code kvroute_pd_segments}: segments per request that needed a continuation (summary). */
+    public void pdSegments(String endpoint, int segments) {
+        io.micrometer.core.instrument.DistributionSummary.builder("kvroute.pd.segments").tag("endpoint", endpoint)
+                .register(registry).record(segments);
+    }
+
     /** {@code kvroute_worker_in_flight{worker}}: router-local in-flight requests. */
     public void bindInFlight(String worker, AtomicInteger counter) {
         Gauge.builder("kvroute.worker.in.flight", counter, AtomicInteger::get).tag("worker", worker)

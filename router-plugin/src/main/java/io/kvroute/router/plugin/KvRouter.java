@@ -15,6 +15,7 @@ import io.kvroute.router.worker.HealthChecker;
 import io.kvroute.router.worker.InFlightCounters;
 import io.kvroute.router.worker.Worker;
 import io.kvroute.router.worker.WorkerRegistry;
+import io.kvroute.router.worker.WorkerRole;
 import java.nio.file.Path;
 import java.util.Objects;
 import org.eclipse.jetty.client.HttpClient;
@@ -72,8 +73,11 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
                     metrics.breakerTransition(w.url(), label(transition.from()), label(transition.to()));
                 }));
         this.tokenizers = loadTokenizers(config);
+        RoutingPolicy prefillPolicy = config.prefillPolicy() == null ? policy
+                : Policies.create(config.prefillPolicy(), config.minLoadChoices());
+        RoutingPolicy decodePolicy = Policies.create(config.decodePolicy(), config.minLoadChoices());
         this.context = new RouterContext(config, registry, inFlight, breakers, health, policy, client, metrics, active,
-                tokenizers);
+                tokenizers, prefillPolicy, decodePolicy);
         metrics.bindDraining(active::draining);
         metrics.bindActive(active::size);
         registry.addListener(change -> {
@@ -89,6 +93,14 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         });
         for (String url : config.workerUrls()) {
             registry.add(Worker.regular(url));
+        }
+        for (String entry : config.prefillUrls()) {
+            int eq = entry.lastIndexOf('=');
+            registry.add(eq < 0 ? Worker.of(entry, WorkerRole.PREFILL, null)
+                    : Worker.of(entry.substring(0, eq), WorkerRole.PREFILL, Integer.parseInt(entry.substring(eq + 1))));
+        }
+        for (String url : config.decodeUrls()) {
+            registry.add(Worker.of(url, WorkerRole.DECODE, null));
         }
     }
 
