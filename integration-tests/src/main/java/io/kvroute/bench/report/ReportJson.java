@@ -55,6 +55,7 @@ public final class ReportJson {
         for (VariantResult r : results) {
             VariantMetrics m = metrics.get(r.variant());
             ObjectNode v = variantSummary(info, r, m);
+            variants.set(r.variant(), v);
             v.put("wall_seconds", r.wallNanos() / 1e9);
             ObjectNode lateness = v.putObject("lateness_wall_ms");
             LatencyStats l = m.latenessWallMs();
