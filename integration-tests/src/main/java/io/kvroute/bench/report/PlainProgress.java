@@ -13,7 +13,7 @@ final class PlainProgress implements Progress {
     private final int total;
     private final PrintStream out;
     private final AtomicInteger done = new AtomicInteger();
-    private final AtomicInteger lastDecile = new AtomicInteger(-1);
+    private final AtomicInteger lastDecile = new AtomicInteger(0);
     private final long startNanos = System.nanoTime();
 
     PlainProgress(String label, int total, PrintStream out) {
