@@ -9,8 +9,11 @@ import io.kvroute.bench.client.ScheduledRequest;
 import io.kvroute.bench.fleet.Fleet;
 import io.kvroute.bench.fleet.FleetSpec;
 import io.kvroute.bench.report.Progress;
+import io.kvroute.bench.workload.ChatRequests;
+import io.kvroute.bench.workload.PromptBuilder;
 import io.kvroute.bench.workload.Workload;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -19,7 +22,9 @@ import java.util.random.RandomGenerator;
 
 /**
  * A scenario that starts a fresh fleet per variant, replays one seeded workload through the
- * open-loop client and scrapes the router's decision counters. Every variant sees the identical
+ * open-loop client and scrapes the router's decision counters. Before measuring, a few unrecorded
+ * warm-up requests go through the fresh fleet (class loading and JIT otherwise land on the first
+ * variant's first requests); the scraped decision counters therefore include them. Every variant sees the identical
  * workload (same seed), compressed by the time scale into wall time.
  *
  * <p>Not thread-safe; the harness runs variants one after another.
@@ -118,12 +123,26 @@ public final class FleetWorkloadScenario implements Scenario {
         try (Fleet fleet = ctx.fleets().start(spec);
                 OpenLoopClient client = new OpenLoopClient(options);
                 Progress progress = ctx.progress().start(name + "/" + variant, wallSchedule.size())) {
+            // unrecorded warm-up: the first requests through a fresh JVM/fleet pay class loading and JIT
+            client.run(fleet.routerUrl(), warmup(ctx.seed()), r -> {});
             long startNanos = System.nanoTime();
             List<RequestRecord> records = client.run(fleet.routerUrl(), wallSchedule, r -> progress.step());
             long wallNanos = System.nanoTime() - startNanos;
             Map<String, Double> reasons = RouterMetricsScraper.decisionReasons(RouterMetricsScraper.scrape(fleet.routerUrl()));
             return VariantResult.of(variant, records, wallNanos, reasons);
         }
+    }
+
+    /** Requests sent, unrecorded, before each variant's measurement; their prompts are unrelated to the workload. */
+    static final int WARMUP_REQUESTS = 4;
+
+    private static List<ScheduledRequest> warmup(long seed) {
+        PromptBuilder prompts = new PromptBuilder(new SplittableRandom(~seed), Scenarios.CHARS_PER_TOKEN);
+        List<ScheduledRequest> requests = new ArrayList<>();
+        for (int i = 0; i < WARMUP_REQUESTS; i++) {
+            requests.add(new ScheduledRequest(i * 1_000_000L, ChatRequests.PATH, ChatRequests.userPrompt(prompts.text(16), 4), "warmup"));
+        }
+        return requests;
     }
 
     private TimeModelSpec time(boolean quick) {
