@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kvroute.bench.client.FakeOpenAiServer;
+import io.kvroute.bench.scenario.LoopbackOpenAiServer;
 import io.kvroute.bench.fleet.Fleet;
 import io.kvroute.bench.fleet.FleetFactory;
 import io.kvroute.bench.fleet.FleetSpec;
@@ -35,7 +35,7 @@ class BenchMainTest {
     /** Each fleet is one fake server answering as both router and worker. */
     private final FleetFactory fakeFleets = spec -> {
         startedSpecs.add(spec);
-        FakeOpenAiServer server = new FakeOpenAiServer(5, 1, 200);
+        LoopbackOpenAiServer server = new LoopbackOpenAiServer(5, 1, 200);
         return new Fleet() {
             @Override
             public String routerUrl() {
@@ -83,7 +83,7 @@ class BenchMainTest {
     @Test
     void defaultRegistry_listsTheBuiltInScenarios() {
         assertThat(ScenarioRegistry.defaults().names())
-                .contains("long-first-burst", "interleaved", "multi-turn", "saturation", "long-context");
+                .contains("long-first-burst", "interleaved", "multi-turn", "saturation", "long-context", "harness-selftest");
     }
 
     @Test

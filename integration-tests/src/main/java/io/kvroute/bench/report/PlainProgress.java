@@ -15,6 +15,7 @@ final class PlainProgress implements Progress {
     private final AtomicInteger done = new AtomicInteger();
     private final AtomicInteger lastDecile = new AtomicInteger(0);
     private final long startNanos = System.nanoTime();
+    private int lastPrintedDecile; // guarded by this
 
     PlainProgress(String label, int total, PrintStream out) {
         this.label = label;
@@ -29,6 +30,14 @@ final class PlainProgress implements Progress {
         int decile = total == 0 ? 10 : (int) (10L * now / total);
         int previous = lastDecile.get();
         if (decile > previous && decile < 10 && lastDecile.compareAndSet(previous, decile)) {
+            printLine(now, decile);
+        }
+    }
+
+    /** Serialized so lines appear in decile order even when two threads cross deciles together. */
+    private synchronized void printLine(int now, int decile) {
+        if (decile >= lastPrintedDecile) {
+            lastPrintedDecile = decile;
             out.printf("[%s] %d/%d (%d%%) after %.1f s%n", label, now, total, 100L * now / Math.max(1, total),
                     (System.nanoTime() - startNanos) / 1e9);
         }

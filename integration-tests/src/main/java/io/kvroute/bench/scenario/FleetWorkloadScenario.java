@@ -7,6 +7,7 @@ import io.kvroute.bench.client.OpenLoopClient;
 import io.kvroute.bench.client.RequestRecord;
 import io.kvroute.bench.client.ScheduledRequest;
 import io.kvroute.bench.fleet.Fleet;
+import io.kvroute.bench.fleet.FleetFactory;
 import io.kvroute.bench.fleet.FleetSpec;
 import io.kvroute.bench.report.Progress;
 import io.kvroute.bench.workload.ChatRequests;
@@ -52,10 +53,19 @@ public final class FleetWorkloadScenario implements Scenario {
     private final TimeModelSpec quickTime;
     private final Duration fullTimeout;
     private final Duration quickTimeout;
+    private final FleetFactory fleetOverride;
 
     public FleetWorkloadScenario(String name, List<String> variants, boolean hasClasses, WorkloadGenerator workload,
             SpecForVariant specs, TimeModelSpec fullTime, TimeModelSpec quickTime, Duration fullTimeout,
             Duration quickTimeout) {
+        this(name, variants, hasClasses, workload, specs, fullTime, quickTime, fullTimeout, quickTimeout, null);
+    }
+
+    /** As above, but always on fleets from {@code fleetOverride} (null: the run context's factory). */
+    FleetWorkloadScenario(String name, List<String> variants, boolean hasClasses, WorkloadGenerator workload,
+            SpecForVariant specs, TimeModelSpec fullTime, TimeModelSpec quickTime, Duration fullTimeout,
+            Duration quickTimeout, FleetFactory fleetOverride) {
+        this.fleetOverride = fleetOverride;
         this.name = Objects.requireNonNull(name, "name");
         this.variants = List.copyOf(variants);
         this.hasClasses = hasClasses;
@@ -89,7 +99,9 @@ public final class FleetWorkloadScenario implements Scenario {
 
     @Override
     public String timeModel(boolean quick) {
-        return time(quick).description();
+        return fleetOverride instanceof LoopbackFleetFactory
+                ? "no engine: an in-process loopback stand-in streams canned tokens after fixed delays (real time)"
+                : time(quick).description();
     }
 
     @Override
@@ -120,7 +132,7 @@ public final class FleetWorkloadScenario implements Scenario {
                 .toList();
         Duration timeout = ctx.quick() ? quickTimeout : fullTimeout;
         OpenLoopClient.Options options = new OpenLoopClient.Options(timeout, timeout, 4096);
-        try (Fleet fleet = ctx.fleets().start(spec);
+        try (Fleet fleet = (fleetOverride != null ? fleetOverride : ctx.fleets()).start(spec);
                 OpenLoopClient client = new OpenLoopClient(options);
                 Progress progress = ctx.progress().start(name + "/" + variant, wallSchedule.size())) {
             // unrecorded warm-up: the first requests through a fresh JVM/fleet pay class loading and JIT
@@ -134,13 +146,16 @@ public final class FleetWorkloadScenario implements Scenario {
     }
 
     /** Requests sent, unrecorded, before each variant's measurement; their prompts are unrelated to the workload. */
-    static final int WARMUP_REQUESTS = 4;
+    static final int WARMUP_REQUESTS = 16;
+
+    /** Prompt length of each warm-up request: big enough to exercise the large-body paths. */
+    static final int WARMUP_PROMPT_TOKENS = 512;
 
     private static List<ScheduledRequest> warmup(long seed) {
         PromptBuilder prompts = new PromptBuilder(new SplittableRandom(~seed), Scenarios.CHARS_PER_TOKEN);
         List<ScheduledRequest> requests = new ArrayList<>();
         for (int i = 0; i < WARMUP_REQUESTS; i++) {
-            requests.add(new ScheduledRequest(i * 1_000_000L, ChatRequests.PATH, ChatRequests.userPrompt(prompts.text(16), 4), "warmup"));
+            requests.add(new ScheduledRequest(i * 1_000_000L, ChatRequests.PATH, ChatRequests.userPrompt(prompts.text(WARMUP_PROMPT_TOKENS), 4), "warmup"));
         }
         return requests;
     }

@@ -66,7 +66,24 @@ public final class Scenarios {
                         (random, quick) -> LongContextWorkload.generate(
                                 quick ? LongContextWorkload.Params.quick() : LongContextWorkload.Params.full(),
                                 random, CHARS_PER_TOKEN),
-                        (variant, quick) -> policyFleet(time, 2, variant), time));
+                        (variant, quick) -> policyFleet(time, 2, variant), time),
+                harnessSelfTest());
+    }
+
+    /**
+     * Measures the harness itself: the long-first-burst schedule (the tightest, 1 ms apart) with
+     * real-size prompts against a loopback stand-in that answers at once ({@code instant}) or after
+     * 500 ms ({@code slow-500ms}); shows the client's send lateness and its TTFT floor. Needs no fleet.
+     */
+    static Scenario harnessSelfTest() {
+        TimeModelSpec realTime = new TimeModelSpec(0, 0, 0, 1.0, 0, 0);
+        return new FleetWorkloadScenario("harness-selftest", List.of("instant", "slow-500ms"), true,
+                (random, quick) -> ShortLongWorkloads.longFirstBurst(quick
+                                ? new ShortLongWorkloads.Sizes(24, 24, 4_096, 128, 16)
+                                : new ShortLongWorkloads.Sizes(48, 48, 16_384, 128, 16), random, CHARS_PER_TOKEN),
+                (variant, quick) -> new FleetSpec(1, List.of("--first-token-ms", variant.equals("instant") ? "0" : "500",
+                        "--per-token-ms", "1"), List.of()),
+                realTime, realTime, FULL_TIMEOUT, QUICK_TIMEOUT, new LoopbackFleetFactory());
     }
 
     private static Scenario scenario(String name, List<String> variants, boolean hasClasses,

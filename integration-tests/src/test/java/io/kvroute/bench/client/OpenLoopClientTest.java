@@ -2,6 +2,7 @@ package io.kvroute.bench.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvroute.bench.scenario.LoopbackOpenAiServer;
 import io.kvroute.bench.workload.ChatRequests;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,7 +29,7 @@ class OpenLoopClientTest {
      */
     @Test
     void slowServer_requestsStillLeaveOnSchedule_notSerialized() throws Exception {
-        try (FakeOpenAiServer server = new FakeOpenAiServer(500, 0, 200);
+        try (LoopbackOpenAiServer server = new LoopbackOpenAiServer(500, 0, 200);
                 OpenLoopClient client = new OpenLoopClient(OpenLoopClient.Options.defaults())) {
             AtomicInteger completions = new AtomicInteger();
             List<RequestRecord> records = client.run(server.baseUrl(), schedule(50, 10, 2), r -> completions.incrementAndGet());
@@ -47,7 +48,7 @@ class OpenLoopClientTest {
 
     @Test
     void streaming_timesFirstAndLastTokenAndReadsUsage() throws Exception {
-        try (FakeOpenAiServer server = new FakeOpenAiServer(50, 20, 200);
+        try (LoopbackOpenAiServer server = new LoopbackOpenAiServer(50, 20, 200);
                 OpenLoopClient client = new OpenLoopClient(OpenLoopClient.Options.defaults())) {
             List<RequestRecord> records = client.run(server.baseUrl(), schedule(1, 0, 6), r -> {});
 
@@ -67,7 +68,7 @@ class OpenLoopClientTest {
 
     @Test
     void plainJsonResponse_countsAsOneTimedAnswer() throws Exception {
-        try (FakeOpenAiServer server = new FakeOpenAiServer(10, 0, 200);
+        try (LoopbackOpenAiServer server = new LoopbackOpenAiServer(10, 0, 200);
                 OpenLoopClient client = new OpenLoopClient(OpenLoopClient.Options.defaults())) {
             byte[] body = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":3}".getBytes();
             List<RequestRecord> records = client.run(server.baseUrl(),
@@ -82,7 +83,7 @@ class OpenLoopClientTest {
 
     @Test
     void errorStatus_isRecordedAsFailure() throws Exception {
-        try (FakeOpenAiServer server = new FakeOpenAiServer(0, 0, 429);
+        try (LoopbackOpenAiServer server = new LoopbackOpenAiServer(0, 0, 429);
                 OpenLoopClient client = new OpenLoopClient(OpenLoopClient.Options.defaults())) {
             List<RequestRecord> records = client.run(server.baseUrl(), schedule(3, 1, 2), r -> {});
 
@@ -97,7 +98,7 @@ class OpenLoopClientTest {
     @Test
     void overallTimeout_abortsOutstandingAndMarksUnsent_withoutHanging() throws Exception {
         OpenLoopClient.Options options = new OpenLoopClient.Options(Duration.ofSeconds(30), Duration.ofMillis(400), 64);
-        try (FakeOpenAiServer server = new FakeOpenAiServer(2_000, 0, 200);
+        try (LoopbackOpenAiServer server = new LoopbackOpenAiServer(2_000, 0, 200);
                 OpenLoopClient client = new OpenLoopClient(options)) {
             List<ScheduledRequest> requests = new ArrayList<>(schedule(2, 0, 2));
             requests.add(new ScheduledRequest(5_000 * MILLIS, ChatRequests.PATH, ChatRequests.userPrompt("late", 2), ""));

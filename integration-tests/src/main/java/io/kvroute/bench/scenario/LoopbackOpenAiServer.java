@@ -1,4 +1,4 @@
-package io.kvroute.bench.client;
+package io.kvroute.bench.scenario;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -16,13 +16,14 @@ import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
- * A tiny in-process OpenAI-compatible server on an ephemeral loopback port for harness tests:
+ * A tiny in-process OpenAI-compatible stand-in on an ephemeral loopback port, used by the
+ * {@code harness-selftest} scenario (to measure what the harness itself costs) and by tests:
  * {@code POST /v1/chat/completions} waits {@code firstTokenDelayMillis}, then streams
  * {@code max_tokens} content chunks {@code perTokenDelayMillis} apart (or answers plain JSON when
  * the body does not ask to stream), then a usage chunk and {@code [DONE]}; {@code GET /metrics}
  * serves fixed Prometheus text. It counts requests in flight so tests can see concurrency.
  */
-public final class FakeOpenAiServer implements AutoCloseable {
+public final class LoopbackOpenAiServer implements AutoCloseable {
 
     public static final String METRICS = """
             # HELP kvroute_policy_decisions_total Routing decisions.
@@ -41,12 +42,12 @@ public final class FakeOpenAiServer implements AutoCloseable {
     private final AtomicInteger maxInFlight = new AtomicInteger();
     private final AtomicInteger received = new AtomicInteger();
 
-    public FakeOpenAiServer(long firstTokenDelayMillis, long perTokenDelayMillis, int status) throws Exception {
+    public LoopbackOpenAiServer(long firstTokenDelayMillis, long perTokenDelayMillis, int status) throws Exception {
         this.firstTokenDelayMillis = firstTokenDelayMillis;
         this.perTokenDelayMillis = perTokenDelayMillis;
         this.status = status;
         QueuedThreadPool threads = new QueuedThreadPool(256, 8);
-        threads.setName("fake-openai");
+        threads.setName("loopback-openai");
         server = new Server(threads);
         ServerConnector connector = new ServerConnector(server);
         connector.setHost("127.0.0.1");
