@@ -19,8 +19,9 @@ import picocli.CommandLine.Parameters;
 /**
  * Entry point of kvroute-bench.jar: runs one scenario's variants in order (the first selected
  * variant is the baseline), then prints a table and writes results.json, report.md, PNG plots and
- * optionally the {@code --json} summary. Exit codes: 0 ok, 1 a variant failed to run, 2 usage error
- * (unknown scenario or variant). See docs/benchmark-harness.md.
+ * optionally the {@code --json} summary. Exit codes: 0 ok, 1 a variant failed to run (the variants
+ * completed before it are still reported; later ones are not run), 2 usage error (unknown scenario or
+ * variant). See docs/benchmark-harness.md.
  */
 @Command(name = "kvroute-bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Runs a kvroute benchmark scenario against an in-process router and mock GPU workers.")
@@ -106,19 +107,28 @@ public final class BenchMain implements Callable<Integer> {
                 variants, seed, info.timeScale());
         RunContext ctx = new RunContext(seed, quick, dir, fleets, progress);
         List<VariantResult> results = new ArrayList<>();
+        int exitCode = 0;
         for (String variant : variants) {
             try {
                 results.add(scenario.run(variant, ctx));
             } catch (Exception e) {
+                // stop here: later variants would be compared against an incomplete set
                 err.println("variant " + variant + " of " + scenario.name() + " failed: " + e);
-                return EXIT_VARIANT_FAILED;
+                exitCode = EXIT_VARIANT_FAILED;
+                break;
             }
+        }
+        if (results.isEmpty()) {
+            return exitCode;
         }
         Report.Written written = Report.write(info, results, dir, jsonFile);
         out.println();
         out.print(written.consoleTable());
         out.println();
         written.files().forEach(f -> out.println("wrote " + f));
-        return 0;
+        if (exitCode != 0) {
+            out.println("partial results: only the variants above completed");
+        }
+        return exitCode;
     }
 }

@@ -116,6 +116,26 @@ class BenchMainTest {
     }
 
     @Test
+    void variantFailingMidway_reportsTheCompletedOnesAndExits1(@TempDir Path dir) throws Exception {
+        FleetFactory failsForHrrn = spec -> {
+            if (spec.workerArgs().contains("hrrn")) {
+                throw new IllegalStateException("worker crashed");
+            }
+            return fakeFleets.start(spec);
+        };
+        Path summary = dir.resolve("s.json");
+        int code = BenchMain.run(new String[] {"mini-burst", "--out", dir.toString(), "--json", summary.toString()},
+                new ScenarioRegistry(List.of(miniBurst())), failsForHrrn, Progress.silent(),
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+
+        assertThat(code).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("hrrn").contains("worker crashed");
+        assertThat(JSON.readTree(summary.toFile()).path("variants").fieldNames()).toIterable()
+                .containsExactly("default", "promote_shortest");
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("partial results");
+    }
+
+    @Test
     void fleetThatFailsToStart_exits1() {
         FleetFactory broken = spec -> {
             throw new IllegalStateException("no router");
