@@ -10,7 +10,6 @@ import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 import org.eclipse.jetty.client.BytesRequestContent;
@@ -108,14 +107,12 @@ public final class OpenLoopClient implements AutoCloseable {
         CountDownLatch finished = new CountDownLatch(n);
         long startNanos = nanoTicker.getAsLong();
         long deadlineNanos = startNanos + options.overallTimeout().toNanos();
-        AtomicInteger unsent = new AtomicInteger();
 
         Thread scheduler = new Thread(() -> {
             for (Exchange exchange : bySendTime) {
                 long dueNanos = startNanos + exchange.scheduled.sendAtNanosFromStart();
                 if (dueNanos >= deadlineNanos || Thread.currentThread().isInterrupted()) {
                     exchange.finishUnsent("not sent: overall timeout before its send time", listener, finished);
-                    unsent.incrementAndGet();
                     continue;
                 }
                 for (long wait = dueNanos - nanoTicker.getAsLong(); wait > 0; wait = dueNanos - nanoTicker.getAsLong()) {
@@ -123,6 +120,10 @@ public final class OpenLoopClient implements AutoCloseable {
                     if (Thread.currentThread().isInterrupted()) {
                         break;
                     }
+                }
+                if (Thread.currentThread().isInterrupted()) {
+                    exchange.finishUnsent("not sent: overall timeout before its send time", listener, finished);
+                    continue;
                 }
                 send(base, exchange, startNanos, listener, finished);
             }
@@ -237,11 +238,14 @@ public final class OpenLoopClient implements AutoCloseable {
                     listener, finished);
         }
 
-        private synchronized void finish(RequestRecord finalRecord, CompletionListener listener, CountDownLatch finished) {
-            if (record != null) {
-                return;
+        /** First call wins (a completion may race an abort); the listener runs outside the lock. */
+        private void finish(RequestRecord finalRecord, CompletionListener listener, CountDownLatch finished) {
+            synchronized (this) {
+                if (record != null) {
+                    return;
+                }
+                record = finalRecord;
             }
-            record = finalRecord;
             finished.countDown();
             listener.completed(finalRecord);
         }
