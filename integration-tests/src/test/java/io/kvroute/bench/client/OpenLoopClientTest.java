@@ -43,7 +43,8 @@ class OpenLoopClientTest {
             assertThat(lastSent).isLessThan(490 * MILLIS + 250 * MILLIS);
             // answers overlapped: far more than one request in flight at the server
             assertThat(server.maxInFlight()).isGreaterThan(20);
-            assertThat(records).allSatisfy(r -> assertThat(r.ttftNanos()).isGreaterThanOrEqualTo(500.0 * MILLIS));
+            // the server's 500 ms delay shows up as latency (a little less: "sent" is stamped after the write returns)
+            assertThat(records).allSatisfy(r -> assertThat(r.ttftNanos()).isGreaterThanOrEqualTo(450.0 * MILLIS));
         }
     }
 
@@ -59,7 +60,7 @@ class OpenLoopClientTest {
             assertThat(r.outputTokens()).isEqualTo(6);
             assertThat(r.promptTokens()).isEqualTo(100);
             assertThat(r.cachedTokens()).isEqualTo(25);
-            assertThat(r.ttftNanos()).isGreaterThanOrEqualTo(50.0 * MILLIS);
+            assertThat(r.ttftNanos()).isGreaterThanOrEqualTo(40.0 * MILLIS);
             // five gaps of 20 ms between the six tokens
             assertThat(r.lastTokenNanos() - r.firstTokenNanos()).isGreaterThanOrEqualTo(100 * MILLIS);
             assertThat(r.tpotNanos()).isGreaterThanOrEqualTo(20.0 * MILLIS);
