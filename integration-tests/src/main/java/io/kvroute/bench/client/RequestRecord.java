@@ -9,6 +9,7 @@ package io.kvroute.bench.client;
  * TTFT and e2e are measured from "sent"; TPOT = (e2e - ttft) / (outputTokens - 1).
  *
  * @param index position in the scheduled list
+ * @param dispatchedNanos when a dispatch thread began handing the request to the HTTP client
  * @param status HTTP status, 0 when no response arrived
  * @param error null when the request succeeded (HTTP 200 and a complete, error-free body)
  * @param outputTokens {@code usage.completion_tokens} when reported, else the number of content chunks
