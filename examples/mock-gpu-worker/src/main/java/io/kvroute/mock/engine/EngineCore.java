@@ -59,6 +59,8 @@ final class EngineCore {
 
     private long privateTokens;
     private long steps;
+    /** Requests admitted with inference priority (PD continuation segments), for /scheduler. */
+    private long priorityAdmitted;
     private long totalPrefillUncachedTokens;
     private long totalPrefillBusyMicros;
     private volatile EngineStats stats;
@@ -274,6 +276,9 @@ final class EngineCore {
             int inputLen = req.inputIds().length;
             e.sched = SchedRequest.create(req.requestId(), inputLen, req.maxNewTokens(), req.highPriorityRequest(),
                     req.segmentIndex(), counter.value());
+            if (e.sched.inferHighPriority() < 0) {
+                priorityAdmitted++;
+            }
             e.match = cache.matchAndLock(req.inputIds(), inputLen - 1);
             e.sched.admitWithCachedLen(e.match.cachedTokens);
             e.state = State.ADMITTED;
@@ -320,6 +325,7 @@ final class EngineCore {
         counters.put("processed_prefill_tokens", counter.value());
         counters.put("total_prefill_uncached_tokens", totalPrefillUncachedTokens);
         counters.put("steps", steps);
+        counters.put("inference_priority_admitted", priorityAdmitted);
         Map<String, Object> v = new LinkedHashMap<>();
         v.put("strategy", strategy.name());
         v.put("waiting", List.copyOf(waitingView));

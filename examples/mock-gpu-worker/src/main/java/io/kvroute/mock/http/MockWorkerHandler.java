@@ -101,6 +101,18 @@ public final class MockWorkerHandler extends Handler.Abstract {
         this.speedup = speedup;
     }
 
+    private final java.util.concurrent.atomic.AtomicInteger injectedFailures = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile int injectedStatus;
+
+    /**
+     * Fault injection for tests and drills: the next {@code count} generation requests are answered
+     * at once with {@code status} (429 comes as {@code server_busy} with {@code Retry-After}).
+     */
+    public void injectFailures(int status, int count) {
+        injectedStatus = status;
+        injectedFailures.set(count);
+    }
+
     /** The output text this worker produced for a client {@code rid} (all segments it served). */
     public String outputFor(String rid) {
         return outputByRid.get(rid);
@@ -224,6 +236,15 @@ public final class MockWorkerHandler extends Handler.Abstract {
             }
         }
         requests.incrementAndGet();
+        if (injectedFailures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            int status = injectedStatus;
+            if (status == 429) {
+                response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
+            }
+            error(response, callback, status, status == 429 ? "server_busy" : "injected_failure",
+                    "injected failure " + status);
+            return;
+        }
         int[] inputIds = inputIds(kind, body);
         if (inputIds.length == 0) {
             throw new BadRequest("the prompt is empty");
