@@ -30,7 +30,7 @@ import org.HdrHistogram.Histogram;
  * and the age of the data a request would see (a sampler thread captures a snapshot every 1 ms
  * and records, for one worker in turn, snapshot time minus that worker's captured_at).
  *
- * <p>Usage: {@code LoadPlaneBench [workers=64] [rate=10000] [seconds=10] [batchWindowMs=1]}.
+ * <p>Usage: {@code LoadPlaneBench [workers=64] [rate=10000] [seconds=10] [batchWindowMs=5]}.
  */
 public final class LoadPlaneBench {
     private LoadPlaneBench() {}
@@ -39,7 +39,7 @@ public final class LoadPlaneBench {
         int workers = args.length > 0 ? Integer.parseInt(args[0]) : 64;
         int rate = args.length > 1 ? Integer.parseInt(args[1]) : 10_000;
         int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 10;
-        int batchWindowMs = args.length > 3 ? Integer.parseInt(args[3]) : 1;
+        int batchWindowMs = args.length > 3 ? Integer.parseInt(args[3]) : 5;
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         LoadPlaneConfig cfg = LoadPlaneConfig.defaults().withBatchWindow(Duration.ofMillis(batchWindowMs));

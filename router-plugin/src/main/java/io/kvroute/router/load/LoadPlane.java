@@ -26,7 +26,11 @@ import org.zeromq.ZMQ;
  * The thread decodes reports, tracks {@code seq} per {@code (worker, rank)} and, after each batch,
  * publishes a new immutable {@link LoadTable} through a volatile field (copy-on-write, one array
  * copy per batch). {@link #snapshot()} and {@link #view()} read that field and are lock-free and
- * safe from any thread. No lock is held anywhere.
+ * safe from any thread. No lock is held anywhere. After each batch the thread sleeps
+ * {@link LoadPlaneConfig#batchWindow()} (default 5 ms) so reports from many workers share one wakeup
+ * and one table version: in {@code LoadPlaneBench} (64 workers, 10k reports/s) this took the
+ * thread from ~11% to ~8% of a core at 1 ms vs 5 ms (docs/benchmarks-load.md), for at most 5 ms
+ * of extra report age against a 5 s freshness window.
  *
  * <p><b>Robustness.</b> Malformed frames (wrong frame count/topic/seq width, unknown tag, wrong
  * arity, bad fields, garbage bytes, a rank beyond the worker's dp size) are dropped and counted by

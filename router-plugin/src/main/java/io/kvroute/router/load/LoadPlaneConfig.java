@@ -41,7 +41,7 @@ public record LoadPlaneConfig(Duration freshnessWindow, Duration pollTimeout, in
 
     public static LoadPlaneConfig defaults() {
         return new LoadPlaneConfig(Duration.ofSeconds(5), Duration.ofMillis(20), 1000, DispatchLog.DEFAULT_CAPACITY,
-                Duration.ofMillis(1));
+                Duration.ofMillis(5));
     }
 
     public LoadPlaneConfig withFreshnessWindow(Duration d) {
