@@ -99,6 +99,7 @@ public final class LoadPublisher implements AutoCloseable {
     private final PublishSchedule[] schedules;
     private final AtomicReferenceArray<LoadStat> mailbox;
     private final AtomicLong sent = new AtomicLong();
+    private final AtomicLong sendErrors = new AtomicLong();
     private final List<String> endpoints;
     private final Thread thread;
     private volatile boolean running = true;
@@ -219,6 +220,11 @@ public final class LoadPublisher implements AutoCloseable {
         return sent.get();
     }
 
+    /** Sends that ZeroMQ rejected with an exception (each is one lost report). */
+    public long sendErrorCount() {
+        return sendErrors.get();
+    }
+
     @Override
     public void close() {
         running = false;
@@ -256,11 +262,19 @@ public final class LoadPublisher implements AutoCloseable {
                     LoadStat stat = mailbox.getAndSet(r, null);
                     if (stat != null) {
                         ZMQ.Socket s = sockets[r];
-                        // PUB never blocks: at the HWM ZeroMQ drops the message for that subscriber.
-                        s.sendMore(LoadStatEncoder.TOPIC);
-                        s.sendMore(LoadStatEncoder.seqFrame(seq[r]++));
-                        s.send(LoadStatEncoder.payload(stat), 0);
+                        // Counted before sending so a subscriber never sees a report the count lacks.
                         sent.incrementAndGet();
+                        try {
+                            // PUB never blocks: at the HWM ZeroMQ drops the message for that subscriber.
+                            s.sendMore(LoadStatEncoder.TOPIC);
+                            s.sendMore(LoadStatEncoder.seqFrame(seq[r]++));
+                            s.send(LoadStatEncoder.payload(stat), 0);
+                        } catch (RuntimeException e) {
+                            if (!running) {
+                                break;
+                            }
+                            sendErrors.incrementAndGet(); // one lost report; keep publishing
+                        }
                     }
                 }
                 LockSupport.parkNanos(IDLE_PARK_NANOS);

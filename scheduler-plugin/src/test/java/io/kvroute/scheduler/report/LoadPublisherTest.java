@@ -46,7 +46,8 @@ class LoadPublisherTest {
                 pub.onStep(LoadStat.base(1, waiting++, 10, 100, 1));
                 frames = recv(sub);
             }
-            assertThat(frames).isNotNull();
+            assertThat(frames).as("a report within 400 steps; sent=%d sendErrors=%d endpoints=%s",
+                    pub.sentCount(), pub.sendErrorCount(), eps).isNotNull();
             assertThat(new String(frames[0])).isEqualTo("load");
             assertThat(frames[1]).hasSize(8);
             long firstSeq = ByteBuffer.wrap(frames[1]).getLong();
