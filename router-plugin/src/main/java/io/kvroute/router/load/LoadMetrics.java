@@ -10,7 +10,10 @@ import java.util.function.Supplier;
 
 /**
  * The load plane's meters ({@code kvroute_load_*} in Prometheus). Counters are thread-safe; the
- * per-worker gauges are added and removed by the load-plane thread only.
+ * per-worker gauges are added and removed by the load-plane thread only. One load plane per
+ * registry: Micrometer deduplicates meters by name and tags, so a second plane's gauges would read
+ * the first plane. Gauges hold their supplier strongly: Micrometer's default weak reference let a
+ * method-reference supplier be collected, and the gauge read NaN (caught by LoadPlaneTest).
  */
 final class LoadMetrics {
     private final MeterRegistry registry;
@@ -18,6 +21,8 @@ final class LoadMetrics {
     final Counter seqGaps;
     final Counter missed;
     final Counter loopErrors;
+    private final Gauge freshWorkers;
+    private final Gauge workers;
     private final EnumMap<MalformedReason, Counter> malformed = new EnumMap<>(MalformedReason.class);
     private final Map<String, Gauge> ageGauges = new HashMap<>(); // load-plane thread only
 
@@ -35,10 +40,11 @@ final class LoadMetrics {
             malformed.put(r, Counter.builder("kvroute.load.reports.malformed").tag("reason", r.label())
                     .description("Messages dropped as malformed").register(registry));
         }
-        Gauge.builder("kvroute.load.workers.fresh", snapshots, s -> freshCount(s.get()))
-                .description("Workers whose every dp rank reported within the freshness window").register(registry);
-        Gauge.builder("kvroute.load.workers", snapshots, s -> s.get().table().workers().length)
-                .description("Workers the load plane subscribes to").register(registry);
+        freshWorkers = Gauge.builder("kvroute.load.workers.fresh", snapshots, s -> freshCount(s.get()))
+                .description("Workers whose every dp rank reported within the freshness window")
+                .strongReference(true).register(registry);
+        workers = Gauge.builder("kvroute.load.workers", snapshots, s -> s.get().table().workers().length)
+                .description("Workers the load plane subscribes to").strongReference(true).register(registry);
     }
 
     void malformed(MalformedReason reason) {
@@ -50,7 +56,7 @@ final class LoadMetrics {
         ageGauges.put(workerId, Gauge.builder("kvroute.load.report.age", snapshots, s -> ageSeconds(s.get(), workerId))
                 .tag("worker", workerId).baseUnit("seconds")
                 .description("Age of the worker's oldest rank report (NaN until every rank reported)")
-                .register(registry));
+                .strongReference(true).register(registry));
     }
 
     void removeWorker(String workerId) {
@@ -60,10 +66,13 @@ final class LoadMetrics {
         }
     }
 
+    /** On close: drops every gauge that reads this plane (counters stay, they are cumulative). */
     void removeAll() {
         for (String id : Map.copyOf(ageGauges).keySet()) {
             removeWorker(id);
         }
+        registry.remove(freshWorkers);
+        registry.remove(workers);
     }
 
     private static double freshCount(EngineLoadSnapshot s) {

@@ -49,7 +49,10 @@ class LoadPlaneTest {
         return LoadPublisher.Options.defaults().withEverySteps(1).withContext(ctx);
     }
 
-    /** Steps the publisher with a changing stat until the plane shows {@code target} for the worker. */
+    /**
+     * Steps the publisher with a changing stat until the plane shows {@code target} for the worker,
+     * then waits until nothing is in flight; the last report sent, and so applied, is the target.
+     */
     private void publishUntilSeen(LoadPublisher pub, String worker, LoadStat target) {
         int[] i = {0};
         await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() -> {
@@ -60,6 +63,20 @@ class LoadPlaneTest {
                     && plane.snapshot().table().get(worker).rank(target.attnDpRank()).report().numWaitingReqs()
                     == target.numWaitingReqs();
         });
+        awaitQuiet();
+    }
+
+    /**
+     * Waits until the plane has published no new table for 100 ms: reports stepped inside
+     * {@link #publishUntilSeen} may still be in flight when it returns, and one landing after the
+     * test moves the fake clock would be stamped with the new time.
+     */
+    private void awaitQuiet() {
+        long v;
+        do {
+            v = plane.snapshot().version();
+            sleep(100);
+        } while (plane.snapshot().version() != v);
     }
 
     @Test
