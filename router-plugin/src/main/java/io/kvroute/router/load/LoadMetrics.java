@@ -21,6 +21,7 @@ final class LoadMetrics {
     final Counter seqGaps;
     final Counter missed;
     final Counter loopErrors;
+    final Counter resubscribes;
     private final Gauge freshWorkers;
     private final Gauge workers;
     private final EnumMap<MalformedReason, Counter> malformed = new EnumMap<>(MalformedReason.class);
@@ -36,6 +37,9 @@ final class LoadMetrics {
                 .description("Reports missing according to seq (sum of gap sizes)").register(registry);
         loopErrors = Counter.builder("kvroute.load.loop.errors")
                 .description("Unexpected exceptions caught by the load-plane thread").register(registry);
+        resubscribes = Counter.builder("kvroute.load.resubscribes")
+                .description("SUB sockets replaced because a worker was silent for twice the freshness window")
+                .register(registry);
         for (MalformedReason r : MalformedReason.values()) {
             malformed.put(r, Counter.builder("kvroute.load.reports.malformed").tag("reason", r.label())
                     .description("Messages dropped as malformed").register(registry));

@@ -37,7 +37,9 @@ import org.zeromq.ZMQ;
  * reason; an unexpected exception in one iteration is counted and the loop goes on. ZeroMQ
  * reconnects by itself; a publisher that restarts shows a {@code seq} that goes backwards, which
  * resets that rank's seq and throughput tracking instead of counting a gap. The first reports after
- * a connect may be lost (slow joiner); nothing depends on them.
+ * a connect may be lost (slow joiner); nothing depends on them. A worker silent for
+ * {@link LoadPlaneConfig#resubscribeAfter()} (default 10 s, real time) gets a new SUB socket (works around a JeroMQ handshake stall, see
+ * {@code resubscribeSilent}); counted as {@code kvroute_load_resubscribes_total}.
  *
  * <p>Follows SGLang's router {@code engine_load.rs} (REFERENCE §2): table keyed by
  * {@code (worker, dp_rank)}, freshness on the receiver's clock.
@@ -47,6 +49,8 @@ public final class LoadPlane implements AutoCloseable {
     private static final int MAX_DRAIN_PER_SOCKET = 256;
     /** Frames kept per message; a longer message is malformed anyway. */
     private static final int MAX_FRAMES = 3;
+    /** How often the load-plane thread looks for silent workers (see {@code resubscribeSilent}). */
+    private static final long WATCHDOG_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private sealed interface Command permits Add, Remove {}
 
@@ -57,7 +61,8 @@ public final class LoadPlane implements AutoCloseable {
     /** Load-plane-thread-only state of one subscribed worker. */
     private static final class Slot {
         final String workerId;
-        final ZMQ.Socket socket;
+        ZMQ.Socket socket;
+        long lastMessageNanos;
         final long[] lastSeq;
         final boolean[] seen;
         int index;
@@ -73,6 +78,7 @@ public final class LoadPlane implements AutoCloseable {
     private final LoadPlaneConfig cfg;
     private final LongSupplier nanoClock;
     private final long freshnessWindowNanos;
+    private final long resubscribeAfterNanos;
     private final ZContext sharedContext;
     private final DispatchLog dispatchLog;
     private final LoadMetrics metrics;
@@ -103,6 +109,7 @@ public final class LoadPlane implements AutoCloseable {
         this.nanoClock = requireNonNull(nanoClock, "nanoClock");
         requireNonNull(registry, "registry");
         this.freshnessWindowNanos = cfg.freshnessWindow().toNanos();
+        this.resubscribeAfterNanos = cfg.resubscribeAfter().toNanos();
         this.sharedContext = sharedContext;
         this.dispatchLog = new DispatchLog(cfg.dispatchLogCapacity());
         this.metrics = new LoadMetrics(registry, this::snapshot);
@@ -176,9 +183,16 @@ public final class LoadPlane implements AutoCloseable {
         try {
             long pollMillis = cfg.pollTimeout().toMillis();
             long batchNanos = cfg.batchWindow().toNanos();
+            long lastWatchdogNanos = System.nanoTime();
             while (running) {
                 try {
-                    if (applyCommands(ctx)) {
+                    boolean rebuild = applyCommands(ctx);
+                    long now = System.nanoTime(); // transport upkeep runs on real time, not the policy clock
+                    if (now - lastWatchdogNanos >= WATCHDOG_PERIOD_NANOS) {
+                        lastWatchdogNanos = now;
+                        rebuild |= resubscribeSilent(ctx, now);
+                    }
+                    if (rebuild) {
                         if (poller != null) {
                             poller.close();
                         }
@@ -242,14 +256,8 @@ public final class LoadPlane implements AutoCloseable {
                     }
                     closeSlot(ctx, add.workerId());
                 }
-                ZMQ.Socket sub = ctx.createSocket(SocketType.SUB);
-                sub.setRcvHWM(cfg.rcvHwm());
-                sub.setLinger(0);
-                sub.subscribe(new byte[] {'l', 'o', 'a', 'd'});
-                for (String ep : add.endpoints()) {
-                    sub.connect(ep);
-                }
-                Slot slot = new Slot(add.workerId(), sub, add.dpSize());
+                Slot slot = new Slot(add.workerId(), subscribe(ctx, add.endpoints()), add.dpSize());
+                slot.lastMessageNanos = System.nanoTime();
                 slots.put(add.workerId(), slot);
                 metrics.addWorker(add.workerId(), this::snapshot);
                 pendingStates.put(add.workerId(), WorkerState.empty(add.workerId(), add.endpoints(), add.dpSize()));
@@ -266,6 +274,39 @@ public final class LoadPlane implements AutoCloseable {
             reindex();
         }
         return changed;
+    }
+
+    private ZMQ.Socket subscribe(ZContext ctx, List<String> endpoints) {
+        ZMQ.Socket sub = ctx.createSocket(SocketType.SUB);
+        sub.setRcvHWM(cfg.rcvHwm());
+        sub.setLinger(0);
+        sub.subscribe(new byte[] {'l', 'o', 'a', 'd'});
+        for (String ep : endpoints) {
+            sub.connect(ep);
+        }
+        return sub;
+    }
+
+    /**
+     * Replaces the SUB socket of every worker silent for {@code resubscribeAfter} (real time); true if any.
+     * Why: in rare runs (4 in 150 in a loopback repro) a JeroMQ 0.6.0 SUB connection stalls in the
+     * handshake for good (TCP established, the peer's 10-byte greeting left unread), and ZeroMQ's
+     * own reconnect never fires because the connection never failed. A new socket recovers; a
+     * worker that is simply down costs one socket churn per period.
+     */
+    private boolean resubscribeSilent(ZContext ctx, long nowNanos) {
+        boolean any = false;
+        for (Slot s : slotArray) {
+            if (nowNanos - s.lastMessageNanos >= resubscribeAfterNanos) {
+                ctx.destroySocket(s.socket);
+                s.socket = subscribe(ctx, states[s.index].endpoints());
+                s.lastMessageNanos = nowNanos;
+                Arrays.fill(s.seen, false); // the first seq on the new connection is not a gap
+                metrics.resubscribes.increment();
+                any = true;
+            }
+        }
+        return any;
     }
 
     private void closeSlot(ZContext ctx, String workerId) {
@@ -303,6 +344,9 @@ public final class LoadPlane implements AutoCloseable {
             byte[] first = slot.socket.recv(ZMQ.DONTWAIT);
             if (first == null) {
                 break;
+            }
+            if (n == 0) {
+                slot.lastMessageNanos = System.nanoTime();
             }
             int count = 1;
             frames[0] = first;

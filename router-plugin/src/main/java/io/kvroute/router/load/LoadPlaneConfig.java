@@ -15,13 +15,19 @@ import java.time.Duration;
  * @param batchWindow after handling a batch, the thread sleeps this long so that reports from many
  *        workers are handled and published as one table version (0 = none); bounds the extra
  *        report latency it adds
+ * @param resubscribeAfter a worker's SUB socket is replaced after this much silence, on the real
+ *        monotonic clock (transport upkeep, not policy; see {@code LoadPlane}); at least 100 ms
  */
 public record LoadPlaneConfig(Duration freshnessWindow, Duration pollTimeout, int rcvHwm, int dispatchLogCapacity,
-                              Duration batchWindow) {
+                              Duration batchWindow, Duration resubscribeAfter) {
     public LoadPlaneConfig {
         requireNonNull(freshnessWindow, "freshnessWindow");
         requireNonNull(pollTimeout, "pollTimeout");
         requireNonNull(batchWindow, "batchWindow");
+        requireNonNull(resubscribeAfter, "resubscribeAfter");
+        if (resubscribeAfter.toMillis() < 100) {
+            throw new IllegalArgumentException("load resubscribe-after must be at least 100 ms, got " + resubscribeAfter);
+        }
         if (freshnessWindow.isNegative() || freshnessWindow.isZero()) {
             throw new IllegalArgumentException("load freshness window must be positive, got " + freshnessWindow);
         }
@@ -41,18 +47,22 @@ public record LoadPlaneConfig(Duration freshnessWindow, Duration pollTimeout, in
 
     public static LoadPlaneConfig defaults() {
         return new LoadPlaneConfig(Duration.ofSeconds(5), Duration.ofMillis(20), 1000, DispatchLog.DEFAULT_CAPACITY,
-                Duration.ofMillis(5));
+                Duration.ofMillis(5), Duration.ofSeconds(10));
     }
 
     public LoadPlaneConfig withFreshnessWindow(Duration d) {
-        return new LoadPlaneConfig(d, pollTimeout, rcvHwm, dispatchLogCapacity, batchWindow);
+        return new LoadPlaneConfig(d, pollTimeout, rcvHwm, dispatchLogCapacity, batchWindow, resubscribeAfter);
     }
 
     public LoadPlaneConfig withPollTimeout(Duration d) {
-        return new LoadPlaneConfig(freshnessWindow, d, rcvHwm, dispatchLogCapacity, batchWindow);
+        return new LoadPlaneConfig(freshnessWindow, d, rcvHwm, dispatchLogCapacity, batchWindow, resubscribeAfter);
+    }
+
+    public LoadPlaneConfig withResubscribeAfter(Duration d) {
+        return new LoadPlaneConfig(freshnessWindow, pollTimeout, rcvHwm, dispatchLogCapacity, batchWindow, d);
     }
 
     public LoadPlaneConfig withBatchWindow(Duration d) {
-        return new LoadPlaneConfig(freshnessWindow, pollTimeout, rcvHwm, dispatchLogCapacity, d);
+        return new LoadPlaneConfig(freshnessWindow, pollTimeout, rcvHwm, dispatchLogCapacity, d, resubscribeAfter);
     }
 }

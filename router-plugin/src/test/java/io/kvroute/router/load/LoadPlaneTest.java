@@ -40,7 +40,10 @@ class LoadPlaneTest {
     }
 
     private LoadPlane startPlane() {
-        plane = new LoadPlane(LoadPlaneConfig.defaults().withPollTimeout(Duration.ofMillis(10)), clock::get, registry, ctx);
+        // Resubscribe after 1 s of real silence: recovers a stalled JeroMQ tcp handshake well
+        // inside the 10 s waits (reports are stepped every 5 ms while a test waits for one).
+        plane = new LoadPlane(LoadPlaneConfig.defaults().withPollTimeout(Duration.ofMillis(10))
+                .withResubscribeAfter(Duration.ofSeconds(1)), clock::get, registry, ctx);
         plane.start();
         return plane;
     }
@@ -273,6 +276,21 @@ class LoadPlaneTest {
             publishUntilSeen(a, "a", LoadStat.base(0, 5, 0, 0, 0));
             assertThat(plane.snapshot().workerIds()).containsExactly("b", "a");
             assertThat(plane.snapshot().fresh("a").map(WorkerLoad::numWaitingReqs)).isEqualTo(Optional.of(5));
+        }
+    }
+
+    @Test
+    void silentWorker_getsANewSocketAfterResubscribeAfter_andIsPickedUpAgain() {
+        startPlane();
+        try (LoadPublisher pub = LoadPublisher.bind("tcp://127.0.0.1:*", 1, everyStep(null))) {
+            plane.addWorker("w", pub.endpoints());
+            publishUntilSeen(pub, "w", LoadStat.base(0, 1, 0, 0, 0));
+            double before = registry.get("kvroute.load.resubscribes").counter().count();
+            sleep(300); // well under 1 s of silence
+            assertThat(registry.get("kvroute.load.resubscribes").counter().count()).isEqualTo(before);
+            await().atMost(WAIT).until(() -> registry.get("kvroute.load.resubscribes").counter().count() > before);
+            publishUntilSeen(pub, "w", LoadStat.base(0, 2, 0, 0, 0));
+            assertThat(plane.snapshot().fresh("w").map(WorkerLoad::numWaitingReqs)).isEqualTo(Optional.of(2));
         }
     }
 

@@ -42,9 +42,19 @@ class LoadPublisherTest {
             // Slow joiner: keep publishing changing stats until one arrives; the first ones may be lost.
             byte[][] frames = null;
             int waiting = 0;
-            for (int i = 0; i < 400 && frames == null; i++) {
+            for (int i = 1; i <= 400 && frames == null; i++) {
                 pub.onStep(LoadStat.base(1, waiting++, 10, 100, 1));
                 frames = recv(sub);
+                if (frames == null && i % 40 == 0) {
+                    // JeroMQ 0.6.0 SUB connections occasionally stall in the handshake for good (seen
+                    // 4 in 150 loopback runs: TCP established, greeting unread). Not the publisher's
+                    // fault; a new SUB recovers, as LoadPlane's watchdog does.
+                    ctx.destroySocket(sub);
+                    sub = ctx.createSocket(SocketType.SUB);
+                    sub.subscribe("load".getBytes());
+                    sub.setReceiveTimeOut(50);
+                    sub.connect(eps.get(1));
+                }
             }
             assertThat(frames).as("a report within 400 steps; sent=%d sendErrors=%d endpoints=%s",
                     pub.sentCount(), pub.sendErrorCount(), eps).isNotNull();
