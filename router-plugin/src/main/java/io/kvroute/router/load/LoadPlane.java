@@ -232,7 +232,7 @@ public final class LoadPlane implements AutoCloseable {
                 poller.close();
             }
             for (Slot s : slots.values()) {
-                ctx.destroySocket(s.socket);
+                s.socket.close();
             }
             slots.clear();
             metrics.removeAll();
@@ -298,7 +298,7 @@ public final class LoadPlane implements AutoCloseable {
         boolean any = false;
         for (Slot s : slotArray) {
             if (nowNanos - s.lastMessageNanos >= resubscribeAfterNanos) {
-                ctx.destroySocket(s.socket);
+                s.socket.close();
                 s.socket = subscribe(ctx, states[s.index].endpoints());
                 s.lastMessageNanos = nowNanos;
                 Arrays.fill(s.seen, false); // the first seq on the new connection is not a gap
@@ -311,7 +311,7 @@ public final class LoadPlane implements AutoCloseable {
 
     private void closeSlot(ZContext ctx, String workerId) {
         Slot s = slots.remove(workerId);
-        ctx.destroySocket(s.socket);
+        s.socket.close();
         metrics.removeWorker(workerId);
         pendingStates.remove(workerId);
     }

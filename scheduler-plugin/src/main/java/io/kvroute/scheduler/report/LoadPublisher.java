@@ -284,7 +284,7 @@ public final class LoadPublisher implements AutoCloseable {
         } finally {
             for (ZMQ.Socket s : sockets) {
                 if (s != null) {
-                    ctx.destroySocket(s);
+                    s.close();
                 }
             }
             if (ownContext) {
