@@ -27,6 +27,7 @@ public final class ConfigValidator {
         positive("--connect-timeout-secs", b.connectTimeoutSecs);
         positive("--stream-idle-timeout-secs", b.streamIdleTimeoutSecs);
         positive("--health-check-interval-secs", b.healthCheckIntervalSecs);
+        positive("--load-freshness-secs", b.loadFreshnessSecs);
         positive("--health-check-timeout-secs", b.healthCheckTimeoutSecs);
         if (b.healthFailureThreshold < 1) {
             throw fail("--health-failure-threshold", b.healthFailureThreshold, "must be at least 1");

@@ -122,6 +122,9 @@ public final class RouterOptions {
     @Option(names = "--pd-busy-retry-timeout-secs", description = "Retry a PD request answered busy (429) before any output for up to this long; 0 = off (default 0).")
     double pdBusyRetryTimeoutSecs;
 
+    @Option(names = "--load-freshness-secs", description = "How long an engine load report stays fresh, judged by the router's clock (default 5).")
+    double loadFreshnessSecs = 5;
+
     @Option(names = "--model-ids", split = ",", description = "Served model ids; learned from workers' /server_info when empty.")
     List<String> modelIds = new ArrayList<>();
 
@@ -191,6 +194,7 @@ public final class RouterOptions {
                 .prefillPolicy(prefillPolicy)
                 .decodePolicy(decodePolicy)
                 .pdBusyRetryTimeoutSecs(pdBusyRetryTimeoutSecs)
+                .loadFreshnessSecs(loadFreshnessSecs)
                 .disableInputIdsForwarding(disableInputIdsForwarding)
                 .build();
     }

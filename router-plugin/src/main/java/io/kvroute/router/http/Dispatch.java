@@ -36,6 +36,7 @@ final class Dispatch implements Abortable {
     private final boolean streaming;
     private final long inputTokens;
     private final int[] tokenIds;
+    private final io.kvroute.router.load.EngineLoadSnapshot loads;
     private final Supplier<List<Worker>> eligible;
     private final Request clientRequest;
     private final Response clientResponse;
@@ -49,6 +50,7 @@ final class Dispatch implements Abortable {
     private int attempt;
 
     Dispatch(RouterContext ctx, Endpoint endpoint, byte[] body, boolean streaming, long inputTokens, int[] tokenIds,
+            io.kvroute.router.load.EngineLoadSnapshot loads,
             Supplier<List<Worker>> eligible, Request clientRequest, Response clientResponse, Callback clientCallback,
             long startNanos) {
         this.ctx = ctx;
@@ -57,6 +59,7 @@ final class Dispatch implements Abortable {
         this.streaming = streaming;
         this.inputTokens = inputTokens;
         this.tokenIds = tokenIds;
+        this.loads = loads;
         this.eligible = eligible;
         this.clientRequest = clientRequest;
         this.clientResponse = clientResponse;
@@ -115,12 +118,14 @@ final class Dispatch implements Abortable {
             return;
         }
         RoutingPolicy policy = ctx.policy();
-        Decision decision = policy.select(new RoutingRequest(candidates, ctx.inFlight()::get, inputTokens, null, tokenIds));
+        Decision decision = policy.select(new RoutingRequest(candidates, ctx.inFlight()::get, inputTokens, null, tokenIds, loads));
         ctx.metrics().decision(policy.name(), decision.reason().label());
+        ctx.metrics().pressureSource(policy.name(), decision.pressureSource());
         Worker worker = decision.worker();
         tried.add(worker.id());
         boolean finalAttempt = attempt >= ctx.config().retryMaxAttempts();
         ctx.inFlight().acquire(worker.id());
+        ctx.loads().dispatchLog().recordDispatch(worker.id(), System.nanoTime());
         long timeoutMillis = (long) (ctx.config().requestTimeoutSecs() * 1000);
         long idleMillis = (long) (ctx.config().streamIdleTimeoutSecs() * 1000);
         ProxyExchange exchange = new ProxyExchange(ctx.client(), worker, endpoint.path, body, streaming, timeoutMillis,

@@ -22,4 +22,5 @@ public record RouterContext(
         ActiveRequests active,
         io.kvroute.router.tokenize.TokenizerRegistry tokenizers,
         RoutingPolicy prefillPolicy,
-        RoutingPolicy decodePolicy) {}
+        RoutingPolicy decodePolicy,
+        io.kvroute.router.load.LoadPlane loads) {}

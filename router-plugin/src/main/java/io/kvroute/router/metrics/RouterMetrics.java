@@ -63,6 +63,12 @@ public final class RouterMetrics {
                 .register(registry).increment();
     }
 
+    /** {@code kvroute_pressure_source_total{policy,source}}: which load signal each decision compared. */
+    public void pressureSource(String policy, String source) {
+        Counter.builder("kvroute.pressure.source").tag("policy", policy).tag("source", source)
+                .register(registry).increment();
+    }
+
     /** {@code kvroute_upstream_errors_total{worker,kind}}: connect, timeout, reset, status_5xx. */
     public void upstreamError(String worker, String kind) {
         Counter.builder("kvroute.upstream.errors").tag("worker", worker).tag("kind", kind)

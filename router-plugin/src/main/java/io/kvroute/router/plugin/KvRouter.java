@@ -5,6 +5,9 @@ import io.kvroute.router.config.RouterOptions;
 import io.kvroute.router.http.ActiveRequests;
 import io.kvroute.router.http.RouterContext;
 import io.kvroute.router.http.RouterHandler;
+import io.kvroute.router.load.LoadEndpoints;
+import io.kvroute.router.load.LoadPlane;
+import io.kvroute.router.load.LoadPlaneConfig;
 import io.kvroute.router.tokenize.TokenizerRegistry;
 import io.kvroute.router.worker.Breakers;
 import io.kvroute.router.worker.CircuitBreaker;
@@ -48,6 +51,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     private final ActiveRequests active = new ActiveRequests();
     private final RouterContext context;
     private final TokenizerRegistry tokenizers;
+    private final LoadPlane loads;
 
     private KvRouter(RouterConfig config) {
         this.config = Objects.requireNonNull(config, "config");
@@ -75,9 +79,11 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         this.tokenizers = loadTokenizers(config);
         RoutingPolicy prefillPolicy = config.prefillPolicy() == null ? policy
                 : Policies.create(config.prefillPolicy(), config.minLoadChoices());
-        RoutingPolicy decodePolicy = Policies.create(config.decodePolicy(), config.minLoadChoices());
+        RoutingPolicy decodePolicy = Policies.createDecode(config.decodePolicy(), config.minLoadChoices());
+        this.loads = new LoadPlane(LoadPlaneConfig.defaults().withFreshnessWindow(
+                java.time.Duration.ofNanos((long) (config.loadFreshnessSecs() * 1e9))), System::nanoTime, metrics.registry());
         this.context = new RouterContext(config, registry, inFlight, breakers, health, policy, client, metrics, active,
-                tokenizers, prefillPolicy, decodePolicy);
+                tokenizers, prefillPolicy, decodePolicy, loads);
         metrics.bindDraining(active::draining);
         metrics.bindActive(active::size);
         registry.addListener(change -> {
@@ -87,8 +93,13 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
                 metrics.bindInFlight(worker.url(), inFlight.counter(id));
                 metrics.bindHealthy(worker.url(), () -> registry.fleet().isHealthy(id));
                 metrics.bindBreakerState(worker.url(), () -> breakers.state(id).ordinal());
+                subscribe(worker);
+            } else if (change.kind() == WorkerRegistry.ChangeKind.UPDATED) {
+                subscribe(worker);
             } else if (change.kind() == WorkerRegistry.ChangeKind.REMOVED) {
                 metrics.forgetWorker(worker.url());
+                loads.removeWorker(id);
+                breakers.forget(id);
             }
         });
         for (String url : config.workerUrls()) {
@@ -140,6 +151,23 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
      */
     public Handler handler(boolean claimUnknownPaths) {
         return new RouterHandler(context, claimUnknownPaths);
+    }
+
+    /** Follows a worker's advertised load endpoints (one per dp rank) on the load plane. */
+    private void subscribe(Worker worker) {
+        if (worker.loadEndpoints().isEmpty()) {
+            return;
+        }
+        String host = java.net.URI.create(worker.url()).getHost();
+        java.util.List<String> endpoints = new java.util.ArrayList<>();
+        for (String advertised : worker.loadEndpoints()) {
+            endpoints.add(LoadEndpoints.connectable(advertised, host));
+        }
+        loads.addWorker(worker.id(), endpoints);
+    }
+
+    public LoadPlane loads() {
+        return loads;
     }
 
     /** Loads {@code --tokenizer-path} entries: {@code DIR} serves every model ({@code *}), {@code MODEL=DIR} one. */
@@ -233,6 +261,10 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     @Override
     protected void doStart() throws Exception {
         super.doStart();
+        loads.start();
+        for (Worker worker : registry.fleet().all()) {
+            subscribe(worker);
+        }
         health.start();
     }
 
@@ -240,6 +272,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     protected void doStop() throws Exception {
         drain();
         health.close();
+        loads.close();
         tokenizers.close();
         super.doStop();
     }
