@@ -12,7 +12,7 @@ import java.util.Map;
  * node counts are derived from the canonical compressed shape of this map.
  */
 final class NaivePrefixModel {
-    final Map<List<Integer>, Map<String, Long>> positions = new HashMap<>();
+    final Map<String, Map<String, Long>> positions = new HashMap<>();
     private final long defaultCapacity;
     private final int maxNodes;
     private final Map<String, Long> capacities = new HashMap<>();
@@ -70,10 +70,10 @@ final class NaivePrefixModel {
         long capacity = capacities.getOrDefault(worker, defaultCapacity);
         long owned = owned(worker);
         while (owned > capacity) {
-            Map<List<Integer>, List<List<Integer>>> kids = children();
-            List<Integer> victim = null;
+            Map<String, List<String>> kids = children();
+            String victim = null;
             long oldest = Long.MAX_VALUE;
-            for (Map.Entry<List<Integer>, Map<String, Long>> e : positions.entrySet()) {
+            for (Map.Entry<String, Map<String, Long>> e : positions.entrySet()) {
                 Long tick = e.getValue().get(worker);
                 if (tick == null || tick >= oldest) {
                     continue;
@@ -97,22 +97,22 @@ final class NaivePrefixModel {
 
     private void evictNodes() {
         while (nodes() > maxNodes) {
-            Map<List<Integer>, List<List<Integer>>> kids = children();
-            List<List<Integer>> victimChain = null;
+            Map<String, List<String>> kids = children();
+            List<String> victimChain = null;
             long oldest = Long.MAX_VALUE;
-            for (List<Integer> p : positions.keySet()) {
+            for (String p : positions.keySet()) {
                 if (kids.containsKey(p)) {
                     continue;
                 }
-                List<List<Integer>> chain = new ArrayList<>();
-                List<Integer> cur = p;
+                List<String> chain = new ArrayList<>();
+                String cur = p;
                 chain.add(cur);
-                while (cur.size() > 1) {
-                    List<Integer> up = cur.subList(0, cur.size() - 1);
+                while (cur.length() > 2) {
+                    String up = cur.substring(0, cur.length() - 2);
                     if (kids.get(up).size() != 1 || !positions.get(up).equals(positions.get(cur))) {
                         break;
                     }
-                    cur = List.copyOf(up);
+                    cur = up;
                     chain.add(cur);
                 }
                 long newest = Collections.max(positions.get(p).values());
@@ -121,7 +121,7 @@ final class NaivePrefixModel {
                     victimChain = chain;
                 }
             }
-            for (List<Integer> p : victimChain) {
+            for (String p : victimChain) {
                 evictedElements += positions.remove(p).size();
             }
         }
@@ -129,10 +129,10 @@ final class NaivePrefixModel {
 
     /** Nodes of the canonical compressed tree: positions where an edge must end. */
     long nodes() {
-        Map<List<Integer>, List<List<Integer>>> kids = children();
+        Map<String, List<String>> kids = children();
         long count = 0;
-        for (Map.Entry<List<Integer>, Map<String, Long>> e : positions.entrySet()) {
-            List<List<Integer>> k = kids.getOrDefault(e.getKey(), List.of());
+        for (Map.Entry<String, Map<String, Long>> e : positions.entrySet()) {
+            List<String> k = kids.getOrDefault(e.getKey(), List.of());
             if (k.size() != 1 || !positions.get(k.get(0)).equals(e.getValue())) {
                 count++;
             }
@@ -140,11 +140,11 @@ final class NaivePrefixModel {
         return count;
     }
 
-    private Map<List<Integer>, List<List<Integer>>> children() {
-        Map<List<Integer>, List<List<Integer>>> kids = new HashMap<>();
-        for (List<Integer> p : positions.keySet()) {
-            if (p.size() > 1) {
-                kids.computeIfAbsent(List.copyOf(p.subList(0, p.size() - 1)), k -> new ArrayList<>()).add(p);
+    private Map<String, List<String>> children() {
+        Map<String, List<String>> kids = new HashMap<>();
+        for (String p : positions.keySet()) {
+            if (p.length() > 2) {
+                kids.computeIfAbsent(p.substring(0, p.length() - 2), k -> new ArrayList<>()).add(p);
             }
         }
         return kids;

@@ -78,9 +78,9 @@ final class PrefixIndexInvariants {
     }
 
     /** Every owned prefix of the tree with its owners' ticks (only for small trees). */
-    static Map<List<Integer>, Map<String, Long>> expand(PrefixIndex index) {
+    static Map<String, Map<String, Long>> expand(PrefixIndex index) {
         return index.inspect(root -> {
-            Map<List<Integer>, Map<String, Long>> out = new HashMap<>();
+            Map<String, Map<String, Long>> out = new HashMap<>();
             ArrayDeque<Node> nodes = new ArrayDeque<>();
             ArrayDeque<int[]> prefixes = new ArrayDeque<>();
             nodes.push(root);
@@ -109,11 +109,13 @@ final class PrefixIndexInvariants {
         });
     }
 
-    static List<Integer> toList(int[] key, int length) {
-        List<Integer> out = new ArrayList<>(length);
+    /** A prefix as a map key: two chars per element, so the parent is {@code substring(0, len - 2)}. */
+    static String toList(int[] key, int length) {
+        char[] out = new char[length * 2];
         for (int i = 0; i < length; i++) {
-            out.add(key[i]);
+            out[2 * i] = (char) (key[i] >>> 16);
+            out[2 * i + 1] = (char) key[i];
         }
-        return List.copyOf(out);
+        return new String(out);
     }
 }
