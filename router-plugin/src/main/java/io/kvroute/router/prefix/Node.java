@@ -81,6 +81,19 @@ final class Node {
         }
         byte[] b = (byte[]) e;
         int i = 0;
+        // Eight elements per branch (OR of XORs) instead of one: see docs/prefix-index.md.
+        while (i + 8 <= max) {
+            int o = eo + i;
+            int k = keyFrom + i;
+            int diff = ((b[o] & 0xFF) ^ key[k]) | ((b[o + 1] & 0xFF) ^ key[k + 1])
+                    | ((b[o + 2] & 0xFF) ^ key[k + 2]) | ((b[o + 3] & 0xFF) ^ key[k + 3])
+                    | ((b[o + 4] & 0xFF) ^ key[k + 4]) | ((b[o + 5] & 0xFF) ^ key[k + 5])
+                    | ((b[o + 6] & 0xFF) ^ key[k + 6]) | ((b[o + 7] & 0xFF) ^ key[k + 7]);
+            if (diff != 0) {
+                break;
+            }
+            i += 8;
+        }
         while (i < max && (b[eo + i] & 0xFF) == key[keyFrom + i]) {
             i++;
         }

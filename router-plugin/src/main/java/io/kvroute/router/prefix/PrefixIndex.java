@@ -56,6 +56,8 @@ public final class PrefixIndex {
     private long nodeCount;
     private long elementCount;
     private long lastTick = Long.MIN_VALUE;
+    /** Bumped on every change of shape (split, merge, new or removed node, trimmed edge). */
+    private long structureVersion;
     private long evictedElements;
     private long evictedNodes;
     private final Map<String, Long> capacityOverrides = new HashMap<>();
@@ -73,10 +75,14 @@ public final class PrefixIndex {
         requireNonNull(key, "key");
         String[] names;
         int[] depths;
+        PrefixMatch.WalkHint hint;
         lock.lock();
         try {
             Node first = null;
             int[] depthById = null;
+            Node[] full = new Node[8];
+            int fullCount = 0;
+            int fullDepth = 0;
             int pos = 0;
             int keyLength = key.length;
             Node n = root;
@@ -100,10 +106,16 @@ public final class PrefixIndex {
                 if (m < len) {
                     break;
                 }
+                if (fullCount == full.length) {
+                    full = Arrays.copyOf(full, fullCount * 2);
+                }
+                full[fullCount++] = c;
+                fullDepth = pos;
                 n = c;
             }
+            hint = new PrefixMatch.WalkHint(this, structureVersion, key, full, fullCount, fullDepth);
             if (first == null) {
-                return new PrefixMatch(keyLength, new String[0], new int[0]);
+                return new PrefixMatch(keyLength, new String[0], new int[0], hint);
             }
             // Owners of the first matched node are a superset of every deeper node's owners.
             names = new String[first.ownerCount];
@@ -116,7 +128,7 @@ public final class PrefixIndex {
         } finally {
             lock.unlock();
         }
-        return new PrefixMatch(key.length, names, depths);
+        return new PrefixMatch(key.length, names, depths, hint);
     }
 
     // ================================================================ insert
@@ -133,17 +145,70 @@ public final class PrefixIndex {
             long tick = Math.max(ticks.getAsLong(), lastTick); // LRU needs a monotone clock
             lastTick = tick;
             int id = idFor(workerId);
+            insertLocked(key, id, tick, root, 0);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Records that the worker holds the key of {@code match}, reusing that match's walk when the
+     * tree has not changed shape since (no element is compared again); otherwise walks afresh.
+     * The matched key array must not have been modified in between. One clock read.
+     */
+    public void insertMatched(PrefixMatch match, String workerId) {
+        requireNonNull(match, "match");
+        requireNonNull(workerId, "workerId");
+        PrefixMatch.WalkHint hint = match.hint();
+        int[] key = hint.key();
+        if (key.length == 0) {
+            return;
+        }
+        lock.lock();
+        try {
+            long tick = Math.max(ticks.getAsLong(), lastTick);
+            lastTick = tick;
+            int id = idFor(workerId);
+            if (hint.index() != this || hint.structureVersion() != structureVersion) {
+                insertLocked(key, id, tick, root, 0);
+                return;
+            }
             ArrayList<Node> p = path;
             p.clear();
-            int pos = 0;
+            Node[] full = hint.fullPath();
+            for (int i = 0; i < hint.fullPathSize(); i++) {
+                Node c = full[i];
+                if (c.touch(id, tick)) {
+                    ownedById[id] += c.edgeLength;
+                }
+                p.add(c);
+            }
+            Node start = hint.fullPathSize() == 0 ? root : full[hint.fullPathSize() - 1];
+            insertLocked(key, id, tick, start, hint.fullDepth());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Walks from {@code n} at depth {@code pos} (the nodes above already touched and in
+     * {@link #path}, or {@code n} is the root and the path empty), touching, splitting and adding
+     * a leaf as needed, then restores the canonical shape and enforces the limits.
+     */
+    private void insertLocked(int[] key, int id, long tick, Node n, int pos) {
+        {
+            ArrayList<Node> p = path;
+            if (n == root) {
+                p.clear();
+            }
             int keyLength = key.length;
-            Node n = root;
             while (pos < keyLength) {
                 Node c = n.child(key[pos]);
                 if (c == null) {
                     Node leaf = new Node(Node.copyEdge(key, pos, keyLength), 0, keyLength - pos);
                     leaf.touch(id, tick);
                     n.addKid(leaf);
+                    structureVersion++;
                     nodeCount++;
                     elementCount += leaf.edgeLength;
                     ownedById[id] += leaf.edgeLength;
@@ -172,8 +237,6 @@ public final class PrefixIndex {
             p.clear();
             enforceCapacity(id);
             enforceNodeCap();
-        } finally {
-            lock.unlock();
         }
     }
 
@@ -192,6 +255,7 @@ public final class PrefixIndex {
         c.kidCount = 0;
         c.edgeLength = at;
         c.addKid(bottom);
+        structureVersion++;
         nodeCount++;
     }
 
@@ -215,6 +279,7 @@ public final class PrefixIndex {
             n.kids[i].parent = n;
         }
         c.dead = true;
+        structureVersion++;
         nodeCount--;
         return true;
     }
@@ -227,6 +292,7 @@ public final class PrefixIndex {
         Node parent = leaf.parent;
         parent.removeKid(leaf);
         leaf.dead = true;
+        structureVersion++;
         nodeCount--;
         elementCount -= leaf.edgeLength;
         mergeWithOnlyChild(parent);
@@ -279,6 +345,7 @@ public final class PrefixIndex {
                 if (n.ownerCount == 1) { // only this worker: no children (every node is owned)
                     elementCount -= n.edgeLength - keep;
                     n.truncateEdge(keep);
+                    structureVersion++;
                 } else {
                     split(n, keep);
                     if (n.kidCount != 1) {

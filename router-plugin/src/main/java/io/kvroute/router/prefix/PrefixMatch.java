@@ -11,11 +11,24 @@ public final class PrefixMatch {
     private final int keyLength;
     private final String[] workers;
     private final int[] lengths;
+    private final WalkHint hint;
 
-    PrefixMatch(int keyLength, String[] workers, int[] lengths) {
+    /**
+     * Where the walk went, so {@link PrefixIndex#insertMatched} can skip comparing again when the
+     * tree's shape is unchanged. Holds tree nodes: keep a match only for the request's duration.
+     */
+    record WalkHint(PrefixIndex index, long structureVersion, int[] key, Node[] fullPath,
+            int fullPathSize, int fullDepth) {}
+
+    PrefixMatch(int keyLength, String[] workers, int[] lengths, WalkHint hint) {
         this.keyLength = keyLength;
         this.workers = workers;
         this.lengths = lengths;
+        this.hint = hint;
+    }
+
+    WalkHint hint() {
+        return hint;
     }
 
     public int keyLength() {

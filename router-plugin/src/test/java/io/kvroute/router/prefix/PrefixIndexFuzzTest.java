@@ -38,14 +38,28 @@ class PrefixIndexFuzzTest {
         NaivePrefixModel model = new NaivePrefixModel(config);
         boolean sampled = rnd.nextBoolean();
         int ops = 4 + rnd.nextInt(10);
+        PrefixMatch stale = null;
+        int[] staleKey = null;
         for (int op = 0; op < ops; op++) {
             int[] key = randomKey(rnd, sampled);
+            if (rnd.nextInt(4) == 0) {
+                staleKey = randomKey(rnd, sampled);
+                stale = index.match(staleKey);
+            }
             String worker = WORKERS[rnd.nextInt(WORKERS.length)];
             int kind = rnd.nextInt(100);
             String what;
             if (kind < 55) {
-                what = "insert " + java.util.Arrays.toString(key) + " " + worker;
-                index.insert(key, worker);
+                int how = rnd.nextInt(3);
+                if (how == 2 && stale != null) { // a match taken some operations ago: shape changed
+                    key = staleKey;
+                    index.insertMatched(stale, worker);
+                } else if (how == 1) {
+                    index.insertMatched(index.match(key), worker);
+                } else {
+                    index.insert(key, worker);
+                }
+                what = "insert#" + how + " " + java.util.Arrays.toString(key) + " " + worker;
                 model.insert(key, worker, clock[0]);
             } else if (kind < 75) {
                 what = "match";

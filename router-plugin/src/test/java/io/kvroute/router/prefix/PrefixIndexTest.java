@@ -215,4 +215,20 @@ class PrefixIndexTest {
         assertThat(index.match(key("café😁")).matchedLength("w1")).isEqualTo(4);
         PrefixIndexInvariants.check(index);
     }
+
+    @Test
+    void insertMatched_reusesTheWalkAndFallsBackWhenTheShapeChanged() {
+        PrefixIndex index = index(PrefixIndexConfig.defaults());
+        index.insert(key("abcdef"), "w1");
+        PrefixMatch fresh = index.match(key("abcxyz"));
+        index.insertMatched(fresh, "w2");
+        assertThat(index.match(key("abcxyz")).matchedByWorker()).isEqualTo(Map.of("w1", 3, "w2", 6));
+
+        PrefixMatch stale = index.match(key("abcdQQ"));
+        index.insert(key("abcdeZ"), "w3"); // splits "def": the stale walk no longer describes the tree
+        index.insertMatched(stale, "w3");
+        assertThat(index.match(key("abcdQQ")).matchedByWorker()).isEqualTo(Map.of("w1", 4, "w2", 3, "w3", 6));
+        assertThat(clockReads.get()).isEqualTo(4);
+        PrefixIndexInvariants.check(index);
+    }
 }
