@@ -5,6 +5,7 @@ import io.kvroute.router.prefix.PrefixIndex;
 import io.kvroute.router.prefix.PrefixIndexConfig;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /** Deterministic inputs shared by the prefix-index benchmarks (seed 004's scenarios). */
 public final class PrefixBenchData {
@@ -34,8 +35,17 @@ public final class PrefixBenchData {
 
     /** An index with default limits and a counter clock (one tick per insert). */
     public static PrefixIndex newIndex(PrefixIndexConfig config) {
-        AtomicLong clock = new AtomicLong();
-        return new PrefixIndex(config, clock::incrementAndGet);
+        return new PrefixIndex(config, new Counter());
+    }
+
+    /** A named class, not a lambda: JOL cannot walk into hidden lambda classes. */
+    static final class Counter implements LongSupplier {
+        private final AtomicLong ticks = new AtomicLong();
+
+        @Override
+        public long getAsLong() {
+            return ticks.incrementAndGet();
+        }
     }
 
     /** Replaces {@code key[at]} by a different printable ASCII element. */

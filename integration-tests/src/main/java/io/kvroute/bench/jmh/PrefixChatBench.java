@@ -2,6 +2,7 @@ package io.kvroute.bench.jmh;
 
 import io.kvroute.router.prefix.PrefixIndex;
 import io.kvroute.router.prefix.PrefixIndexConfig;
+import io.kvroute.router.prefix.PrefixMatch;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -45,8 +46,9 @@ public class PrefixChatBench {
         PrefixIndex index = PrefixBenchData.newIndex(PrefixIndexConfig.defaults());
         long matched = 0;
         for (int[] key : turns) {
-            matched += index.match(key).matchedLength("w0");
-            index.insert(key, "w0");
+            PrefixMatch match = index.match(key);
+            matched += match.matchedLength("w0");
+            index.insertMatched(match, "w0");
         }
         return matched + index.stats().nodes();
     }
@@ -55,8 +57,7 @@ public class PrefixChatBench {
     public static long edgesAfterChat() {
         PrefixIndex index = PrefixBenchData.newIndex(PrefixIndexConfig.defaults());
         for (int[] key : turnKeys()) {
-            index.match(key);
-            index.insert(key, "w0");
+            index.insertMatched(index.match(key), "w0");
         }
         return index.stats().nodes();
     }

@@ -38,7 +38,7 @@ public final class PrefixFakeSelector {
         } else {
             decision = new Decision(leastLoaded(), 0);
         }
-        index.insert(key, decision.worker());
+        index.insertMatched(match, decision.worker()); // reuses the walk: no second compare
         return decision;
     }
 

@@ -81,7 +81,7 @@ public class PrefixTokenBench {
         if (worker == null) {
             worker = fleet.workers[p % WORKERS];
         }
-        fleet.index.insert(key, worker);
+        fleet.index.insertMatched(match, worker);
         return match;
     }
 }
