@@ -19,7 +19,7 @@ import org.openjdk.jmh.annotations.State;
  * prefixes, the rest its own. One call = match + insert to the best worker (or a rotating one on a
  * miss). Run with 1, 2 and 4 threads to measure lock contention.
  */
-@BenchmarkMode(Mode.SampleTime)
+@BenchmarkMode({Mode.SampleTime, Mode.Throughput})
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 public class PrefixTokenBench {
     static final int TOKENS = 128 * 1_024;

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
@@ -50,7 +51,7 @@ public final class TreeBenchmarkTable {
     public static List<Case> run(boolean quick) {
         try {
             List<Case> cases = new ArrayList<>();
-            cases.addAll(runJmh("io\\.kvroute\\.bench\\.jmh\\.Prefix(Select|Dense|Path|Branches|Chat)Bench\\.", 1, quick));
+            cases.addAll(runJmh("io\\.kvroute\\.bench\\.jmh\\.Prefix(Select|Dense|Path|Branches|Chat|Sample)Bench\\.", 1, quick));
             for (int threads : new int[] {1, 2, 4}) {
                 for (Case c : runJmh("io\\.kvroute\\.bench\\.jmh\\.PrefixTokenBench\\.", threads, quick)) {
                     cases.add(new Case(c.name() + "/threads=" + threads, c.medianMicros(), null, null));
@@ -88,13 +89,18 @@ public final class TreeBenchmarkTable {
             String group = cls.substring(cls.lastIndexOf('.') + 1).replace("Prefix", "").replace("Bench", "")
                     .toLowerCase(Locale.ROOT);
             String name = group;
-            if (group.equals("select") || group.equals("dense")) {
+            if (group.equals("select") || group.equals("dense") || group.equals("sample")) {
                 name += "/" + r.getParams().getParam("promptChars");
                 if (group.equals("select")) {
                     name += "/" + r.getParams().getParam("scenario");
                 }
             } else {
                 name += "/" + method.substring(method.lastIndexOf('.') + 1);
+            }
+            if (r.getParams().getMode() == Mode.Throughput) { // ops/µs -> a row in ops/s
+                out.add(new Case(name + "/throughput (ops/s, not µs)",
+                        r.getPrimaryResult().getScore() * 1e6, null, null));
+                continue;
             }
             double median = r.getPrimaryResult().getStatistics().getPercentile(50);
             out.add(withSeed(name, median));
