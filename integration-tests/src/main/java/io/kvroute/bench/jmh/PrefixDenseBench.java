@@ -27,12 +27,13 @@ public class PrefixDenseBench {
     public int promptChars;
 
     private String prompt;
+    private int[] key;
     private PrefixFakeSelector selector;
 
     @Setup(Level.Trial)
     public void setUp() {
         prompt = PrefixBenchData.asciiText(11, promptChars);
-        int[] key = KeyBuilder.sampled(prompt, PrefixBenchData.STRIDE);
+        key = KeyBuilder.sampled(prompt, PrefixBenchData.STRIDE);
         PrefixIndex index = PrefixBenchData.newIndex(PrefixIndexConfig.defaults());
         for (int i = 0; i < key.length; i++) {
             index.insert(PrefixBenchData.divergeAt(key, i, i + 1), "w" + (1 + i % 2));
@@ -47,5 +48,11 @@ public class PrefixDenseBench {
     @Benchmark
     public PrefixFakeSelector.Decision select() {
         return selector.select(prompt);
+    }
+
+    /** Without key building: the key is sampled once in setup (isolates tree + decision). */
+    @Benchmark
+    public PrefixFakeSelector.Decision selectPrebuiltKey() {
+        return selector.select(key, promptChars);
     }
 }

@@ -27,13 +27,17 @@ public final class PrefixFakeSelector {
     }
 
     public Decision select(String prompt) {
-        int[] key = KeyBuilder.sampled(prompt, PrefixBenchData.STRIDE);
+        return select(KeyBuilder.sampled(prompt, PrefixBenchData.STRIDE), prompt.length());
+    }
+
+    /** The same with the key already built (isolates the tree and the decision). */
+    public Decision select(int[] key, int promptChars) {
         PrefixMatch match = index.match(key);
         String best = match.bestWorker();
         Decision decision;
         if (best != null && load(best) < BUSY_WAITING_REQS) {
             int hitChars = KeyBuilder.sampledDepthToChars(
-                    match.matchedLength(best), PrefixBenchData.STRIDE, prompt.length());
+                    match.matchedLength(best), PrefixBenchData.STRIDE, promptChars);
             decision = new Decision(best, hitChars);
         } else {
             decision = new Decision(leastLoaded(), 0);

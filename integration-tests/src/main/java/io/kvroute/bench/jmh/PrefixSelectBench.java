@@ -33,12 +33,14 @@ public class PrefixSelectBench {
     public String scenario;
 
     private String prompt;
+    private int[] key;
     private String[] otherPrompts;
     private PrefixFakeSelector selector;
 
     @Setup(Level.Trial)
     public void setUp() {
         prompt = PrefixBenchData.asciiText(1, promptChars);
+        key = io.kvroute.router.prefix.KeyBuilder.sampled(prompt, PrefixBenchData.STRIDE);
         String halfShared = scenario.equals("miss") // a miss shares nothing with the tree
                 ? PrefixBenchData.asciiText(5, promptChars)
                 : prompt.substring(0, promptChars / 2) + PrefixBenchData.asciiText(2, promptChars - promptChars / 2);
@@ -83,5 +85,11 @@ public class PrefixSelectBench {
     @Benchmark
     public PrefixFakeSelector.Decision select() {
         return selector.select(prompt);
+    }
+
+    /** Without key building: the key is sampled once in setup (isolates tree + decision). */
+    @Benchmark
+    public PrefixFakeSelector.Decision selectPrebuiltKey() {
+        return selector.select(key, promptChars);
     }
 }

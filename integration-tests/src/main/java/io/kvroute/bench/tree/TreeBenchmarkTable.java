@@ -88,8 +88,12 @@ public final class TreeBenchmarkTable {
             String cls = method.substring(0, method.lastIndexOf('.'));
             String group = cls.substring(cls.lastIndexOf('.') + 1).replace("Prefix", "").replace("Bench", "")
                     .toLowerCase(Locale.ROOT);
+            String methodName = method.substring(method.lastIndexOf('.') + 1);
             String name = group;
             if (group.equals("select") || group.equals("dense") || group.equals("sample")) {
+                if (methodName.equals("selectPrebuiltKey")) {
+                    name += "-prebuiltKey";
+                }
                 name += "/" + r.getParams().getParam("promptChars");
                 if (group.equals("select")) {
                     name += "/" + r.getParams().getParam("scenario");
