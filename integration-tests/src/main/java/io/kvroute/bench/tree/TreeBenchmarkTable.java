@@ -74,8 +74,8 @@ public final class TreeBenchmarkTable {
                 .timeUnit(TimeUnit.MICROSECONDS)
                 .shouldFailOnError(true);
         if (quick) {
-            options.forks(0).warmupIterations(1).warmupTime(TimeValue.milliseconds(150))
-                    .measurementIterations(1).measurementTime(TimeValue.milliseconds(200));
+            options.forks(0).warmupIterations(1).warmupTime(TimeValue.milliseconds(100))
+                    .measurementIterations(1).measurementTime(TimeValue.milliseconds(150));
         } else {
             options.forks(1).warmupIterations(3).warmupTime(TimeValue.seconds(1))
                     .measurementIterations(5).measurementTime(TimeValue.seconds(1))
