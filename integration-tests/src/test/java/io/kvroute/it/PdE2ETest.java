@@ -120,10 +120,21 @@ class PdE2ETest {
         CompletableFuture<Http.Reply> longStream = http.stream(fleet.url("/v1/chat/completions"), chat("pd-long", true, 200));
         await().atMost(Duration.ofSeconds(10)).until(() -> bodyAtAny(fleet.decodes, "pd-long") != null);
         String busyDecode = fleet.decodes.stream().filter(d -> lastBody(d, "pd-long") != null).findFirst().orElseThrow().baseUrl();
-        for (int i = 0; i < 4; i++) {
-            ContentResponse response = http.postJson(fleet.url("/v1/chat/completions"), chat("pd-other-" + i, false, 2));
-            assertThat(response.getHeaders().get("x-kvroute-decode-url")).isNotEqualTo(busyDecode);
-        }
+        // wait until the busy decode's own load report shows the request (the decode pressure signal)
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            for (JsonNode w : JSON.readTree(http.get(fleet.url("/v1/loads")).getContentAsString()).path("workers")) {
+                if (w.path("url").asText().equals(busyDecode) && w.path("fresh").asBoolean()
+                        && w.path("num_running_reqs").asInt() + w.path("num_waiting_reqs").asInt() >= 1) {
+                    return true;
+                }
+            }
+            return false;
+        });
+        // Both decode workers report fresh and nothing waits: decode pressure falls to running requests.
+        // (Later requests would also count the router's own unreported dispatches as waiting work.)
+        ContentResponse response = http.postJson(fleet.url("/v1/chat/completions"), chat("pd-other", false, 2));
+        assertThat(response.getHeaders().get("x-kvroute-decode-url"))
+                .as("loads: %s", http.get(fleet.url("/v1/loads")).getContentAsString()).isNotEqualTo(busyDecode);
         assertThat(longStream.get(60, TimeUnit.SECONDS).status()).isEqualTo(200);
     }
 

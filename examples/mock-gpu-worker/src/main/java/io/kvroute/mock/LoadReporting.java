@@ -22,15 +22,18 @@ final class LoadReporting implements AutoCloseable {
 
     private final LoadPublisher publisher;
     private final Engine engine;
+    private final java.util.function.IntSupplier extraWaiting;
     private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "mock-load-ticker");
         t.setDaemon(true);
         return t;
     });
 
-    LoadReporting(LoadPublisher publisher, Engine engine) {
+    /** @param extraWaiting requests the engine does not see yet but that wait on this worker (KV transfers) */
+    LoadReporting(LoadPublisher publisher, Engine engine, java.util.function.IntSupplier extraWaiting) {
         this.publisher = publisher;
         this.engine = engine;
+        this.extraWaiting = extraWaiting;
         engine.addStepListener(this::publish);
         ticker.scheduleAtFixedRate(() -> publish(engine.stats()), 0, IDLE_TICK_MILLIS, TimeUnit.MILLISECONDS);
     }
@@ -40,12 +43,12 @@ final class LoadReporting implements AutoCloseable {
     }
 
     private synchronized void publish(EngineStats stats) {
-        publisher.onStep(toLoadStat(stats, engine.info().maxRunningRequests()));
+        publisher.onStep(toLoadStat(stats, engine.info().maxRunningRequests(), extraWaiting.getAsInt()));
     }
 
     /** The engine's counters in SGLang's LoadStat shape, with the kvroute extension. */
-    static LoadStat toLoadStat(EngineStats s, int maxRunningRequests) {
-        return new LoadStat(s.numRunningReqs(), s.numWaitingReqs(), s.numUsedTokens(), s.maxTotalNumTokens(), 0,
+    static LoadStat toLoadStat(EngineStats s, int maxRunningRequests, int extraWaiting) {
+        return new LoadStat(s.numRunningReqs(), s.numWaitingReqs() + extraWaiting, s.numUsedTokens(), s.maxTotalNumTokens(), 0,
                 new LoadStat.Extension(s.numWaitingUncachedTokens(), s.numUsedTokens(), maxRunningRequests,
                         s.totalPrefillUncachedTokens(), s.totalPrefillBusyMicros()));
     }

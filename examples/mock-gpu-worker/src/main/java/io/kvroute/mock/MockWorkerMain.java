@@ -252,7 +252,8 @@ public final class MockWorkerMain implements Callable<Integer> {
         LoadReporting loadReporting = null;
         String endpoint = loadPublishEndpoint == null ? "tcp://" + host + ":*" : loadPublishEndpoint;
         if (!endpoint.equals("none")) {
-            loadReporting = new LoadReporting(io.kvroute.scheduler.report.LoadPublisher.bind(endpoint, 1), engine);
+            loadReporting = new LoadReporting(io.kvroute.scheduler.report.LoadPublisher.bind(endpoint, 1), engine,
+                    handler::pendingKvTransfers);
             staticInfo.put("load_endpoints", loadReporting.endpoints());
         } else {
             staticInfo.put("load_endpoints", java.util.List.of());

@@ -113,6 +113,16 @@ public final class MockWorkerHandler extends Handler.Abstract {
         injectedFailures.set(count);
     }
 
+    private final java.util.concurrent.atomic.AtomicInteger pendingKvTransfers = new java.util.concurrent.atomic.AtomicInteger();
+
+    /**
+     * Decode role: requests admitted but still waiting for their KV from the prefill node. Real PD
+     * decode engines count their transfer queue as waiting work, so the load report does too.
+     */
+    public int pendingKvTransfers() {
+        return pendingKvTransfers.get();
+    }
+
     /** The output text this worker produced for a client {@code rid} (all segments it served). */
     public String outputFor(String rid) {
         return outputByRid.get(rid);
@@ -282,7 +292,9 @@ public final class MockWorkerHandler extends Handler.Abstract {
                 outputByRid.remove(clientRid);
             }
             int startOffset = offset;
+            pendingKvTransfers.incrementAndGet();
             fetchKv(bootstrapHost, bootstrapPort, rooms, (tokens, failure) -> {
+                pendingKvTransfers.decrementAndGet();
                 if (failure != null) {
                     int status = failure instanceof java.util.concurrent.TimeoutException ? 504 : 502;
                     error(response, callback, status, "kv_transfer_failed", "KV transfer from prefill " + bootstrapHost + ":"
