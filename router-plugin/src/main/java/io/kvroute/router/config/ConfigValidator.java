@@ -198,9 +198,13 @@ public final class ConfigValidator {
         }
     }
 
-    /** Every cache flag changed from its default needs a cache_aware policy (--policy or --prefill-policy). */
+    /**
+     * Every cache flag changed from its default needs a cache_aware policy: {@code --policy},
+     * {@code --prefill-policy}, or the fallback of {@code --policy sticky}.
+     */
     private static void validateCacheAwarePolicy(RouterConfig.Builder b) {
-        boolean cacheAware = "cache_aware".equalsIgnoreCase(b.policy) || "cache_aware".equalsIgnoreCase(b.prefillPolicy);
+        boolean cacheAware = "cache_aware".equalsIgnoreCase(b.policy) || "cache_aware".equalsIgnoreCase(b.prefillPolicy)
+                || ("sticky".equalsIgnoreCase(b.policy) && "cache_aware".equalsIgnoreCase(b.stickyFallbackPolicy));
         if (cacheAware) {
             return;
         }
