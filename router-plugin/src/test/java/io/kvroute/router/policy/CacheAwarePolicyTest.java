@@ -268,4 +268,16 @@ class CacheAwarePolicyTest {
         assertThat(d.cacheAware().label()).isEqualTo(CacheAwareDetail.CACHE_MISS);
         assertThat(d.cacheAware().prefixMatch()).isNull();
     }
+
+    @Test
+    void policies_buildsCacheAwareAndStickyByName() {
+        RoutingPolicy cache = Policies.create("cache_aware", 2);
+        assertThat(cache.name()).isEqualTo("cache_aware");
+        assertThat(cache.needsTokens()).isTrue();
+        assertThat(((CacheAwarePolicy) cache).prefixIndex()).isNotNull();
+        RoutingPolicy sticky = Policies.create("sticky", 2);
+        assertThat(sticky.name()).isEqualTo("sticky");
+        assertThat(((StickySessionPolicy) sticky).delegate().name()).isEqualTo("power_of_two");
+        assertThat(Policies.sticky(cache, "cache_aware", 600, System::nanoTime).needsTokens()).isTrue();
+    }
 }
