@@ -119,6 +119,10 @@ public final class ConfigValidator {
         if (b.prefillPolicy != null && !Policies.NAMES.contains(b.prefillPolicy.toLowerCase(Locale.ROOT))) {
             throw fail("--prefill-policy", b.prefillPolicy, "is not one of: " + String.join(", ", Policies.NAMES));
         }
+        if (java.util.List.of("cache_aware", "sticky").contains(b.decodePolicy.toLowerCase(Locale.ROOT))) {
+            throw fail("--decode-policy", b.decodePolicy, "must be a load policy (round_robin, random, power_of_two): "
+                    + "the decode side has no prefix to reuse");
+        }
         if (!Policies.NAMES.contains(b.decodePolicy.toLowerCase(Locale.ROOT))) {
             throw fail("--decode-policy", b.decodePolicy, "is not one of: " + String.join(", ", Policies.NAMES));
         }

@@ -37,6 +37,7 @@ final class Dispatch implements Abortable {
     private final long inputTokens;
     private final int[] tokenIds;
     private final io.kvroute.router.load.EngineLoadSnapshot loads;
+    private final RouteHints hints;
     private final Supplier<List<Worker>> eligible;
     private final Request clientRequest;
     private final Response clientResponse;
@@ -50,7 +51,7 @@ final class Dispatch implements Abortable {
     private int attempt;
 
     Dispatch(RouterContext ctx, Endpoint endpoint, byte[] body, boolean streaming, long inputTokens, int[] tokenIds,
-            io.kvroute.router.load.EngineLoadSnapshot loads,
+            io.kvroute.router.load.EngineLoadSnapshot loads, RouteHints hints,
             Supplier<List<Worker>> eligible, Request clientRequest, Response clientResponse, Callback clientCallback,
             long startNanos) {
         this.ctx = ctx;
@@ -60,6 +61,7 @@ final class Dispatch implements Abortable {
         this.inputTokens = inputTokens;
         this.tokenIds = tokenIds;
         this.loads = loads;
+        this.hints = hints;
         this.eligible = eligible;
         this.clientRequest = clientRequest;
         this.clientResponse = clientResponse;
@@ -117,9 +119,14 @@ final class Dispatch implements Abortable {
             finish(503, attempt == 1 ? "no_worker" : "retries_exhausted");
             return;
         }
-        RoutingPolicy policy = ctx.policy();
-        Decision decision = policy.select(new RoutingRequest(candidates, ctx.inFlight()::get, inputTokens, null, tokenIds, loads));
+        RoutingPolicy policy = hints.sessionKey() != null ? ctx.sessionPolicy() : ctx.policy();
+        Decision decision = policy.select(new RoutingRequest(candidates, ctx.inFlight()::get, inputTokens,
+                hints.sessionKey(), tokenIds, loads, hints.routingText()));
         ctx.metrics().decision(policy.name(), decision.reason().label());
+        if (decision.cacheAware() != null) {
+            ctx.metrics().cacheAware(hints.modelLabel(), decision.cacheAware());
+            ctx.onDispatched(decision);
+        }
         ctx.metrics().pressureSource(policy.name(), decision.pressureSource());
         Worker worker = decision.worker();
         tried.add(worker.id());

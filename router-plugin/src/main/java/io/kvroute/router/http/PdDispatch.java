@@ -62,6 +62,7 @@ final class PdDispatch implements Abortable {
     private final long inputTokens;
     private final int[] tokenIds;
     private final io.kvroute.router.load.EngineLoadSnapshot loads;
+    private final RouteHints hints;
     private final Supplier<List<Worker>> prefillPool;
     private final Supplier<List<Worker>> decodePool;
     private final RoutingPolicy prefillPolicy;
@@ -86,7 +87,7 @@ final class PdDispatch implements Abortable {
     private int continuations;
 
     PdDispatch(RouterContext ctx, Endpoint endpoint, ObjectNode body, long inputTokens, int[] tokenIds,
-            io.kvroute.router.load.EngineLoadSnapshot loads,
+            io.kvroute.router.load.EngineLoadSnapshot loads, RouteHints hints,
             Supplier<List<Worker>> prefillPool, Supplier<List<Worker>> decodePool, RoutingPolicy prefillPolicy,
             RoutingPolicy decodePolicy, Request clientRequest, Response clientResponse, Callback clientCallback,
             long startNanos) {
@@ -97,6 +98,7 @@ final class PdDispatch implements Abortable {
         this.inputTokens = inputTokens;
         this.tokenIds = tokenIds;
         this.loads = loads;
+        this.hints = hints;
         this.prefillPool = prefillPool;
         this.decodePool = decodePool;
         this.prefillPolicy = prefillPolicy;
@@ -184,9 +186,15 @@ final class PdDispatch implements Abortable {
         if (prefills.isEmpty() || decodes.isEmpty()) {
             return false;
         }
-        Decision p = prefillPolicy.select(new RoutingRequest(prefills, ctx.inFlight()::get, inputTokens, null, tokenIds, loads));
+        RoutingPolicy prefillChooser = hints.sessionKey() != null ? ctx.prefillSessionPolicy() : prefillPolicy;
+        Decision p = prefillChooser.select(new RoutingRequest(prefills, ctx.inFlight()::get, inputTokens,
+                hints.sessionKey(), tokenIds, loads, hints.routingText()));
+        if (p.cacheAware() != null) {
+            ctx.metrics().cacheAware(hints.modelLabel(), p.cacheAware());
+            ctx.onDispatched(p);
+        }
         Decision d = decodePolicy.select(new RoutingRequest(decodes, ctx.inFlight()::get, inputTokens, null, null, loads));
-        ctx.metrics().decision(prefillPolicy.name(), p.reason().label());
+        ctx.metrics().decision(prefillChooser.name(), p.reason().label());
         ctx.metrics().decision("decode_" + decodePolicy.name(), d.reason().label());
         ctx.metrics().pressureSource(prefillPolicy.name(), p.pressureSource());
         ctx.metrics().pressureSource("decode_" + decodePolicy.name(), d.pressureSource());

@@ -261,6 +261,7 @@ public final class RouterHandler extends Handler.Abstract {
         java.util.function.Supplier<List<Worker>> prefills = pool(WorkerRole.PREFILL, model);
         java.util.function.Supplier<List<Worker>> decodes = pool(WorkerRole.DECODE, model);
         boolean pd = !prefills.get().isEmpty() && !decodes.get().isEmpty();
+        String sessionKey = request.getHeaders().get(config.sessionIdHeader());
         if (pd) {
             IngressTokenization.Result tokens = tokenization.apply(endpoint, model, body, ctx.prefillPolicy().needsTokens());
             com.fasterxml.jackson.databind.node.ObjectNode tree;
@@ -270,7 +271,8 @@ public final class RouterHandler extends Handler.Abstract {
                 throw new ApiException(400, "invalid JSON body: " + e.getMessage());
             }
             new PdDispatch(ctx, endpoint, tree, tokens.inputTokens(), tokens.tokens() == null ? null : tokens.tokens().ids(),
-                    ctx.loads().snapshot(), prefills, decodes, ctx.prefillPolicy(), ctx.decodePolicy(), request, response, callback, startNanos).start();
+                    ctx.loads().snapshot(), new RouteHints(sessionKey, tokens.routingText(), model == null ? "default" : model),
+                    prefills, decodes, ctx.prefillPolicy(), ctx.decodePolicy(), request, response, callback, startNanos).start();
             return;
         }
         if (eligible.get().isEmpty()) {
@@ -280,7 +282,8 @@ public final class RouterHandler extends Handler.Abstract {
         IngressTokenization.Result tokens = tokenization.apply(endpoint, model, body, ctx.policy().needsTokens());
         int[] tokenIds = tokens.tokens() == null ? null : tokens.tokens().ids();
         new Dispatch(ctx, endpoint, tokens.outgoingBody(), probe.stream, tokens.inputTokens(), tokenIds,
-                ctx.loads().snapshot(), eligible,
+                ctx.loads().snapshot(), new RouteHints(sessionKey, tokens.routingText(), model == null ? "default" : model),
+                eligible,
                 request, response, callback, startNanos).start();
     }
 
