@@ -101,6 +101,26 @@ class PdE2ETest {
     }
 
     @Test
+    void prefill_isChosenCacheAware_forRepeatedPrefixes() throws Exception {
+        // Two long shared prefixes (tenants); every repeat of a tenant must reach the prefill worker that
+        // already holds its prefix (cache_aware is the default PD prefill policy).
+        java.util.Map<Integer, java.util.Set<String>> prefillByTenant = new java.util.HashMap<>();
+        for (int i = 0; i < 8; i++) {
+            int tenant = i % 2;
+            String system = ("tenant " + tenant + " shared instructions. ").repeat(400);
+            String body = "{\"messages\":[{\"role\":\"system\",\"content\":\"" + system + "\"},"
+                    + "{\"role\":\"user\",\"content\":\"question " + i + "\"}],\"max_tokens\":2}";
+            ContentResponse response = http.postJson(fleet.url("/v1/chat/completions"), body);
+            assertThat(response.getStatus()).isEqualTo(200);
+            prefillByTenant.computeIfAbsent(tenant, t -> new java.util.HashSet<>()).add(response.getHeaders().get("x-kvroute-worker"));
+        }
+        assertThat(prefillByTenant.get(0)).hasSize(1);
+        assertThat(prefillByTenant.get(1)).hasSize(1);
+        assertThat(http.get(fleet.url("/metrics")).getContentAsString())
+                .contains("kvroute_cache_aware_decisions_total{decision=\"cache_hit\"");
+    }
+
+    @Test
     void batchedRequest_getsBootstrapArraysOfLengthN() throws Exception {
         String body = "{\"rid\":\"pd-n2\",\"n\":2,\"messages\":[{\"role\":\"user\",\"content\":\"two please\"}],\"max_tokens\":3}";
         assertThat(http.postJson(fleet.url("/v1/chat/completions"), body).getStatus()).isEqualTo(200);
