@@ -40,6 +40,7 @@ final class ScriptedWorker implements AutoCloseable {
     private final Server server;
     private final ServerConnector connector;
     private final AtomicInteger hits = new AtomicInteger();
+    private final AtomicInteger anyRequests = new AtomicInteger();
     private volatile Script script;
 
     private ScriptedWorker(Script script) throws Exception {
@@ -77,7 +78,13 @@ final class ScriptedWorker implements AutoCloseable {
         return hits.get();
     }
 
+    /** Requests of any kind received so far, health probes included. */
+    int anyRequests() {
+        return anyRequests.get();
+    }
+
     private boolean serve(Request request, Response response, Callback callback) throws Exception {
+        anyRequests.incrementAndGet();
         String path = Request.getPathInContext(request);
         if (path.equals("/health")) {
             write(response, callback, 200, "application/json", "{\"status\":\"ok\"}");
