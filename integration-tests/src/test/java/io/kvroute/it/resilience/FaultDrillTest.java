@@ -161,6 +161,8 @@ class FaultDrillTest {
             assertThat(unclear).as("every request succeeded or got a clear error").isEmpty();
             assertThat(sawOpen).as("the breaker was seen open").isTrue();
             assertThat(Scrape.sum(client, fleet, "kvroute_worker_breaker_transitions_total", "to=\"open\"")).isPositive();
+            assertThat(Scrape.sum(client, fleet, "kvroute_worker_breaker_transitions_total", "to=\"half_open\""))
+                    .as("the cool-down ended in half-open").isPositive();
             assertThat(Scrape.sum(client, fleet, "kvroute_worker_breaker_transitions_total", "from=\"half_open\""))
                     .as("trial traffic went through half-open").isPositive();
             assertThat(servedBy.get(fleet.mocks.get(0).baseUrl()).get()).as("the stable worker took over")
