@@ -149,4 +149,21 @@ class RetryAndTimeoutTest {
             assertThat(Scrape.sum(client, fleet, "kvroute_upstream_errors_total", "kind=\"timeout\"")).isEqualTo(1);
         }
     }
+
+    /**
+     * Regression: the stream idle timeout was applied to non-streaming requests too, whose worker
+     * is silent until the whole answer is ready, so any generation longer than the idle timeout was
+     * failed with 504 (and replayed on other workers first) although the request timeout allowed it.
+     */
+    @Test
+    void streamIdleTimeout_doesNotCutANonStreamingRequestThatIsSilentUntilDone() throws Exception {
+        List<String> args = new java.util.ArrayList<>(ROUTER);
+        args.addAll(List.of("--stream-idle-timeout-secs", "1", "--request-timeout-secs", "60"));
+        try (Fleet fleet = Fleet.start(1, List.of("--decode-ms-per-step", "250"), List.of(), args)) {
+            Client.Reply reply = client.postJson(fleet.url("/v1/chat/completions"), Client.chat(false, 10));
+            assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+            assertThat(reply.json().path("usage").path("completion_tokens").asInt()).isEqualTo(10);
+            assertThat(fleet.mocks.get(0).handler().requests()).as("not replayed").isEqualTo(1);
+        }
+    }
 }
