@@ -73,6 +73,7 @@ class AdminApiTest {
                 }
             }
             assertThat(fleet.router.router().workers().fleet().all()).hasSize(1);
+            assertThat(fleet.router.router().config().toString()).as("the key is never printed").doesNotContain(KEY);
         }
     }
 
