@@ -166,7 +166,7 @@ class AdminApiTest {
         for (int i = 0; i < 10; i++) {
             CountDownLatch firstChunk = new CountDownLatch(1);
             CompletableFuture<Client.Reply> reply = client.send("POST", fleet.url("/v1/chat/completions"), "application/json",
-                    Client.chat(true, 50).getBytes(StandardCharsets.UTF_8), firstChunk);
+                    Client.chat(true, 100).getBytes(StandardCharsets.UTF_8), firstChunk);
             assertThat(firstChunk.await(20, TimeUnit.SECONDS)).isTrue();
             if (fleet.router.router().inFlight().get(Fleet.idOf(workerUrl)) == 1) {
                 return reply;
