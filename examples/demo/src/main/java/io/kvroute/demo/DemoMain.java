@@ -32,8 +32,11 @@ public final class DemoMain implements Callable<Integer> {
     @Option(names = "--tenants", description = "Tenants, each with its own long system prompt (default 8).")
     int tenants = 8;
 
-    @Option(names = "--policy", description = "Router policy (default round_robin).")
-    String policy = "round_robin";
+    @Option(names = "--policy", description = "Router policy (default power_of_two).")
+    String policy = "power_of_two";
+
+    @Option(names = "--pd-requests", description = "Requests in phase 2, the prefill/decode fleet; 0 skips it (default 100).")
+    int pdRequests = 100;
 
     @Option(names = "--max-tokens", description = "Output tokens per request (default 24).")
     int maxTokens = 24;
@@ -46,14 +49,14 @@ public final class DemoMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        DemoRun run = new DemoRun(workers, requests, concurrency, tenants, policy, maxTokens, seed);
+        DemoRun run = new DemoRun(workers, requests, concurrency, tenants, policy, maxTokens, seed, pdRequests);
         DemoSummary summary = run.execute(json ? System.err : System.out);
         if (json) {
             System.out.println(summary.toJson());
         } else {
             summary.print(System.out);
         }
-        return summary.errors() == 0 ? 0 : 1;
+        return summary.errors() + summary.pdErrors() == 0 ? 0 : 1;
     }
 
     @Command(name = "worker", description = "Run one mock GPU worker (flags as kvroute-mock-worker).",
@@ -64,7 +67,7 @@ public final class DemoMain implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            List<String> all = new ArrayList<>(args);
+            List<String> all = resolveBundled(args);
             if (!all.contains("--port") && all.stream().noneMatch(a -> a.startsWith("--port="))) {
                 all.add("--port=30001");
             }
@@ -85,7 +88,7 @@ public final class DemoMain implements Callable<Integer> {
         public Integer call() throws Exception {
             RouterMain.RunningRouter router;
             try {
-                router = RouterMain.start(args.toArray(String[]::new));
+                router = RouterMain.start(resolveBundled(args).toArray(String[]::new));
             } catch (ConfigException e) {
                 System.err.println("kvroute-router: " + e.getMessage());
                 return 2;
@@ -95,6 +98,19 @@ public final class DemoMain implements Callable<Integer> {
             router.server().join();
             return 0;
         }
+    }
+
+    /** Replaces {@code bundled:qwen3} tokenizer paths with the unpacked bundled tokenizer. */
+    static List<String> resolveBundled(List<String> args) {
+        List<String> out = new ArrayList<>(args.size());
+        for (String arg : args) {
+            if (arg.startsWith("--tokenizer-path=")) {
+                out.add("--tokenizer-path=" + io.kvroute.mock.BundledTokenizer.resolve(arg.substring("--tokenizer-path=".length())));
+            } else {
+                out.add(io.kvroute.mock.BundledTokenizer.resolve(arg));
+            }
+        }
+        return out;
     }
 
     public static void main(String[] args) {

@@ -23,6 +23,7 @@ final class DemoSummary {
     private final long promptTokens;
     private final long cachedTokens;
     private final long wallNanos;
+    private final RouterCounters counters;
 
     private DemoSummary(Builder b) {
         this.policy = b.policy;
@@ -35,10 +36,21 @@ final class DemoSummary {
         this.promptTokens = b.promptTokens;
         this.cachedTokens = b.cachedTokens;
         this.wallNanos = b.wallNanos;
+        this.counters = b.counters == null ? RouterCounters.EMPTY : b.counters;
     }
+
+    private DemoSummary pd;
 
     int errors() {
         return errors;
+    }
+
+    int pdErrors() {
+        return pd == null ? 0 : pd.errors;
+    }
+
+    void pd(DemoSummary pdPhase) {
+        this.pd = pdPhase;
     }
 
     double cacheHitRate() {
@@ -57,8 +69,20 @@ final class DemoSummary {
         out.printf("  TTFT (streaming)  p50 %.1f ms   p95 %.1f ms%n", ms(ttftMicros, 50), ms(ttftMicros, 95));
         out.printf("  end to end        p50 %.1f ms   p95 %.1f ms%n", ms(e2eMicros, 50), ms(e2eMicros, 95));
         out.printf("  prefix cache hits %.1f%% of prompt tokens (%d of %d)%n", 100 * cacheHitRate(), cachedTokens, promptTokens);
+        out.printf("  ingress tokens    %d chats tokenized once at the router; input_ids forwarded for %d (%s)%n",
+                counters.tokenized(), counters.forwarded(), counters.forwardingOutcomes());
+        out.println("  decisions         " + counters.decisions());
+        out.println("  pressure sources  " + counters.pressureSources());
         out.println("  requests per worker");
         perWorker.forEach((worker, count) -> out.printf("    %-28s %d%n", worker, count));
+        if (pd != null) {
+            out.println();
+            out.println("  phase 2: " + pd.policy);
+            out.printf("  requests          %d (%d errors) in %.1f s%n", pd.requests, pd.errors, pd.wallNanos / 1e9);
+            out.printf("  TTFT (streaming)  p50 %.1f ms   p95 %.1f ms%n", ms(pd.ttftMicros, 50), ms(pd.ttftMicros, 95));
+            out.printf("  continuations     %d segments re-dispatched after a decode node ran out of KV%n", pd.counters.continuations());
+            out.println("  decisions         " + pd.counters.decisions());
+        }
     }
 
     String toJson() {
@@ -70,9 +94,22 @@ final class DemoSummary {
         root.put("ttft_p95_ms", ms(ttftMicros, 95));
         root.put("e2e_p50_ms", ms(e2eMicros, 50));
         root.put("cache_hit_rate", cacheHitRate());
+        root.put("input_ids_forwarded", counters.forwarded());
+        root.set("forwarding_outcomes", JSON.valueToTree(counters.forwardingOutcomes()));
+        root.set("decision_reasons", JSON.valueToTree(counters.decisions()));
         ObjectNode workersNode = root.putObject("per_worker");
         perWorker.forEach(workersNode::put);
         root.put("wall_s", wallNanos / 1e9);
+        root.set("pressure_sources", JSON.valueToTree(counters.pressureSources()));
+        if (pd != null) {
+            com.fasterxml.jackson.databind.node.ObjectNode pdNode = root.putObject("pd");
+            pdNode.put("requests", pd.requests);
+            pdNode.put("errors", pd.errors);
+            pdNode.put("ttft_p50_ms", ms(pd.ttftMicros, 50));
+            pdNode.put("ttft_p95_ms", ms(pd.ttftMicros, 95));
+            pdNode.put("continuations", pd.counters.continuations());
+            pdNode.set("decision_reasons", JSON.valueToTree(pd.counters.decisions()));
+        }
         return root.toString();
     }
 
@@ -88,6 +125,11 @@ final class DemoSummary {
         private long promptTokens;
         private long cachedTokens;
         private long wallNanos;
+        private RouterCounters counters;
+
+        synchronized void routerCounters(RouterCounters routerCounters) {
+            counters = routerCounters;
+        }
 
         Builder(String policy, int workers) {
             this.policy = policy;

@@ -1,6 +1,8 @@
 package io.kvroute.mock;
 
 import io.kvroute.mock.engine.Engine;
+import io.kvroute.mock.engine.EngineConfig;
+import io.kvroute.mock.engine.ScheduledEngine;
 import io.kvroute.mock.engine.SimpleEngine;
 import io.kvroute.mock.engine.TimeModel;
 import io.kvroute.mock.http.MockWorkerHandler;
@@ -38,17 +40,72 @@ public final class MockWorkerMain implements Callable<Integer> {
     @Option(names = "--role", description = "regular | prefill | decode (default regular).")
     String role = "regular";
 
-    @Option(names = "--prefill-ms-per-1k", description = "Simulated prefill milliseconds per 1,000 tokens (default 20).")
-    double prefillMsPer1k = 20;
+    @Option(names = "--time-model", description = "Time-model preset: fast | h100-small | a100-medium (default fast); "
+            + "the three flags below override its parts.")
+    String timeModelPreset = "fast";
 
-    @Option(names = "--decode-ms-per-step", description = "Simulated milliseconds per decode step (default 5).")
-    double decodeMsPerStep = 5;
+    @Option(names = "--prefill-ms-per-1k", description = "Simulated prefill milliseconds per 1,000 tokens (preset fast: 20).")
+    Double prefillMsPer1k;
 
-    @Option(names = "--step-overhead-ms", description = "Fixed simulated milliseconds per engine step (default 0.5).")
-    double stepOverheadMs = 0.5;
+    @Option(names = "--decode-ms-per-step", description = "Simulated milliseconds per decode step (preset fast: 5).")
+    Double decodeMsPerStep;
+
+    @Option(names = "--step-overhead-ms", description = "Fixed simulated milliseconds per engine step (preset fast: 0.5).")
+    Double stepOverheadMs;
+
+    @Option(names = "--engine", description = "scheduled (the scheduler plugin's step loop) | simple (one timer per request) (default scheduled).")
+    String engineKind = "scheduled";
+
+    @Option(names = "--prefill-queue-strategy", description = "default | promote_shortest | hrrn (default default).")
+    String prefillQueueStrategy = "default";
+
+    @Option(names = "--batch-max-tokens", description = "Prefill tokens per step (default 16384).")
+    int batchMaxTokens = 16384;
+
+    @Option(names = "--chunked-prefill-size", description = "Largest prefill chunk per request per step (default 8192).")
+    int chunkedPrefillSize = 8192;
+
+    @Option(names = "--running-max-req-size", description = "Running request slots (default 256).")
+    int runningMaxReqSize = 256;
+
+    @Option(names = "--kv-capacity-tokens", description = "KV pool capacity in tokens (default 1048576).")
+    long kvCapacityTokens = 1_048_576;
+
+    @Option(names = "--page-size", description = "KV page size in tokens, the prefix-cache granularity (default 16).")
+    int pageSize = 16;
+
+    @Option(names = "--node-self-request-limit", arity = "0..1", fallbackValue = "true",
+            description = "Admission waits for a request slot and KV (default true); false admits everything.")
+    boolean nodeSelfRequestLimit = true;
+
+    @Option(names = "--resource-wait-timeout-secs", description = "Busy (429 server_busy) after waiting this long for a slot or KV; negative waits forever (default 20).")
+    double resourceWaitTimeoutSecs = 20;
 
     @Option(names = "--speedup", description = "Run N times faster than simulated real time (default 1).")
     double speedup = 1;
+
+    @Option(names = "--bootstrap-port", description = "Prefill role: the KV bootstrap port; 0 picks a free one (default 0).")
+    int bootstrapPort;
+
+    @Option(names = "--decode-kv-capacity-tokens", description = "Decode role: KV tokens for decoding segments; a segment that cannot grow ends with the capacity marker; 0 = unlimited (default 0).")
+    long decodeKvCapacityTokens;
+
+    @Option(names = "--kv-transfer-ms-per-1k", description = "Prefill role: simulated KV transfer ms per 1,000 tokens (default 2).")
+    double kvTransferMsPer1k = 2;
+
+    @Option(names = "--kv-transfer-timeout-secs", description = "How long a decode worker waits for its KV (default 30).")
+    double kvTransferTimeoutSecs = 30;
+
+    @Option(names = "--decode-segment-tokens", description = "Decode role: end a segment with the KV capacity marker after N tokens; 0 = never (default 0).")
+    int decodeSegmentTokens;
+
+    @Option(names = "--load-publish-endpoint", description = "ZeroMQ PUB endpoint for load reports; port * or 0 picks a free one; "
+            + "none disables (default tcp://HOST:*). Advertised in /server_info.")
+    String loadPublishEndpoint;
+
+    @Option(names = "--tokenizer-path", description = "Tokenizer directory (tokenizer.json + tokenizer_config.json), "
+            + "or bundled:qwen3; default: a deterministic stand-in (about 4 bytes per token).")
+    String tokenizerPath;
 
     /** A running mock worker. */
     public static final class MockWorker implements AutoCloseable {
@@ -56,12 +113,26 @@ public final class MockWorkerMain implements Callable<Integer> {
         private final Engine engine;
         private final MockWorkerHandler handler;
         private final String baseUrl;
+        private final LoadReporting loadReporting;
 
-        MockWorker(Server server, Engine engine, MockWorkerHandler handler, String baseUrl) {
+        MockWorker(Server server, Engine engine, MockWorkerHandler handler, String baseUrl, LoadReporting loadReporting) {
             this.server = server;
             this.engine = engine;
             this.handler = handler;
             this.baseUrl = baseUrl;
+            this.loadReporting = loadReporting;
+        }
+
+        /** Stops publishing load reports (a drill: the router must fall back to its own counts). */
+        public void stopLoadReports() {
+            if (loadReporting != null) {
+                loadReporting.close();
+            }
+        }
+
+        /** The load-report endpoints this worker publishes on (empty when disabled). */
+        public java.util.List<String> loadEndpoints() {
+            return loadReporting == null ? java.util.List.of() : loadReporting.endpoints();
         }
 
         public String baseUrl() {
@@ -87,6 +158,10 @@ public final class MockWorkerMain implements Callable<Integer> {
             } catch (Exception e) {
                 throw new IllegalStateException("mock worker did not stop cleanly", e);
             } finally {
+                if (loadReporting != null) {
+                    loadReporting.close();
+                }
+                handler.shutdown();
                 engine.close();
             }
         }
@@ -102,8 +177,23 @@ public final class MockWorkerMain implements Callable<Integer> {
     }
 
     MockWorker startWorker() throws Exception {
-        TimeModel timeModel = new TimeModel(prefillMsPer1k, decodeMsPerStep, stepOverheadMs, speedup);
-        Engine engine = new SimpleEngine(timeModel);
+        if (!java.util.List.of("regular", "prefill", "decode").contains(role)) {
+            throw new IllegalArgumentException("--role must be regular, prefill or decode (got '" + role + "')");
+        }
+        TimeModel preset = TimeModel.preset(timeModelPreset);
+        // A decode node receives the KV already computed: its prefill costs nothing.
+        double prefill = role.equals("decode") ? 0 : prefillMsPer1k != null ? prefillMsPer1k : preset.prefillMsPer1kTokens();
+        TimeModel timeModel = new TimeModel(prefill, decodeMsPerStep != null ? decodeMsPerStep : preset.decodeMsPerStep(),
+                stepOverheadMs != null ? stepOverheadMs : preset.stepOverheadMs(), speedup);
+        Engine engine;
+        if (engineKind.equals("simple")) {
+            engine = new SimpleEngine(timeModel);
+        } else if (engineKind.equals("scheduled")) {
+            engine = ScheduledEngine.start(new EngineConfig(prefillQueueStrategy, batchMaxTokens, chunkedPrefillSize,
+                    runningMaxReqSize, kvCapacityTokens, pageSize, nodeSelfRequestLimit, resourceWaitTimeoutSecs, timeModel));
+        } else {
+            throw new IllegalArgumentException("--engine must be scheduled or simple (got '" + engineKind + "')");
+        }
         QueuedThreadPool threads = new QueuedThreadPool(200, 4);
         threads.setName("mock-worker");
         Server server = new Server(threads);
@@ -114,14 +204,34 @@ public final class MockWorkerMain implements Callable<Integer> {
         connector.setHost(host);
         connector.setPort(port);
         server.addConnector(connector);
+        ServerConnector bootstrap = null;
+        if (role.equals("prefill")) {
+            bootstrap = new ServerConnector(server, new HttpConnectionFactory(http));
+            bootstrap.setHost(host);
+            bootstrap.setPort(bootstrapPort);
+            server.addConnector(bootstrap);
+        }
+        org.eclipse.jetty.client.HttpClient kvClient = new org.eclipse.jetty.client.HttpClient();
+        kvClient.setMaxConnectionsPerDestination(1024);
+        server.addBean(kvClient);
+        io.kvroute.mock.pd.PdOptions pd = new io.kvroute.mock.pd.PdOptions(role, kvTransferMsPer1k,
+                (long) (kvTransferTimeoutSecs * 1000), decodeSegmentTokens);
         Map<String, Object> staticInfo = new LinkedHashMap<>();
         MockWorkerHandler[] handlerRef = new MockWorkerHandler[1];
-        MockWorkerHandler handler = new MockWorkerHandler(engine, PromptEncoder.standIn(), modelId, () -> {
+        PromptEncoder encoder = PromptEncoder.standIn();
+        io.kvroute.router.tokenize.TokenizerRegistry tokenizers = null;
+        if (tokenizerPath != null) {
+            String dir = BundledTokenizer.resolve(tokenizerPath);
+            tokenizers = io.kvroute.router.tokenize.TokenizerRegistry.load(java.util.Map.of(modelId, java.nio.file.Path.of(dir)));
+            encoder = new io.kvroute.mock.http.TokenizerPromptEncoder(tokenizers.forModel(modelId).orElseThrow());
+        }
+        MockWorkerHandler handler = new MockWorkerHandler(engine, encoder, modelId, () -> {
             Map<String, Object> info = new LinkedHashMap<>(staticInfo);
             info.put("requests_total", handlerRef[0].requests());
             info.put("aborted_requests", handlerRef[0].abortedRequests());
+            info.put("kv_used_tokens", handlerRef[0].kvBudget().usedTokens());
             return info;
-        });
+        }, pd, decodeKvCapacityTokens, kvClient, speedup);
         handlerRef[0] = handler;
         server.setHandler(handler);
         server.start();
@@ -129,13 +239,28 @@ public final class MockWorkerMain implements Callable<Integer> {
         staticInfo.put("model_id", modelId);
         staticInfo.put("model_path", modelId);
         staticInfo.put("role", role);
+        staticInfo.put("bootstrap_port", bootstrap == null ? null : bootstrap.getLocalPort());
+        staticInfo.put("decode_kv_capacity_tokens", decodeKvCapacityTokens);
+        staticInfo.put("engine", engineKind);
+        staticInfo.put("chunked_prefill_size", chunkedPrefillSize);
+        staticInfo.put("batch_max_tokens", batchMaxTokens);
         staticInfo.put("page_size", engine.info().pageSize());
         staticInfo.put("max_total_num_tokens", engine.info().maxTotalNumTokens());
         staticInfo.put("max_running_requests", engine.info().maxRunningRequests());
         staticInfo.put("prefill_queue_strategy", engine.info().prefillQueueStrategy());
         staticInfo.put("dp_size", 1);
+        LoadReporting loadReporting = null;
+        String endpoint = loadPublishEndpoint == null ? "tcp://" + host + ":*" : loadPublishEndpoint;
+        if (!endpoint.equals("none")) {
+            loadReporting = new LoadReporting(io.kvroute.scheduler.report.LoadPublisher.bind(endpoint, 1), engine,
+                    handler::pendingKvTransfers);
+            staticInfo.put("load_endpoints", loadReporting.endpoints());
+        } else {
+            staticInfo.put("load_endpoints", java.util.List.of());
+        }
         staticInfo.put("time_model", timeModel.toString());
-        return new MockWorker(server, engine, handler, baseUrl);
+        staticInfo.put("tokenizer", tokenizerPath == null ? "stand-in" : tokenizerPath);
+        return new MockWorker(server, engine, handler, baseUrl, loadReporting);
     }
 
     @Override

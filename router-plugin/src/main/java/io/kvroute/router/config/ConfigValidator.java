@@ -27,6 +27,7 @@ public final class ConfigValidator {
         positive("--connect-timeout-secs", b.connectTimeoutSecs);
         positive("--stream-idle-timeout-secs", b.streamIdleTimeoutSecs);
         positive("--health-check-interval-secs", b.healthCheckIntervalSecs);
+        positive("--load-freshness-secs", b.loadFreshnessSecs);
         positive("--health-check-timeout-secs", b.healthCheckTimeoutSecs);
         if (b.healthFailureThreshold < 1) {
             throw fail("--health-failure-threshold", b.healthFailureThreshold, "must be at least 1");
@@ -73,6 +74,50 @@ public final class ConfigValidator {
             if (problem != null) {
                 throw fail("--worker-urls", url, problem);
             }
+        }
+        for (String entry : b.tokenizerPaths) {
+            int eq = entry.indexOf('=');
+            String dir = eq < 0 ? entry : entry.substring(eq + 1);
+            if (eq == 0 || dir.isBlank() || !java.nio.file.Files.isRegularFile(java.nio.file.Path.of(dir).resolve("tokenizer.json"))) {
+                throw fail("--tokenizer-path", entry, "must be DIR or MODEL=DIR where DIR holds tokenizer.json");
+            }
+        }
+        if (!(b.pdBusyRetryTimeoutSecs >= 0) || Double.isInfinite(b.pdBusyRetryTimeoutSecs)) {
+            throw fail("--pd-busy-retry-timeout-secs", b.pdBusyRetryTimeoutSecs, "must be >= 0 (0 turns busy retry off)");
+        }
+        for (String entry : b.prefillUrls) {
+            int eq = entry.lastIndexOf('=');
+            String url = eq < 0 ? entry : entry.substring(0, eq);
+            String problem = urlProblem(url);
+            if (problem != null) {
+                throw fail("--prefill-urls", entry, problem);
+            }
+            if (eq >= 0) {
+                try {
+                    int port = Integer.parseInt(entry.substring(eq + 1));
+                    if (port < 1 || port > 65535) {
+                        throw fail("--prefill-urls", entry, "bootstrap port must be 1..65535");
+                    }
+                } catch (NumberFormatException e) {
+                    throw fail("--prefill-urls", entry, "bootstrap port must be a number");
+                }
+            }
+        }
+        for (String url : b.decodeUrls) {
+            String problem = urlProblem(url);
+            if (problem != null) {
+                throw fail("--decode-urls", url, problem);
+            }
+        }
+        if (b.prefillUrls.isEmpty() != b.decodeUrls.isEmpty()) {
+            throw new ConfigException("--prefill-urls and --decode-urls go together: PD needs at least one of each (got "
+                    + b.prefillUrls.size() + " prefill, " + b.decodeUrls.size() + " decode)");
+        }
+        if (b.prefillPolicy != null && !Policies.NAMES.contains(b.prefillPolicy.toLowerCase(Locale.ROOT))) {
+            throw fail("--prefill-policy", b.prefillPolicy, "is not one of: " + String.join(", ", Policies.NAMES));
+        }
+        if (!Policies.NAMES.contains(b.decodePolicy.toLowerCase(Locale.ROOT))) {
+            throw fail("--decode-policy", b.decodePolicy, "is not one of: " + String.join(", ", Policies.NAMES));
         }
         if (!Policies.NAMES.contains(b.policy.toLowerCase(Locale.ROOT))) {
             throw fail("--policy", b.policy, "is not one of: " + String.join(", ", Policies.NAMES));

@@ -34,7 +34,15 @@ public record RouterConfig(
         double shutdownDrainSecs,
         String adminApiKey,
         String apiKey,
-        List<String> modelIds) {
+        List<String> modelIds,
+        List<String> tokenizerPaths,
+        boolean disableInputIdsForwarding,
+        List<String> prefillUrls,
+        List<String> decodeUrls,
+        String prefillPolicy,
+        String decodePolicy,
+        double pdBusyRetryTimeoutSecs,
+        double loadFreshnessSecs) {
 
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
 
@@ -43,6 +51,9 @@ public record RouterConfig(
         Objects.requireNonNull(policy, "policy");
         workerUrls = List.copyOf(workerUrls);
         modelIds = modelIds == null ? List.of() : List.copyOf(modelIds);
+        tokenizerPaths = tokenizerPaths == null ? List.of() : List.copyOf(tokenizerPaths);
+        prefillUrls = prefillUrls == null ? List.of() : List.copyOf(prefillUrls);
+        decodeUrls = decodeUrls == null ? List.of() : List.copyOf(decodeUrls);
     }
 
     public static Builder builder() {
@@ -84,6 +95,14 @@ public record RouterConfig(
         String adminApiKey = null;
         String apiKey = null;
         List<String> modelIds = List.of();
+        List<String> tokenizerPaths = List.of();
+        boolean disableInputIdsForwarding = false;
+        List<String> prefillUrls = List.of();
+        List<String> decodeUrls = List.of();
+        String prefillPolicy = null;
+        String decodePolicy = "power_of_two";
+        double pdBusyRetryTimeoutSecs = 0;
+        double loadFreshnessSecs = 5;
 
         public Builder host(String v) { host = v; return this; }
         public Builder port(int v) { port = v; return this; }
@@ -111,10 +130,18 @@ public record RouterConfig(
         public Builder adminApiKey(String v) { adminApiKey = v; return this; }
         public Builder apiKey(String v) { apiKey = v; return this; }
         public Builder modelIds(List<String> v) { modelIds = v; return this; }
+        public Builder tokenizerPaths(List<String> v) { tokenizerPaths = v; return this; }
+        public Builder disableInputIdsForwarding(boolean v) { disableInputIdsForwarding = v; return this; }
+        public Builder prefillUrls(List<String> v) { prefillUrls = v; return this; }
+        public Builder decodeUrls(List<String> v) { decodeUrls = v; return this; }
+        public Builder prefillPolicy(String v) { prefillPolicy = v; return this; }
+        public Builder decodePolicy(String v) { decodePolicy = v; return this; }
+        public Builder pdBusyRetryTimeoutSecs(double v) { pdBusyRetryTimeoutSecs = v; return this; }
+        public Builder loadFreshnessSecs(double v) { loadFreshnessSecs = v; return this; }
 
         public RouterConfig build() {
             ConfigValidator.validate(this);
-            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds);
+            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs);
         }
     }
 }

@@ -101,6 +101,30 @@ public final class RouterOptions {
     @Option(names = "--api-key", description = "Bearer token required on inference endpoints; env KVROUTE_API_KEY. Unset = open.")
     String apiKey = null;
 
+    @Option(names = "--tokenizer-path", split = ",", description = "Tokenizer directories (tokenizer.json + tokenizer_config.json): DIR for every model, or MODEL=DIR, comma separated.")
+    List<String> tokenizerPaths = new ArrayList<>();
+
+    @Option(names = "--disable-input-ids-forwarding", arity = "0..1", fallbackValue = "true", description = "Never forward ingress token ids as input_ids (routing still tokenizes).")
+    boolean disableInputIdsForwarding;
+
+    @Option(names = "--prefill-urls", split = ",", description = "PD prefill workers: URL or URL=BOOTSTRAP_PORT, comma separated.")
+    List<String> prefillUrls = new ArrayList<>();
+
+    @Option(names = "--decode-urls", split = ",", description = "PD decode workers, comma separated.")
+    List<String> decodeUrls = new ArrayList<>();
+
+    @Option(names = "--prefill-policy", description = "Policy choosing the PD prefill worker (default: --policy).")
+    String prefillPolicy;
+
+    @Option(names = "--decode-policy", description = "Policy choosing the PD decode worker (default power_of_two).")
+    String decodePolicy = "power_of_two";
+
+    @Option(names = "--pd-busy-retry-timeout-secs", description = "Retry a PD request answered busy (429) before any output for up to this long; 0 = off (default 0).")
+    double pdBusyRetryTimeoutSecs;
+
+    @Option(names = "--load-freshness-secs", description = "How long an engine load report stays fresh, judged by the router's clock (default 5).")
+    double loadFreshnessSecs = 5;
+
     @Option(names = "--model-ids", split = ",", description = "Served model ids; learned from workers' /server_info when empty.")
     List<String> modelIds = new ArrayList<>();
 
@@ -164,6 +188,14 @@ public final class RouterOptions {
                 .adminApiKey(adminApiKey)
                 .apiKey(apiKey)
                 .modelIds(modelIds)
+                .tokenizerPaths(tokenizerPaths)
+                .prefillUrls(prefillUrls)
+                .decodeUrls(decodeUrls)
+                .prefillPolicy(prefillPolicy)
+                .decodePolicy(decodePolicy)
+                .pdBusyRetryTimeoutSecs(pdBusyRetryTimeoutSecs)
+                .loadFreshnessSecs(loadFreshnessSecs)
+                .disableInputIdsForwarding(disableInputIdsForwarding)
                 .build();
     }
 

@@ -10,7 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class ActiveRequests {
 
-    private final Set<Dispatch> active = ConcurrentHashMap.newKeySet();
+    private final Set<Abortable> active = ConcurrentHashMap.newKeySet();
     private volatile boolean draining;
 
     public boolean draining() {
@@ -25,11 +25,11 @@ public final class ActiveRequests {
         return active.size();
     }
 
-    void add(Dispatch dispatch) {
+    void add(Abortable dispatch) {
         active.add(dispatch);
     }
 
-    void remove(Dispatch dispatch) {
+    void remove(Abortable dispatch) {
         active.remove(dispatch);
     }
 
@@ -42,7 +42,7 @@ public final class ActiveRequests {
             Thread.sleep(20);
         }
         int aborted = 0;
-        for (Dispatch dispatch : active) {
+        for (Abortable dispatch : active) {
             dispatch.abort(reason);
             aborted++;
         }

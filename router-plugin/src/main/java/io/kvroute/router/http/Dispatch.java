@@ -28,13 +28,15 @@ import org.eclipse.jetty.util.Callback;
  * <p>Threading: attempts are sequential; the next one starts from the previous one's completion
  * callback (or a scheduler timer). {@link #abort} may come from any thread.
  */
-final class Dispatch {
+final class Dispatch implements Abortable {
 
     private final RouterContext ctx;
     private final Endpoint endpoint;
     private final byte[] body;
     private final boolean streaming;
     private final long inputTokens;
+    private final int[] tokenIds;
+    private final io.kvroute.router.load.EngineLoadSnapshot loads;
     private final Supplier<List<Worker>> eligible;
     private final Request clientRequest;
     private final Response clientResponse;
@@ -47,7 +49,8 @@ final class Dispatch {
     private volatile String abortReason;
     private int attempt;
 
-    Dispatch(RouterContext ctx, Endpoint endpoint, byte[] body, boolean streaming, long inputTokens,
+    Dispatch(RouterContext ctx, Endpoint endpoint, byte[] body, boolean streaming, long inputTokens, int[] tokenIds,
+            io.kvroute.router.load.EngineLoadSnapshot loads,
             Supplier<List<Worker>> eligible, Request clientRequest, Response clientResponse, Callback clientCallback,
             long startNanos) {
         this.ctx = ctx;
@@ -55,6 +58,8 @@ final class Dispatch {
         this.body = body;
         this.streaming = streaming;
         this.inputTokens = inputTokens;
+        this.tokenIds = tokenIds;
+        this.loads = loads;
         this.eligible = eligible;
         this.clientRequest = clientRequest;
         this.clientResponse = clientResponse;
@@ -76,7 +81,8 @@ final class Dispatch {
     }
 
     /** Aborts the request with a clear error (router shutting down). */
-    void abort(String reason) {
+    @Override
+    public void abort(String reason) {
         abortReason = reason;
         ProxyExchange exchange = current;
         if (exchange != null) {
@@ -112,12 +118,14 @@ final class Dispatch {
             return;
         }
         RoutingPolicy policy = ctx.policy();
-        Decision decision = policy.select(new RoutingRequest(candidates, ctx.inFlight()::get, inputTokens, null));
+        Decision decision = policy.select(new RoutingRequest(candidates, ctx.inFlight()::get, inputTokens, null, tokenIds, loads));
         ctx.metrics().decision(policy.name(), decision.reason().label());
+        ctx.metrics().pressureSource(policy.name(), decision.pressureSource());
         Worker worker = decision.worker();
         tried.add(worker.id());
         boolean finalAttempt = attempt >= ctx.config().retryMaxAttempts();
         ctx.inFlight().acquire(worker.id());
+        ctx.loads().dispatchLog().recordDispatch(worker.id(), System.nanoTime());
         long timeoutMillis = (long) (ctx.config().requestTimeoutSecs() * 1000);
         long idleMillis = (long) (ctx.config().streamIdleTimeoutSecs() * 1000);
         ProxyExchange exchange = new ProxyExchange(ctx.client(), worker, endpoint.path, body, streaming, timeoutMillis,

@@ -1,58 +1,49 @@
 package io.kvroute.router.http;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.JsonToken;
 
 /**
  * The inference endpoints and the fields the router itself needs from each body. Only what the
- * router reads is validated here; everything else is the engine's business and passes through.
+ * router reads is validated (from a {@link BodyProbe}); everything else is the engine's business
+ * and passes through untouched.
  */
 enum Endpoint {
     CHAT("/v1/chat/completions") {
         @Override
-        void validate(JsonNode body) throws ApiException {
-            JsonNode messages = body.get("messages");
-            if (messages == null || !messages.isArray() || messages.isEmpty()) {
+        void validate(BodyProbe body) throws ApiException {
+            if (body.messageCount <= 0) {
                 throw new ApiException(400, "'messages' must be a non-empty array");
             }
-            for (JsonNode message : messages) {
-                if (!message.isObject() || !message.path("role").isTextual()) {
-                    throw new ApiException(400, "each message must be an object with a string 'role'");
-                }
+            if (body.messageProblem != null) {
+                throw new ApiException(400, body.messageProblem);
             }
-            commonSampling(body, "max_tokens");
-            commonSampling(body, "max_completion_tokens");
         }
     },
     COMPLETIONS("/v1/completions") {
         @Override
-        void validate(JsonNode body) throws ApiException {
-            JsonNode prompt = body.get("prompt");
-            if (prompt == null || !(prompt.isTextual() || prompt.isArray())) {
+        void validate(BodyProbe body) throws ApiException {
+            if (body.prompt != JsonToken.VALUE_STRING && body.prompt != JsonToken.START_ARRAY) {
                 throw new ApiException(400, "'prompt' must be a string or an array");
             }
-            commonSampling(body, "max_tokens");
         }
     },
     GENERATE("/generate") {
         @Override
-        void validate(JsonNode body) throws ApiException {
-            JsonNode text = body.get("text");
-            JsonNode inputIds = body.get("input_ids");
-            if (text == null && inputIds == null) {
+        void validate(BodyProbe body) throws ApiException {
+            boolean hasText = body.text != null && body.text != JsonToken.VALUE_NULL;
+            boolean hasIds = body.inputIds != null && body.inputIds != JsonToken.VALUE_NULL;
+            if (!hasText && !hasIds) {
                 throw new ApiException(400, "one of 'text' or 'input_ids' is required");
             }
-            if (text != null && !(text.isTextual() || text.isArray())) {
+            if (hasText && body.text != JsonToken.VALUE_STRING && body.text != JsonToken.START_ARRAY) {
                 throw new ApiException(400, "'text' must be a string or an array of strings");
             }
-            if (inputIds != null && !inputIds.isArray()) {
+            if (hasIds && body.inputIds != JsonToken.START_ARRAY) {
                 throw new ApiException(400, "'input_ids' must be an array");
             }
-            JsonNode sampling = body.get("sampling_params");
-            if (sampling != null && !sampling.isNull()) {
-                if (!sampling.isObject()) {
-                    throw new ApiException(400, "'sampling_params' must be an object");
-                }
-                commonSampling(sampling, "max_new_tokens");
+            if (body.samplingParams != null && body.samplingParams != JsonToken.VALUE_NULL
+                    && body.samplingParams != JsonToken.START_OBJECT) {
+                throw new ApiException(400, "'sampling_params' must be an object");
             }
         }
     };
@@ -66,7 +57,7 @@ enum Endpoint {
         this.path = path;
     }
 
-    abstract void validate(JsonNode body) throws ApiException;
+    abstract void validate(BodyProbe body) throws ApiException;
 
     static Endpoint forPath(String path) {
         for (Endpoint endpoint : values()) {
@@ -75,31 +66,5 @@ enum Endpoint {
             }
         }
         return null;
-    }
-
-    /** Checks the fields the router reads for every endpoint: model, stream, a token budget. */
-    static void validateCommon(JsonNode body) throws ApiException {
-        JsonNode model = body.get("model");
-        if (model != null && !model.isNull() && !model.isTextual()) {
-            throw new ApiException(400, "'model' must be a string");
-        }
-        JsonNode stream = body.get("stream");
-        if (stream != null && !stream.isNull() && !stream.isBoolean()) {
-            throw new ApiException(400, "'stream' must be a boolean");
-        }
-    }
-
-    private static void commonSampling(JsonNode node, String field) throws ApiException {
-        JsonNode value = node.get(field);
-        if (value == null || value.isNull()) {
-            return;
-        }
-        if (!value.isIntegralNumber() || !value.canConvertToLong()) {
-            throw new ApiException(400, "'" + field + "' must be an integer");
-        }
-        long budget = value.asLong();
-        if (budget < 0 || budget > MAX_TOKENS_LIMIT) {
-            throw new ApiException(400, "'" + field + "' must be between 0 and " + MAX_TOKENS_LIMIT + " (got " + budget + ")");
-        }
     }
 }

@@ -19,4 +19,8 @@ public record RouterContext(
         RoutingPolicy policy,
         HttpClient client,
         RouterMetrics metrics,
-        ActiveRequests active) {}
+        ActiveRequests active,
+        io.kvroute.router.tokenize.TokenizerRegistry tokenizers,
+        RoutingPolicy prefillPolicy,
+        RoutingPolicy decodePolicy,
+        io.kvroute.router.load.LoadPlane loads) {}

@@ -1,7 +1,5 @@
 package io.kvroute.router.http;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -43,6 +41,7 @@ public final class RouterHandler extends Handler.Abstract {
     static final String WORKER_HEADER = "x-kvroute-worker";
     private static final Logger LOG = LoggerFactory.getLogger(RouterHandler.class);
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper PD_JSON = JSON;
     private static final HttpField JSON_TYPE = new PreEncodedHttpField(HttpHeader.CONTENT_TYPE, "application/json");
 
     private final RouterContext ctx;
@@ -51,6 +50,7 @@ public final class RouterHandler extends Handler.Abstract {
     private final RouterMetrics metrics;
     private final AdminRoutes admin;
     private final BearerAuth inferenceAuth;
+    private final IngressTokenization tokenization;
     private final boolean claimUnknownPaths;
 
     public RouterHandler(RouterContext ctx, boolean claimUnknownPaths) {
@@ -61,6 +61,7 @@ public final class RouterHandler extends Handler.Abstract {
         this.metrics = ctx.metrics();
         this.admin = new AdminRoutes(ctx);
         this.inferenceAuth = BearerAuth.of(config.apiKey());
+        this.tokenization = new IngressTokenization(ctx.tokenizers(), config.disableInputIdsForwarding(), metrics);
         this.claimUnknownPaths = claimUnknownPaths;
     }
 
@@ -94,6 +95,8 @@ public final class RouterHandler extends Handler.Abstract {
                     });
                 case "/v1/models":
                     return get(method, response, callback, path, () -> models(response, callback));
+                case "/v1/loads":
+                    return get(method, response, callback, path, () -> loads(response, callback));
                 default:
                     if (!claimUnknownPaths) {
                         return false;
@@ -129,7 +132,10 @@ public final class RouterHandler extends Handler.Abstract {
     private void readyz(Response response, Callback callback) {
         List<Worker> usable = usableWorkers();
         boolean draining = ctx.active().draining();
-        boolean ready = !usable.isEmpty() && !draining;
+        boolean plainPool = usable.stream().anyMatch(w -> w.role() == WorkerRole.REGULAR);
+        boolean pdPair = usable.stream().anyMatch(w -> w.role() == WorkerRole.PREFILL)
+                && usable.stream().anyMatch(w -> w.role() == WorkerRole.DECODE);
+        boolean ready = (plainPool || pdPair) && !draining;
         String body = "{\"ready\":" + ready + ",\"draining\":" + draining + ",\"usable_workers\":" + usable.size()
                 + ",\"workers\":" + registry.fleet().workers().size() + "}";
         json(response, callback, ready ? 200 : 503, body);
@@ -157,6 +163,32 @@ public final class RouterHandler extends Handler.Abstract {
             }
         }
         return usable;
+    }
+
+    /** {@code GET /v1/loads}: the load plane's view per worker, with the router's own in-flight count. */
+    private void loads(Response response, Callback callback) {
+        ObjectNode root = JSON.createObjectNode();
+        ArrayNode workers = root.putArray("workers");
+        java.util.Map<String, java.util.Map<String, Object>> byId = new java.util.HashMap<>();
+        for (java.util.Map<String, Object> entry : ctx.loads().view()) {
+            byId.put(String.valueOf(entry.get("url")), entry);
+        }
+        for (Worker worker : registry.fleet().all()) {
+            java.util.Map<String, Object> entry = new java.util.LinkedHashMap<>();
+            entry.put("id", worker.id());
+            java.util.Map<String, Object> view = byId.get(worker.id());
+            if (view != null) {
+                entry.putAll(view);
+            } else {
+                entry.put("fresh", false);
+                entry.put("pressure_source", "router_local");
+            }
+            entry.put("url", worker.url());
+            entry.put("role", worker.role().label());
+            entry.put("router_in_flight", ctx.inFlight().get(worker.id()));
+            workers.add(JSON.valueToTree(entry));
+        }
+        json(response, callback, 200, root.toString());
     }
 
     private TreeSet<String> knownModels() {
@@ -217,53 +249,57 @@ public final class RouterHandler extends Handler.Abstract {
 
     private void dispatch(Endpoint endpoint, byte[] body, Request request, Response response, Callback callback,
             long startNanos) throws ApiException {
-        JsonNode root = parse(body);
-        Endpoint.validateCommon(root);
-        endpoint.validate(root);
-        String model = root.path("model").isTextual() ? root.get("model").asText() : null;
+        BodyProbe probe = BodyProbe.parse(body);
+        endpoint.validate(probe);
+        String model = probe.model;
         TreeSet<String> models = knownModels();
         if (model != null && !models.isEmpty() && !models.contains(model)) {
             throw new ApiException(404, "model_not_found", "model '" + model + "' is not served here (available: "
                     + String.join(", ", models) + ")");
         }
-        String requestedModel = model;
-        java.util.function.Supplier<List<Worker>> eligible = () -> {
+        java.util.function.Supplier<List<Worker>> eligible = pool(WorkerRole.REGULAR, model);
+        java.util.function.Supplier<List<Worker>> prefills = pool(WorkerRole.PREFILL, model);
+        java.util.function.Supplier<List<Worker>> decodes = pool(WorkerRole.DECODE, model);
+        boolean pd = !prefills.get().isEmpty() && !decodes.get().isEmpty();
+        if (pd) {
+            IngressTokenization.Result tokens = tokenization.apply(endpoint, model, body, ctx.prefillPolicy().needsTokens());
+            com.fasterxml.jackson.databind.node.ObjectNode tree;
+            try {
+                tree = (com.fasterxml.jackson.databind.node.ObjectNode) PD_JSON.readTree(tokens.outgoingBody());
+            } catch (java.io.IOException e) {
+                throw new ApiException(400, "invalid JSON body: " + e.getMessage());
+            }
+            new PdDispatch(ctx, endpoint, tree, tokens.inputTokens(), tokens.tokens() == null ? null : tokens.tokens().ids(),
+                    ctx.loads().snapshot(), prefills, decodes, ctx.prefillPolicy(), ctx.decodePolicy(), request, response, callback, startNanos).start();
+            return;
+        }
+        if (eligible.get().isEmpty()) {
+            throw new ApiException(503, "service_unavailable", "no usable worker for model '"
+                    + (model == null ? "(any)" : model) + "'");
+        }
+        IngressTokenization.Result tokens = tokenization.apply(endpoint, model, body, ctx.policy().needsTokens());
+        int[] tokenIds = tokens.tokens() == null ? null : tokens.tokens().ids();
+        new Dispatch(ctx, endpoint, tokens.outgoingBody(), probe.stream, tokens.inputTokens(), tokenIds,
+                ctx.loads().snapshot(), eligible,
+                request, response, callback, startNanos).start();
+    }
+
+    private java.util.function.Supplier<List<Worker>> pool(WorkerRole role, String model) {
+        return () -> {
             List<Worker> out = new ArrayList<>();
             for (Worker worker : usableWorkers()) {
-                if (worker.role() == WorkerRole.REGULAR && worker.serves(requestedModel)) {
+                if (worker.role() == role && worker.serves(model)) {
                     out.add(worker);
                 }
             }
             return out;
         };
-        if (eligible.get().isEmpty()) {
-            throw new ApiException(503, "service_unavailable", "no usable worker for model '"
-                    + (model == null ? "(any)" : model) + "'");
-        }
-        long inputTokens = Math.max(1, body.length / 4);
-        boolean streaming = root.path("stream").asBoolean(false);
-        new Dispatch(ctx, endpoint, body, streaming, inputTokens, eligible, request, response, callback, startNanos).start();
     }
 
     private void reject(Endpoint endpoint, Response response, Callback callback, long startNanos, ApiException error) {
         OpenAiErrors.send(response, callback, error.status, error.type, error.getMessage());
         metrics.request(endpoint.path, error.status);
         metrics.duration(endpoint.path, "rejected", System.nanoTime() - startNanos);
-    }
-
-    private static JsonNode parse(byte[] body) throws ApiException {
-        JsonNode root;
-        try {
-            root = JSON.readTree(body);
-        } catch (JsonProcessingException e) {
-            throw new ApiException(400, "invalid JSON body: " + e.getOriginalMessage());
-        } catch (java.io.IOException e) {
-            throw new ApiException(400, "invalid JSON body: " + e.getMessage());
-        }
-        if (root == null || !root.isObject()) {
-            throw new ApiException(400, "the request body must be a JSON object");
-        }
-        return root;
     }
 
     private static boolean isJson(String contentType) {

@@ -63,6 +63,12 @@ public final class RouterMetrics {
                 .register(registry).increment();
     }
 
+    /** {@code kvroute_pressure_source_total{policy,source}}: which load signal each decision compared. */
+    public void pressureSource(String policy, String source) {
+        Counter.builder("kvroute.pressure.source").tag("policy", policy).tag("source", source)
+                .register(registry).increment();
+    }
+
     /** {@code kvroute_upstream_errors_total{worker,kind}}: connect, timeout, reset, status_5xx. */
     public void upstreamError(String worker, String kind) {
         Counter.builder("kvroute.upstream.errors").tag("worker", worker).tag("kind", kind)
@@ -109,6 +115,36 @@ public final class RouterMetrics {
                 registry.remove(meter);
             }
         }
+    }
+
+    /** {@code kvroute_input_ids_forwarding_total{model_id,outcome}}. */
+    public void inputIdsForwarding(String modelId, String outcome) {
+        Counter.builder("kvroute.input.ids.forwarding").tag("model_id", modelId).tag("outcome", outcome)
+                .register(registry).increment();
+    }
+
+    /** {@code kvroute_ingress_tokenize_errors_total{model_id}}. */
+    public void ingressTokenizeError(String modelId) {
+        Counter.builder("kvroute.ingress.tokenize.errors").tag("model_id", modelId).register(registry).increment();
+    }
+
+    /** {@code kvroute_ingress_tokenize_duration_seconds{model_id}}. */
+    public void ingressTokenizeDuration(String modelId, long nanos) {
+        Timer.builder("kvroute.ingress.tokenize.duration").tag("model_id", modelId)
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(10_000))
+                .maximumExpectedValue(Duration.ofSeconds(10))
+                .register(registry).record(Duration.ofNanos(nanos));
+    }
+
+    /** {@code kvroute_pd_continuations_total{endpoint}}: continuation segments dispatched. */
+    public void pdContinuation(String endpoint) {
+        Counter.builder("kvroute.pd.continuations").tag("endpoint", endpoint).register(registry).increment();
+    }
+
+    /** {@code kvroute_pd_segments}: segments per request that needed a continuation (summary). */
+    public void pdSegments(String endpoint, int segments) {
+        io.micrometer.core.instrument.DistributionSummary.builder("kvroute.pd.segments").tag("endpoint", endpoint)
+                .register(registry).record(segments);
     }
 
     /** {@code kvroute_worker_in_flight{worker}}: router-local in-flight requests. */

@@ -5,6 +5,10 @@ import io.kvroute.router.config.RouterOptions;
 import io.kvroute.router.http.ActiveRequests;
 import io.kvroute.router.http.RouterContext;
 import io.kvroute.router.http.RouterHandler;
+import io.kvroute.router.load.LoadEndpoints;
+import io.kvroute.router.load.LoadPlane;
+import io.kvroute.router.load.LoadPlaneConfig;
+import io.kvroute.router.tokenize.TokenizerRegistry;
 import io.kvroute.router.worker.Breakers;
 import io.kvroute.router.worker.CircuitBreaker;
 import io.kvroute.router.metrics.RouterMetrics;
@@ -14,6 +18,7 @@ import io.kvroute.router.worker.HealthChecker;
 import io.kvroute.router.worker.InFlightCounters;
 import io.kvroute.router.worker.Worker;
 import io.kvroute.router.worker.WorkerRegistry;
+import io.kvroute.router.worker.WorkerRole;
 import java.nio.file.Path;
 import java.util.Objects;
 import org.eclipse.jetty.client.HttpClient;
@@ -45,6 +50,8 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     private final Breakers breakers;
     private final ActiveRequests active = new ActiveRequests();
     private final RouterContext context;
+    private final TokenizerRegistry tokenizers;
+    private final LoadPlane loads;
 
     private KvRouter(RouterConfig config) {
         this.config = Objects.requireNonNull(config, "config");
@@ -69,7 +76,14 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
                     LOG.warn("worker {} circuit breaker {} -> {}", w.url(), transition.from(), transition.to());
                     metrics.breakerTransition(w.url(), label(transition.from()), label(transition.to()));
                 }));
-        this.context = new RouterContext(config, registry, inFlight, breakers, health, policy, client, metrics, active);
+        this.tokenizers = loadTokenizers(config);
+        RoutingPolicy prefillPolicy = config.prefillPolicy() == null ? policy
+                : Policies.create(config.prefillPolicy(), config.minLoadChoices());
+        RoutingPolicy decodePolicy = Policies.createDecode(config.decodePolicy(), config.minLoadChoices());
+        this.loads = new LoadPlane(LoadPlaneConfig.defaults().withFreshnessWindow(
+                java.time.Duration.ofNanos((long) (config.loadFreshnessSecs() * 1e9))), System::nanoTime, metrics.registry());
+        this.context = new RouterContext(config, registry, inFlight, breakers, health, policy, client, metrics, active,
+                tokenizers, prefillPolicy, decodePolicy, loads);
         metrics.bindDraining(active::draining);
         metrics.bindActive(active::size);
         registry.addListener(change -> {
@@ -79,12 +93,25 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
                 metrics.bindInFlight(worker.url(), inFlight.counter(id));
                 metrics.bindHealthy(worker.url(), () -> registry.fleet().isHealthy(id));
                 metrics.bindBreakerState(worker.url(), () -> breakers.state(id).ordinal());
+                subscribe(worker);
+            } else if (change.kind() == WorkerRegistry.ChangeKind.UPDATED) {
+                subscribe(worker);
             } else if (change.kind() == WorkerRegistry.ChangeKind.REMOVED) {
                 metrics.forgetWorker(worker.url());
+                loads.removeWorker(id);
+                breakers.forget(id);
             }
         });
         for (String url : config.workerUrls()) {
             registry.add(Worker.regular(url));
+        }
+        for (String entry : config.prefillUrls()) {
+            int eq = entry.lastIndexOf('=');
+            registry.add(eq < 0 ? Worker.of(entry, WorkerRole.PREFILL, null)
+                    : Worker.of(entry.substring(0, eq), WorkerRole.PREFILL, Integer.parseInt(entry.substring(eq + 1))));
+        }
+        for (String url : config.decodeUrls()) {
+            registry.add(Worker.of(url, WorkerRole.DECODE, null));
         }
     }
 
@@ -124,6 +151,44 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
      */
     public Handler handler(boolean claimUnknownPaths) {
         return new RouterHandler(context, claimUnknownPaths);
+    }
+
+    /** Follows a worker's advertised load endpoints (one per dp rank) on the load plane. */
+    private void subscribe(Worker worker) {
+        if (worker.loadEndpoints().isEmpty()) {
+            return;
+        }
+        String host = java.net.URI.create(worker.url()).getHost();
+        java.util.List<String> endpoints = new java.util.ArrayList<>();
+        for (String advertised : worker.loadEndpoints()) {
+            endpoints.add(LoadEndpoints.connectable(advertised, host));
+        }
+        loads.addWorker(worker.id(), endpoints);
+    }
+
+    public LoadPlane loads() {
+        return loads;
+    }
+
+    /** Loads {@code --tokenizer-path} entries: {@code DIR} serves every model ({@code *}), {@code MODEL=DIR} one. */
+    static TokenizerRegistry loadTokenizers(RouterConfig config) {
+        if (config.tokenizerPaths().isEmpty()) {
+            return TokenizerRegistry.empty();
+        }
+        java.util.Map<String, Path> dirs = new java.util.LinkedHashMap<>();
+        for (String entry : config.tokenizerPaths()) {
+            int eq = entry.indexOf('=');
+            dirs.put(eq < 0 ? "*" : entry.substring(0, eq), Path.of(eq < 0 ? entry : entry.substring(eq + 1)));
+        }
+        try {
+            return TokenizerRegistry.load(dirs);
+        } catch (java.io.IOException | RuntimeException e) {
+            throw new io.kvroute.router.config.ConfigException("--tokenizer-path could not be loaded: " + e.getMessage(), e);
+        }
+    }
+
+    public TokenizerRegistry tokenizers() {
+        return tokenizers;
     }
 
     private static String label(CircuitBreaker.State state) {
@@ -196,6 +261,10 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     @Override
     protected void doStart() throws Exception {
         super.doStart();
+        loads.start();
+        for (Worker worker : registry.fleet().all()) {
+            subscribe(worker);
+        }
         health.start();
     }
 
@@ -203,6 +272,8 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     protected void doStop() throws Exception {
         drain();
         health.close();
+        loads.close();
+        tokenizers.close();
         super.doStop();
     }
 

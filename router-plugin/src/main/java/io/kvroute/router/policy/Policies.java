@@ -19,6 +19,14 @@ public final class Policies {
         return create(name, minLoadChoices, ThreadLocalRandom::current);
     }
 
+    /** A policy for choosing a PD decode worker: load-based policies compare decode pressure. */
+    public static RoutingPolicy createDecode(String name, int minLoadChoices) {
+        if (name.toLowerCase(Locale.ROOT).equals("power_of_two")) {
+            return new MinLoadChoicesPolicy("power_of_two", minLoadChoices, ThreadLocalRandom::current, true);
+        }
+        return create(name, minLoadChoices);
+    }
+
     /**
      * @throws IllegalArgumentException naming the choices when {@code name} is unknown
      */

@@ -10,6 +10,11 @@ public interface RoutingPolicy {
     /** The policy's config name, used as the {@code policy} metric label. */
     String name();
 
+    /** True when the policy reads {@link RoutingRequest#tokenIds()}: the router then tokenizes every request. */
+    default boolean needsTokens() {
+        return false;
+    }
+
     /** Picks a worker from {@code request.candidates()}. */
     Decision select(RoutingRequest request);
 }

@@ -14,9 +14,21 @@ import java.util.function.ToIntFunction;
  * @param inFlight router-local in-flight requests per worker id
  * @param inputTokens the request's input length in tokens (exact or estimated)
  * @param sessionKey the session affinity key, or null
+ * @param tokenIds the request's token ids from ingress tokenization (read-only), or null
+ * @param loads the engine load snapshot captured once at ingress, or null when there is no load plane
  */
 public record RoutingRequest(
-        List<Worker> candidates, ToIntFunction<String> inFlight, long inputTokens, String sessionKey) {
+        List<Worker> candidates, ToIntFunction<String> inFlight, long inputTokens, String sessionKey, int[] tokenIds,
+        io.kvroute.router.load.EngineLoadSnapshot loads) {
+
+    public RoutingRequest(List<Worker> candidates, ToIntFunction<String> inFlight, long inputTokens, String sessionKey) {
+        this(candidates, inFlight, inputTokens, sessionKey, null, null);
+    }
+
+    public RoutingRequest(List<Worker> candidates, ToIntFunction<String> inFlight, long inputTokens, String sessionKey,
+            int[] tokenIds) {
+        this(candidates, inFlight, inputTokens, sessionKey, tokenIds, null);
+    }
 
     public RoutingRequest {
         Objects.requireNonNull(candidates, "candidates");

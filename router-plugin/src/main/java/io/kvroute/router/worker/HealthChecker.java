@@ -119,8 +119,19 @@ public final class HealthChecker implements AutoCloseable {
                             String modelId = info.path("model_id").asText(info.path("model_path").asText(null));
                             List<String> endpoints = new java.util.ArrayList<>();
                             info.path("load_endpoints").forEach(e -> endpoints.add(e.asText()));
+                            WorkerRole advertised = WorkerRole.parse(info.path("role").asText(null));
+                            if (advertised != null && advertised != worker.role()) {
+                                LOG.error("worker {} is configured as {} but reports role {}; it gets no traffic",
+                                        worker.url(), worker.role().label(), advertised.label());
+                                registry.drain(worker.id());
+                            }
+                            Integer bootstrapPort = info.path("bootstrap_port").canConvertToInt()
+                                    && !info.path("bootstrap_port").isNull() ? info.get("bootstrap_port").asInt() : null;
                             registry.update(worker.id(), w -> {
                                 Worker updated = modelId == null ? w : w.withModelId(modelId);
+                                if (w.role() == WorkerRole.PREFILL && w.bootstrapPort() == null && bootstrapPort != null) {
+                                    updated = updated.withRole(WorkerRole.PREFILL, bootstrapPort);
+                                }
                                 return w.loadEndpoints().isEmpty() && !endpoints.isEmpty()
                                         ? updated.withLoadEndpoints(endpoints) : updated;
                             });

@@ -20,12 +20,31 @@ public interface Engine extends AutoCloseable {
     /** Static facts the engine advertises (capacity, page size, strategy). */
     EngineInfo info();
 
-    /** A JSON-able view of the waiting and running queues and counters, for GET /scheduler. */
+    /**
+     * A JSON-able snapshot for {@code GET /scheduler}: {@code waiting} and {@code running} lists of
+     * requests ({@code request_id}, {@code input_len}, {@code cached_len}, {@code high_priority_request},
+     * {@code infer_high_priority}, {@code segment_index}) and {@code counters}. Thread-safe.
+     */
     default java.util.Map<String, Object> schedulerView() {
-        return java.util.Map.of();
+        EngineStats s = stats();
+        java.util.Map<String, Object> counters = new java.util.LinkedHashMap<>();
+        counters.put("num_running_reqs", s.numRunningReqs());
+        counters.put("num_waiting_reqs", s.numWaitingReqs());
+        counters.put("num_used_tokens", s.numUsedTokens());
+        counters.put("processed_prefill_tokens", s.processedPrefillTokens());
+        counters.put("steps", s.steps());
+        java.util.Map<String, Object> view = new java.util.LinkedHashMap<>();
+        view.put("strategy", info().prefillQueueStrategy());
+        view.put("waiting", java.util.List.of());
+        view.put("running", java.util.List.of());
+        view.put("counters", counters);
+        return view;
     }
 
-    /** Registers a listener called on the engine thread after every executed step. */
+    /**
+     * Registers a listener called on the engine thread after each executed step, with that step's
+     * stats; it must not block. Engines without steps never call it (the default keeps nothing).
+     */
     default void addStepListener(java.util.function.Consumer<EngineStats> listener) {}
 
     @Override

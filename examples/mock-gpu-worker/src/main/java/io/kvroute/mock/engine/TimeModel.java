@@ -22,6 +22,44 @@ public record TimeModel(double prefillMsPer1kTokens, double decodeMsPerStep, dou
         return new TimeModel(20.0, 5.0, 0.5, 1.0);
     }
 
+    /**
+     * Calibrated to seed 002's setup (H100 80GB, Qwen3.5-0.8B, chunk 1024): 25 ms per 1k prefill
+     * tokens, 9 ms per decode step, 1 ms per step overhead. 48 x 16384 prompt tokens in 1024-token
+     * steps then take 786,432 x 25 / 1000 + 768 x 1 ms ~ 20.4 s, the seed's long-request TTFT P95
+     * (~20 s). See docs/scheduler.md.
+     */
+    public static TimeModel h100Small() {
+        return new TimeModel(25.0, 9.0, 1.0, 1.0);
+    }
+
+    /**
+     * A mid-size dense model on one A100 (8B class): 110 ms per 1k prefill tokens, 22 ms per decode
+     * step, 2 ms overhead. Rough public-benchmark magnitudes, not a measurement of ours.
+     */
+    public static TimeModel a100Medium() {
+        return new TimeModel(110.0, 22.0, 2.0, 1.0);
+    }
+
+    /** Looks a preset up by name ({@code fast}, {@code h100-small}, {@code a100-medium}). */
+    public static TimeModel preset(String name) {
+        switch (name == null ? "" : name.trim()) {
+            case "fast":
+                return fast();
+            case "h100-small":
+                return h100Small();
+            case "a100-medium":
+                return a100Medium();
+            default:
+                throw new IllegalArgumentException("time-model: unknown preset '" + name
+                        + "'; choose one of fast, h100-small, a100-medium");
+        }
+    }
+
+    /** The same model run {@code factor} x faster than real time. */
+    public TimeModel withSpeedup(double factor) {
+        return new TimeModel(prefillMsPer1kTokens, decodeMsPerStep, stepOverheadMs, factor);
+    }
+
     /** Simulated duration of one step, in (unscaled) milliseconds. */
     public double stepMillis(long prefillTokens, boolean decodes) {
         return stepOverheadMs + prefillMsPer1kTokens * prefillTokens / 1000.0 + (decodes ? decodeMsPerStep : 0.0);

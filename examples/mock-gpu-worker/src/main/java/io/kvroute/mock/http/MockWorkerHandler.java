@@ -7,6 +7,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kvroute.mock.engine.Engine;
 import io.kvroute.mock.engine.EngineRequest;
 import io.kvroute.mock.engine.TokenSink;
+import io.kvroute.mock.pd.KvBudget;
+import io.kvroute.mock.pd.KvRendezvous;
+import io.kvroute.mock.pd.PdOptions;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -50,13 +53,94 @@ public final class MockWorkerHandler extends Handler.Abstract {
     private final AtomicLong aborted = new AtomicLong();
     private final ArrayDeque<JsonNode> recent = new ArrayDeque<>(); // guarded by itself
     private volatile boolean healthy = true;
+    private final PdOptions pd;
+    private final KvRendezvous rendezvous;
+    private final KvBudget kvBudget;
+    private final org.eclipse.jetty.client.HttpClient kvClient;
+    private final java.util.concurrent.ScheduledExecutorService timers;
+    private final double speedup;
+    /** Decode role: tokens already generated per client rid, so continuation segments continue the sequence. */
+    private final Map<String, Integer> generatedByRid = java.util.Collections.synchronizedMap(
+            new java.util.LinkedHashMap<>(64, 0.75f, true) {
+                private static final long serialVersionUID = 1L;
+
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, Integer> eldest) {
+                    return size() > 10_000;
+                }
+            });
+    /** Output text per client rid (last 256), for tests that check segment reassembly. */
+    private final Map<String, String> outputByRid = java.util.Collections.synchronizedMap(
+            new java.util.LinkedHashMap<>(64, 0.75f, false) {
+                private static final long serialVersionUID = 1L;
+
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+                    return size() > 256;
+                }
+            });
 
     public MockWorkerHandler(Engine engine, PromptEncoder encoder, String modelId, Supplier<Map<String, Object>> serverInfo) {
+        this(engine, encoder, modelId, serverInfo, PdOptions.regular(), 0, null, 1.0);
+    }
+
+    public MockWorkerHandler(Engine engine, PromptEncoder encoder, String modelId, Supplier<Map<String, Object>> serverInfo,
+            PdOptions pd, long kvCapacityTokens, org.eclipse.jetty.client.HttpClient kvClient, double speedup) {
         super(InvocationType.NON_BLOCKING);
         this.engine = Objects.requireNonNull(engine, "engine");
         this.encoder = Objects.requireNonNull(encoder, "encoder");
         this.modelId = Objects.requireNonNull(modelId, "modelId");
         this.serverInfo = Objects.requireNonNull(serverInfo, "serverInfo");
+        this.pd = Objects.requireNonNull(pd, "pd");
+        this.timers = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "mock-pd-timers");
+            t.setDaemon(true);
+            return t;
+        });
+        this.rendezvous = new KvRendezvous(timers);
+        this.kvBudget = new KvBudget(kvCapacityTokens);
+        this.kvClient = kvClient;
+        this.speedup = speedup;
+    }
+
+    private final java.util.concurrent.atomic.AtomicInteger injectedFailures = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile int injectedStatus;
+
+    /**
+     * Fault injection for tests and drills: the next {@code count} generation requests are answered
+     * at once with {@code status} (429 comes as {@code server_busy} with {@code Retry-After}).
+     */
+    public void injectFailures(int status, int count) {
+        injectedStatus = status;
+        injectedFailures.set(count);
+    }
+
+    private final java.util.concurrent.atomic.AtomicInteger pendingKvTransfers = new java.util.concurrent.atomic.AtomicInteger();
+
+    /**
+     * Decode role: requests admitted but still waiting for their KV from the prefill node. Real PD
+     * decode engines count their transfer queue as waiting work, so the load report does too.
+     */
+    public int pendingKvTransfers() {
+        return pendingKvTransfers.get();
+    }
+
+    /** The output text this worker produced for a client {@code rid} (all segments it served). */
+    public String outputFor(String rid) {
+        return outputByRid.get(rid);
+    }
+
+    public KvBudget kvBudget() {
+        return kvBudget;
+    }
+
+    public KvRendezvous rendezvous() {
+        return rendezvous;
+    }
+
+    /** Stops the PD timers. */
+    public void shutdown() {
+        timers.shutdownNow();
     }
 
     /** Requests aborted because the client (the router) went away mid-generation. */
@@ -102,6 +186,10 @@ public final class MockWorkerHandler extends Handler.Abstract {
                     error(response, callback, 500, "server_error", "mock worker failure: " + e);
                 }
             });
+            return true;
+        }
+        if (path.startsWith("/kv/") && "GET".equals(request.getMethod())) {
+            serveKv(path.substring(4), response, callback);
             return true;
         }
         if (!"GET".equals(request.getMethod()) && !"HEAD".equals(request.getMethod())) {
@@ -171,6 +259,15 @@ public final class MockWorkerHandler extends Handler.Abstract {
             }
         }
         requests.incrementAndGet();
+        if (injectedFailures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            int status = injectedStatus;
+            if (status == 429) {
+                response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
+            }
+            error(response, callback, status, status == 429 ? "server_busy" : "injected_failure",
+                    "injected failure " + status);
+            return;
+        }
         int[] inputIds = inputIds(kind, body);
         if (inputIds.length == 0) {
             throw new BadRequest("the prompt is empty");
@@ -181,10 +278,141 @@ public final class MockWorkerHandler extends Handler.Abstract {
         boolean highPriority = body.path("high_priority_request").asBoolean(false);
         boolean stream = body.path("stream").asBoolean(false);
         boolean includeUsage = body.path("stream_options").path("include_usage").asBoolean(false);
-        EngineRequest engineRequest = new EngineRequest(requestId, inputIds, maxTokens, true, highPriority, segmentIndex);
+        String clientRid = body.hasNonNull("rid") && body.get("rid").isTextual() ? body.get("rid").asText() : null;
+        List<Long> rooms = rooms(body.get("bootstrap_room"));
         OutputFormatter format = new OutputFormatter(kind, requestId, body.path("model").asText(modelId));
-        Relay relay = new Relay(format, stream, includeUsage, maxTokens, response, callback);
+        if (pd.prefill() && !rooms.isEmpty()) {
+            // A prefill node computes the KV (and the first token) and hands the KV to the decode node.
+            EngineRequest engineRequest = new EngineRequest(requestId, inputIds, 1, true, highPriority, segmentIndex);
+            Relay relay = new Relay(format, stream, includeUsage, 1, response, callback, clientRid, 0);
+            relay.onPrefilled = () -> rooms.forEach(room -> rendezvous.ready(room, inputIds.length));
+            relay.onFailed = reason -> rooms.forEach(room -> rendezvous.failed(room, reason));
+            relay.submission = engine.submit(engineRequest, relay);
+            return;
+        }
+        if (pd.decode()) {
+            JsonNode host = body.get("bootstrap_host");
+            JsonNode port = body.get("bootstrap_port");
+            if (rooms.isEmpty() || host == null || port == null || port.isNull()) {
+                throw new BadRequest("a decode worker needs bootstrap_host, bootstrap_port and bootstrap_room");
+            }
+            String bootstrapHost = host.isArray() ? host.get(0).asText() : host.asText();
+            int bootstrapPort = port.isArray() ? port.get(0).asInt() : port.asInt();
+            int offset = clientRid == null ? 0 : generatedByRid.getOrDefault(clientRid, 0);
+            if (segmentIndex == 0 && clientRid != null) {
+                offset = 0;
+                generatedByRid.remove(clientRid);
+                outputByRid.remove(clientRid);
+            }
+            int startOffset = offset;
+            pendingKvTransfers.incrementAndGet();
+            fetchKv(bootstrapHost, bootstrapPort, rooms, (tokens, failure) -> {
+                pendingKvTransfers.decrementAndGet();
+                if (failure != null) {
+                    int status = failure instanceof java.util.concurrent.TimeoutException ? 504 : 502;
+                    error(response, callback, status, "kv_transfer_failed", "KV transfer from prefill " + bootstrapHost + ":"
+                            + bootstrapPort + " failed: " + failure.getMessage());
+                    return;
+                }
+                if (!kvBudget.tryReserve(inputIds.length)) {
+                    error(response, callback, 429, "server_busy", "decode KV capacity exhausted; retry later");
+                    return;
+                }
+                EngineRequest engineRequest = new EngineRequest(requestId, inputIds, maxTokens, true, highPriority, segmentIndex);
+                Relay relay = new Relay(format, stream, includeUsage, maxTokens, response, callback, clientRid, startOffset);
+                relay.reservedKv = inputIds.length;
+                relay.segmentLimit = pd.decodeSegmentTokens();
+                relay.submission = engine.submit(engineRequest, relay);
+            });
+            return;
+        }
+        EngineRequest engineRequest = new EngineRequest(requestId, inputIds, maxTokens, true, highPriority, segmentIndex);
+        Relay relay = new Relay(format, stream, includeUsage, maxTokens, response, callback, clientRid, 0);
         relay.submission = engine.submit(engineRequest, relay);
+    }
+
+    private static List<Long> rooms(JsonNode room) {
+        List<Long> rooms = new ArrayList<>();
+        if (room == null || room.isNull()) {
+            return rooms;
+        }
+        if (room.isArray()) {
+            room.forEach(r -> rooms.add(r.asLong()));
+        } else if (room.canConvertToLong()) {
+            rooms.add(room.asLong());
+        } else {
+            throw new BadRequest("'bootstrap_room' must be an integer or an array of integers");
+        }
+        return rooms;
+    }
+
+    /** Decode side: long-polls every room's KV on the prefill worker's bootstrap port. */
+    private void fetchKv(String host, int port, List<Long> rooms,
+            java.util.function.BiConsumer<Integer, Throwable> done) {
+        if (kvClient == null) {
+            done.accept(null, new IllegalStateException("no KV client configured"));
+            return;
+        }
+        java.util.concurrent.atomic.AtomicInteger pending = new java.util.concurrent.atomic.AtomicInteger(rooms.size());
+        java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicInteger tokens = new java.util.concurrent.atomic.AtomicInteger();
+        for (long room : rooms) {
+            kvClient.newRequest("http://" + host + ":" + port + "/kv/" + room)
+                    .timeout(pd.kvTransferTimeoutMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+                    .send(new org.eclipse.jetty.client.BufferingResponseListener() {
+                        @Override
+                        public void onComplete(org.eclipse.jetty.client.Result result) {
+                            Throwable failure = result.getFailure();
+                            if (failure == null && result.getResponse().getStatus() != 200) {
+                                failure = new IllegalStateException("prefill answered " + result.getResponse().getStatus()
+                                        + ": " + getContentAsString());
+                            }
+                            if (failure != null) {
+                                if (failed.compareAndSet(false, true)) {
+                                    Throwable cause = failure;
+                                    for (Throwable t = failure; t != null; t = t.getCause()) {
+                                        if (t instanceof java.util.concurrent.TimeoutException) {
+                                            cause = t;
+                                        }
+                                    }
+                                    done.accept(null, cause);
+                                }
+                                return;
+                            }
+                            try {
+                                tokens.accumulateAndGet(JSON.readTree(getContent()).path("tokens").asInt(), Math::max);
+                            } catch (java.io.IOException e) {
+                                // the token count is informational
+                            }
+                            if (pending.decrementAndGet() == 0 && !failed.get()) {
+                                done.accept(tokens.get(), null);
+                            }
+                        }
+                    });
+        }
+    }
+
+    /** Prefill side: answers a decode worker's KV request once the room's prefill is done. */
+    private void serveKv(String roomText, Response response, Callback callback) {
+        long room;
+        try {
+            room = Long.parseLong(roomText);
+        } catch (NumberFormatException e) {
+            error(response, callback, 400, "invalid_request_error", "bad room '" + roomText + "'");
+            return;
+        }
+        rendezvous.room(room).orTimeout(pd.kvTransferTimeoutMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+                .whenComplete((tokens, failure) -> {
+                    if (failure != null) {
+                        boolean timeout = failure instanceof java.util.concurrent.TimeoutException;
+                        error(response, callback, timeout ? 504 : 410, "kv_unavailable",
+                                timeout ? "no prefill joined room " + room : "prefill for room " + room + " failed");
+                        return;
+                    }
+                    long transferNanos = (long) (pd.kvTransferMsPer1k() * tokens / 1000.0 * 1_000_000 / speedup);
+                    timers.schedule(() -> json(response, callback, 200, "{\"room\":" + room + ",\"tokens\":" + tokens + "}"),
+                            transferNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+                });
     }
 
     private int[] inputIds(ApiKind kind, JsonNode body) {
@@ -263,9 +491,20 @@ public final class MockWorkerHandler extends Handler.Abstract {
         private final StringBuilder text = new StringBuilder();
         private int count;
         private boolean started;
+        private boolean capacityEnd;
+        private boolean ended;
+        private final String clientRid;
+        private final int outputOffset;
         volatile Engine.Submission submission;
+        Runnable onPrefilled;
+        java.util.function.Consumer<String> onFailed;
+        long reservedKv;
+        int segmentLimit;
 
-        Relay(OutputFormatter format, boolean stream, boolean includeUsage, int maxTokens, Response response, Callback callback) {
+        Relay(OutputFormatter format, boolean stream, boolean includeUsage, int maxTokens, Response response, Callback callback,
+                String clientRid, int outputOffset) {
+            this.clientRid = clientRid;
+            this.outputOffset = outputOffset;
             this.format = format;
             this.stream = stream;
             this.includeUsage = includeUsage;
@@ -282,7 +521,36 @@ public final class MockWorkerHandler extends Handler.Abstract {
         }
 
         @Override
-        public synchronized void onToken(int tokenId) {
+        public synchronized void onPrefillDone(int cachedTokens) {
+            if (onPrefilled != null) {
+                onPrefilled.run();
+                onPrefilled = null;
+            }
+        }
+
+        @Override
+        public synchronized void onToken(int engineTokenId) {
+            if (ended) {
+                return;
+            }
+            if (onPrefilled != null) {
+                onPrefillDone(0);
+            }
+            if (reservedKv > 0 || segmentLimit > 0) {
+                boolean segmentFull = segmentLimit > 0 && count >= segmentLimit;
+                if (segmentFull || !kvBudget.tryReserve(1)) {
+                    capacityEnd = true;
+                    Engine.Submission s = submission;
+                    if (s != null) {
+                        s.abort();
+                    }
+                    return;
+                }
+                reservedKv++;
+            }
+            // With a client rid, ids continue that request's sequence across PD continuation segments.
+            int tokenId = clientRid == null ? engineTokenId
+                    : io.kvroute.mock.engine.TokenIds.output(clientRid, outputOffset + count);
             String piece = encoder.decode(tokenId);
             if (count < outputIds.length) {
                 outputIds[count] = tokenId;
@@ -297,22 +565,67 @@ public final class MockWorkerHandler extends Handler.Abstract {
 
         @Override
         public synchronized void onFinish(String finishReason, Usage usage) {
+            if (ended) {
+                return;
+            }
+            ended = true;
+            releaseKv();
+            if (onPrefilled != null) {
+                if ("abort".equals(finishReason)) {
+                    if (onFailed != null) {
+                        onFailed.accept("prefill aborted");
+                    }
+                } else {
+                    onPrefillDone(0);
+                }
+            }
+            if (clientRid != null) {
+                outputByRid.merge(clientRid, text.toString(), String::concat);
+                if (pd.decode()) {
+                    if (capacityEnd) {
+                        generatedByRid.put(clientRid, outputOffset + count);
+                    } else {
+                        generatedByRid.remove(clientRid);
+                    }
+                }
+            }
+            if (capacityEnd) {
+                finishReason = "length";
+                usage = new Usage(usage.promptTokens(), count, usage.cachedTokens());
+            }
             if ("abort".equals(finishReason) && !stream && !started) {
                 writer.write(utf8(errorBody(499, "aborted", "request aborted")), true);
                 return;
             }
             if (stream) {
                 startStream();
-                writer.write(utf8(format.finishEvents(finishReason, usage, includeUsage, text.toString())), true);
+                writer.write(utf8(format.finishEvents(finishReason, usage, includeUsage, text.toString(), capacityEnd)), true);
             } else {
                 response.setStatus(200);
                 response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-                writer.write(utf8(format.complete(text.toString(), outputIds, Math.min(count, outputIds.length), finishReason, usage)), true);
+                writer.write(utf8(format.complete(text.toString(), outputIds, Math.min(count, outputIds.length), finishReason,
+                        usage, capacityEnd)), true);
+            }
+        }
+
+        private void releaseKv() {
+            if (reservedKv > 0) {
+                kvBudget.release(reservedKv);
+                reservedKv = 0;
             }
         }
 
         @Override
         public synchronized void onError(int httpStatus, String errorType, String message) {
+            if (ended) {
+                return;
+            }
+            ended = true;
+            releaseKv();
+            if (onFailed != null) {
+                onFailed.accept(message);
+                onFailed = null;
+            }
             if (started) {
                 writer.write(utf8("data: " + errorBody(httpStatus, errorType, message) + "\n\ndata: [DONE]\n\n"), true);
                 return;

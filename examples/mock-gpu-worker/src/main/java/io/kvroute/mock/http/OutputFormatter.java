@@ -64,12 +64,24 @@ final class OutputFormatter {
 
     /** The final streamed events: finish reason, usage, and {@code [DONE]}. */
     String finishEvents(String finishReason, TokenSink.Usage usage, boolean includeUsage, String cumulative) {
+        return finishEvents(finishReason, usage, includeUsage, cumulative, false);
+    }
+
+    /**
+     * As above; {@code capacityMarker} adds {@code "kvroute_capacity_marker": true} to the finish
+     * event, telling a PD router the decode node ran out of KV and a continuation segment is due.
+     */
+    String finishEvents(String finishReason, TokenSink.Usage usage, boolean includeUsage, String cumulative,
+            boolean capacityMarker) {
         StringBuilder out = new StringBuilder();
         if (kind == ApiKind.GENERATE) {
             ObjectNode event = JSON.createObjectNode();
             event.put("text", cumulative);
             event.putArray("output_ids");
             event.set("meta_info", meta(finishReason, usage));
+            if (capacityMarker) {
+                event.put(CAPACITY_MARKER, true);
+            }
             out.append("data: ").append(event).append("\n\n");
         } else {
             ObjectNode event = header(kind == ApiKind.CHAT ? "chat.completion.chunk" : "text_completion");
@@ -81,6 +93,9 @@ final class OutputFormatter {
                 choice.put("text", "");
             }
             choice.put("finish_reason", finishReason);
+            if (capacityMarker) {
+                event.put(CAPACITY_MARKER, true);
+            }
             out.append("data: ").append(event).append("\n\n");
             if (includeUsage) {
                 ObjectNode usageEvent = header(kind == ApiKind.CHAT ? "chat.completion.chunk" : "text_completion");
@@ -92,8 +107,16 @@ final class OutputFormatter {
         return out.append("data: [DONE]\n\n").toString();
     }
 
+    /** The field that marks a segment ended for lack of decode KV capacity. */
+    static final String CAPACITY_MARKER = "kvroute_capacity_marker";
+
     /** A whole non-streaming response. */
     String complete(String text, int[] outputIds, int count, String finishReason, TokenSink.Usage usage) {
+        return complete(text, outputIds, count, finishReason, usage, false);
+    }
+
+    String complete(String text, int[] outputIds, int count, String finishReason, TokenSink.Usage usage,
+            boolean capacityMarker) {
         ObjectNode body;
         switch (kind) {
             case CHAT: {
@@ -126,6 +149,9 @@ final class OutputFormatter {
                 body.set("meta_info", meta(finishReason, usage));
                 break;
             }
+        }
+        if (capacityMarker) {
+            body.put(CAPACITY_MARKER, true);
         }
         return body.toString();
     }

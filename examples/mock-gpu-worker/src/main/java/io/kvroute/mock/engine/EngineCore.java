@@ -1,0 +1,384 @@
+package io.kvroute.mock.engine;
+
+import static java.util.Objects.requireNonNull;
+
+import io.kvroute.scheduler.admission.AdmissionConfig;
+import io.kvroute.scheduler.admission.AdmissionGate;
+import io.kvroute.scheduler.admission.BusySignal;
+import io.kvroute.scheduler.batch.BatchBudget;
+import io.kvroute.scheduler.batch.PrefillBatchSelector;
+import io.kvroute.scheduler.batch.PrefillChunk;
+import io.kvroute.scheduler.batch.ProcessedPrefillCounter;
+import io.kvroute.scheduler.batch.StepBatch;
+import io.kvroute.scheduler.queue.PrefillQueueStrategy;
+import io.kvroute.scheduler.queue.SchedRequest;
+import io.kvroute.scheduler.queue.WaitingQueue;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * One engine's scheduling loop, single-threaded: {@link #runOnce} drains submissions and aborts,
+ * runs admission (slot + KV reservation, 429 {@code server_busy} after the resource wait), orders
+ * the ready list with the configured strategy, selects the step's batch under the budgets, submits
+ * it (advancing the processed-prefill counter), "executes" it by sleeping the time model's step
+ * time on the injected clock, and emits tokens: the token produced when a prompt completes is the
+ * first output token; each decoding request then gets one token per step.
+ *
+ * <p>Queue order follows LightLLM as observed in seed 002: admission order (high-priority first),
+ * and a request that received a prompt chunk but still has prompt left rotates to the back of its
+ * group, so partially prefilled long prompts share steps round-robin (this reproduces the seed's
+ * default-strategy short TTFT of ~1.6 s behind 48 long prompts, see docs/scheduler.md).
+ *
+ * <p>KV accounting: {@code privateTokens} (prompt KV computed beyond the cache hit, plus outputs)
+ * plus the prefix cache; cache pages locked by running requests are not evictable, the rest are
+ * evicted LRU when the pool overflows. Admission reserves {@code inputLen + maxNewTokens} per
+ * request, so with the self request limit on, a selected chunk always finds KV.
+ *
+ * <p>Concurrency: {@link #submit} and {@link Handle#abort} may be called from any thread (they only
+ * enqueue); everything else runs on the engine thread. Stats and the scheduler view are published
+ * as immutable snapshots through volatile fields after each step.
+ */
+final class EngineCore {
+
+    private final EngineConfig config;
+    private final EngineClock clock;
+    private final PrefillQueueStrategy strategy;
+    private final PrefillBatchSelector selector;
+    private final ProcessedPrefillCounter counter = new ProcessedPrefillCounter();
+    private final AdmissionGate<Entry> gate;
+    private final WaitingQueue<Entry> queue = new WaitingQueue<>(e -> e.sched.highPriorityRequest());
+    private final PrefixCache cache;
+    private final Queue<Object> inbox = new ConcurrentLinkedQueue<>();
+    private final List<Consumer<EngineStats>> stepListeners = new CopyOnWriteArrayList<>();
+
+    private long privateTokens;
+    private long steps;
+    /** Requests admitted with inference priority (PD continuation segments), for /scheduler. */
+    private long priorityAdmitted;
+    private long totalPrefillUncachedTokens;
+    private long totalPrefillBusyMicros;
+    private volatile EngineStats stats;
+    private volatile Map<String, Object> view;
+
+    EngineCore(EngineConfig config, EngineClock clock) {
+        this.config = requireNonNull(config, "config");
+        this.clock = requireNonNull(clock, "clock");
+        this.strategy = PrefillQueueStrategy.forName(config.strategy());
+        // Decode runs as its own forward pass in the step (LightLLM's default backend): see BatchBudget.
+        this.selector = new PrefillBatchSelector(new BatchBudget(config.batchMaxTokens(),
+                config.chunkedPrefillSize(), config.runningMaxReqSize(), false));
+        this.gate = new AdmissionGate<>(new AdmissionConfig(config.nodeSelfRequestLimit(),
+                config.runningMaxReqSize(), config.kvCapacityTokens(), config.resourceWaitTimeoutSecs()));
+        this.cache = new PrefixCache(config.pageSize());
+        publish();
+    }
+
+    /** Thread-safe: enqueues a request for the engine thread. */
+    Handle submit(EngineRequest request, TokenSink sink) {
+        requireNonNull(request, "request");
+        if (request.inputIds().length == 0) {
+            throw new IllegalArgumentException("inputIds must not be empty: " + request.requestId());
+        }
+        Entry e = new Entry(request, new GuardedSink(requireNonNull(sink, "sink")));
+        inbox.add(e);
+        return new Handle(e);
+    }
+
+    void addStepListener(Consumer<EngineStats> listener) {
+        stepListeners.add(requireNonNull(listener, "listener"));
+    }
+
+    EngineStats stats() {
+        return stats;
+    }
+
+    Map<String, Object> schedulerView() {
+        return view;
+    }
+
+    EngineInfo info() {
+        return new EngineInfo(config.kvCapacityTokens(), config.runningMaxReqSize(), config.pageSize(),
+                strategy.name());
+    }
+
+    boolean hasInbox() {
+        return !inbox.isEmpty();
+    }
+
+    /** True when requests are inside the engine or waiting for admission. */
+    boolean hasWork() {
+        return !queue.isEmpty() || gate.numPending() > 0 || !inbox.isEmpty();
+    }
+
+    /**
+     * One iteration on the engine thread. Returns true when a step executed (time passed), false
+     * when there was nothing runnable (the caller may then wait for submissions).
+     */
+    boolean runOnce() throws InterruptedException {
+        long nowNanos = clock.nanoTime();
+        drainInbox(nowNanos);
+        admit(nowNanos);
+        if (queue.isEmpty()) {
+            publish();
+            return false;
+        }
+        List<SchedRequest> ready = new ArrayList<>(queue.size());
+        for (Entry e : queue.view()) {
+            ready.add(e.sched);
+        }
+        List<SchedRequest> ordered = strategy.reorder(ready, counter.value());
+        long freeKv = config.kvCapacityTokens() - privateTokens - cache.referencedTokens();
+        StepBatch batch = selector.select(ordered, freeKv);
+        if (batch.isEmpty()) {
+            publish();
+            return false;
+        }
+        counter.onBatchSubmitted(batch); // submitted: counts the tokens selection already summed
+        privateTokens += batch.prefillTokens() + batch.decode().size(); // a decode step computes its input token's KV
+        evictOverflow();
+        double stepMillis = config.timeModel().stepMillis(batch.prefillTokens(), !batch.decode().isEmpty());
+        clock.sleepNanos(config.timeModel().wallNanos(stepMillis));
+        steps++;
+        totalPrefillUncachedTokens += batch.prefillTokens();
+        if (batch.prefillTokens() > 0) {
+            totalPrefillBusyMicros += (long) (stepMillis * 1000);
+        }
+        apply(batch);
+        publish();
+        EngineStats s = stats;
+        for (Consumer<EngineStats> l : stepListeners) {
+            l.accept(s);
+        }
+        return true;
+    }
+
+    private void apply(StepBatch batch) {
+        Map<SchedRequest, Entry> bySched = new java.util.IdentityHashMap<>();
+        for (Entry e : queue.view()) {
+            bySched.put(e.sched, e);
+        }
+        List<Entry> done = new ArrayList<>();
+        for (SchedRequest r : batch.decode()) {
+            Entry e = bySched.get(r);
+            emitToken(e);
+            if (r.finished()) {
+                done.add(e);
+            }
+        }
+        for (PrefillChunk c : batch.prefill()) {
+            Entry e = bySched.get(c.request());
+            boolean completes = c.completesPrefill();
+            c.request().advancePrefill(c.tokens());
+            if (completes) {
+                e.sink.onPrefillDone(c.request().cachedLen());
+                emitToken(e);
+                if (c.request().finished()) {
+                    done.add(e);
+                }
+            } else {
+                queue.rotateToBack(e);
+            }
+        }
+        for (Entry e : done) {
+            finish(e, "length");
+        }
+    }
+
+    private void emitToken(Entry e) {
+        SchedRequest r = e.sched;
+        r.addOutputToken();
+        e.sink.onToken(1000 + (r.outputLen() - 1) % 30000);
+    }
+
+    private void finish(Entry e, String reason) {
+        queue.remove(e);
+        e.state = State.DONE;
+        releaseResources(e, true);
+        SchedRequest r = e.sched;
+        e.sink.onFinish(reason, new TokenSink.Usage(r.inputLen(), r.outputLen(), r.cachedLen()));
+    }
+
+    private void releaseResources(Entry e, boolean cachePrompt) {
+        SchedRequest r = e.sched;
+        // KV of the last generated token is never computed (the next decode step would do it)
+        privateTokens -= (r.kvLen() - r.cachedLen()) + Math.max(0, r.outputLen() - 1);
+        if (cachePrompt && r.isDecode()) {
+            cache.insert(e.request.inputIds(), r.inputLen()); // its private prompt pages become cache pages
+        }
+        cache.unlock(e.match);
+        gate.release(kvReservation(e.request));
+        evictOverflow();
+    }
+
+    private void evictOverflow() {
+        long overflow = privateTokens + cache.cachedTokens() - config.kvCapacityTokens();
+        if (overflow > 0) {
+            cache.evict(overflow);
+        }
+    }
+
+    private void drainInbox(long nowNanos) {
+        Object cmd;
+        while ((cmd = inbox.poll()) != null) {
+            if (cmd instanceof Entry e) {
+                if (e.aborted.get()) {
+                    e.state = State.DONE;
+                    e.sink.onFinish("abort", new TokenSink.Usage(e.request.inputIds().length, 0, 0));
+                    continue;
+                }
+                e.state = State.PENDING;
+                gate.offer(e, kvReservation(e.request),
+                        e.request.highPriorityRequest() || e.request.segmentIndex() > 0, nowNanos);
+            } else if (cmd instanceof Abort a) {
+                abort(a.entry);
+            }
+        }
+    }
+
+    /**
+     * Ends every request still inside or waiting to enter the engine with {@code abort}; called by
+     * the closing thread after the engine thread stopped (join gives the visibility).
+     */
+    void abortAll() {
+        drainInbox(clock.nanoTime());
+        for (Entry e : List.copyOf(queue.view())) {
+            abort(e);
+        }
+        for (Entry e : gate.drainPending()) {
+            e.state = State.DONE;
+            e.sink.onFinish("abort", new TokenSink.Usage(e.request.inputIds().length, 0, 0));
+        }
+        publish();
+    }
+
+    private void abort(Entry e) {
+        if (e.state == State.PENDING && gate.cancel(e)) {
+            e.state = State.DONE;
+            e.sink.onFinish("abort", new TokenSink.Usage(e.request.inputIds().length, 0, 0));
+        } else if (e.state == State.ADMITTED && queue.remove(e)) {
+            e.state = State.DONE;
+            releaseResources(e, false);
+            SchedRequest r = e.sched;
+            e.sink.onFinish("abort", new TokenSink.Usage(r.inputLen(), r.outputLen(), r.cachedLen()));
+        }
+    }
+
+    private void admit(long nowNanos) {
+        AdmissionGate.Outcome<Entry> outcome = gate.poll(nowNanos);
+        for (Entry e : outcome.admitted()) {
+            EngineRequest req = e.request;
+            int inputLen = req.inputIds().length;
+            e.sched = SchedRequest.create(req.requestId(), inputLen, req.maxNewTokens(), req.highPriorityRequest(),
+                    req.segmentIndex(), counter.value());
+            if (e.sched.inferHighPriority() < 0) {
+                priorityAdmitted++;
+            }
+            e.match = cache.matchAndLock(req.inputIds(), inputLen - 1);
+            e.sched.admitWithCachedLen(e.match.cachedTokens);
+            e.state = State.ADMITTED;
+            queue.add(e);
+        }
+        for (AdmissionGate.Rejected<Entry> rej : outcome.rejected()) {
+            rej.request().state = State.DONE;
+            rej.request().sink.onError(BusySignal.HTTP_STATUS, BusySignal.ERROR_TYPE,
+                    BusySignal.message(rej.request().request.requestId(), rej.waitedMillis()) + ": " + rej.reason());
+        }
+    }
+
+    private static long kvReservation(EngineRequest r) {
+        return (long) r.inputIds().length + r.maxNewTokens();
+    }
+
+    private void publish() {
+        int running = 0;
+        int waiting = gate.numPending();
+        long waitingUncached = 0;
+        List<Map<String, Object>> runningView = new ArrayList<>();
+        List<Map<String, Object>> waitingView = new ArrayList<>();
+        for (Entry e : queue.view()) {
+            SchedRequest r = e.sched;
+            boolean isRunning = r.isDecode() || r.prefillStarted();
+            if (isRunning) {
+                running++;
+            } else {
+                waiting++;
+                waitingUncached += r.remainingPrefillTokens();
+            }
+            (isRunning ? runningView : waitingView).add(describe(r));
+        }
+        long usedTokens = privateTokens + cache.referencedTokens();
+        stats = new EngineStats(running, waiting, usedTokens, config.kvCapacityTokens(), waitingUncached,
+                totalPrefillUncachedTokens, totalPrefillBusyMicros, counter.value(), steps);
+        Map<String, Object> counters = new LinkedHashMap<>();
+        counters.put("num_running_reqs", running);
+        counters.put("num_waiting_reqs", waiting);
+        counters.put("num_pending_admission", gate.numPending());
+        counters.put("num_used_tokens", usedTokens);
+        counters.put("num_cached_tokens", cache.cachedTokens());
+        counters.put("max_total_num_tokens", config.kvCapacityTokens());
+        counters.put("processed_prefill_tokens", counter.value());
+        counters.put("total_prefill_uncached_tokens", totalPrefillUncachedTokens);
+        counters.put("steps", steps);
+        counters.put("inference_priority_admitted", priorityAdmitted);
+        Map<String, Object> v = new LinkedHashMap<>();
+        v.put("strategy", strategy.name());
+        v.put("waiting", List.copyOf(waitingView));
+        v.put("running", List.copyOf(runningView));
+        v.put("counters", counters);
+        view = java.util.Collections.unmodifiableMap(v);
+    }
+
+    private static Map<String, Object> describe(SchedRequest r) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("request_id", r.requestId());
+        m.put("input_len", r.inputLen());
+        m.put("cached_len", r.cachedLen());
+        m.put("kv_len", r.kvLen());
+        m.put("output_len", r.outputLen());
+        m.put("high_priority_request", r.highPriorityRequest());
+        m.put("infer_high_priority", r.inferHighPriority());
+        m.put("segment_index", r.segmentIndex());
+        return java.util.Collections.unmodifiableMap(m);
+    }
+
+    private enum State { SUBMITTED, PENDING, ADMITTED, DONE }
+
+    /** A request's engine-thread state. */
+    private static final class Entry {
+        final EngineRequest request;
+        final TokenSink sink;
+        final java.util.concurrent.atomic.AtomicBoolean aborted = new java.util.concurrent.atomic.AtomicBoolean();
+        State state = State.SUBMITTED;
+        SchedRequest sched;
+        PrefixCache.Match match;
+
+        Entry(EngineRequest request, TokenSink sink) {
+            this.request = request;
+            this.sink = sink;
+        }
+    }
+
+    private record Abort(Entry entry) {}
+
+    /** The abort handle returned to submitters; thread-safe and idempotent. */
+    final class Handle implements Engine.Submission {
+        private final Entry entry;
+
+        private Handle(Entry entry) {
+            this.entry = entry;
+        }
+
+        @Override
+        public void abort() {
+            if (entry.aborted.compareAndSet(false, true)) {
+                inbox.add(new Abort(entry));
+            }
+        }
+    }
+}

@@ -1,0 +1,187 @@
+package io.kvroute.mock.engine;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+
+/**
+ * The engine's prefix cache: a radix tree over token ids whose edges are whole pages of
+ * {@code pageSize} tokens (SGLang's paged radix cache; a page is the unit of matching, sharing and
+ * eviction). Requests lock the path they matched while they run; unreferenced leaves are evicted
+ * least-recently-used first.
+ *
+ * <p>Invariants: every node except the root holds exactly one page; {@code refCount >= 0}; a node
+ * with a referenced descendant is referenced too (locks cover whole root paths); {@link
+ * #cachedTokens} = pages x pageSize; {@link #referencedTokens} counts pages with refCount > 0.
+ * Concurrency: engine thread only. Time is a logical tick (one per match or insert), not a clock.
+ */
+final class PrefixCache {
+
+    private final int pageSize;
+    private final Node root = new Node(null, null);
+    private long tick;
+    private long numPages;
+    private long numReferencedPages;
+
+    PrefixCache(int pageSize) {
+        if (pageSize < 1) {
+            throw new IllegalArgumentException("page-size must be >= 1: " + pageSize);
+        }
+        this.pageSize = pageSize;
+    }
+
+    /** A locked match: release it with {@link #unlock} when the request ends. */
+    static final class Match {
+        final List<Node> path;
+        final int cachedTokens;
+
+        Match(List<Node> path, int cachedTokens) {
+            this.path = path;
+            this.cachedTokens = cachedTokens;
+        }
+    }
+
+    /**
+     * Finds the longest cached page-aligned prefix of {@code ids[0, maxTokens)} and locks it.
+     */
+    Match matchAndLock(int[] ids, int maxTokens) {
+        tick++;
+        List<Node> path = new ArrayList<>();
+        Node node = root;
+        int pos = 0;
+        while (pos + pageSize <= maxTokens) {
+            Node child = node.children == null ? null : node.children.get(new PageKey(ids, pos, pageSize));
+            if (child == null) {
+                break;
+            }
+            child.lastAccessTick = tick;
+            if (child.refCount++ == 0) {
+                numReferencedPages++;
+            }
+            path.add(child);
+            node = child;
+            pos += pageSize;
+        }
+        return new Match(path, pos);
+    }
+
+    void unlock(Match match) {
+        for (Node n : match.path) {
+            if (n.refCount <= 0) {
+                throw new IllegalStateException("unlock of unreferenced page, refCount=" + n.refCount);
+            }
+            if (--n.refCount == 0) {
+                numReferencedPages--;
+            }
+        }
+    }
+
+    /** Inserts the full pages of {@code ids[0, tokens)}; returns the tokens newly cached. */
+    long insert(int[] ids, int tokens) {
+        tick++;
+        Node node = root;
+        long added = 0;
+        for (int pos = 0; pos + pageSize <= tokens; pos += pageSize) {
+            PageKey key = new PageKey(ids, pos, pageSize);
+            if (node.children == null) {
+                node.children = new HashMap<>();
+            }
+            Node child = node.children.get(key);
+            if (child == null) {
+                child = new Node(node, key);
+                node.children.put(key, child);
+                numPages++;
+                added += pageSize;
+            }
+            child.lastAccessTick = tick;
+            node = child;
+        }
+        return added;
+    }
+
+    /** Evicts unreferenced leaves, least recently used first, until {@code tokens} are freed or none is left. */
+    long evict(long tokens) {
+        if (tokens <= 0) {
+            return 0;
+        }
+        PriorityQueue<Node> leaves = new PriorityQueue<>((a, b) -> Long.compare(a.lastAccessTick, b.lastAccessTick));
+        collectEvictableLeaves(root, leaves);
+        long freed = 0;
+        while (freed < tokens && !leaves.isEmpty()) {
+            Node leaf = leaves.poll();
+            Node parent = leaf.parent;
+            parent.children.remove(leaf.key);
+            numPages--;
+            freed += pageSize;
+            if (parent != root && parent.refCount == 0 && parent.children.isEmpty()) {
+                leaves.add(parent);
+            }
+        }
+        return freed;
+    }
+
+    long cachedTokens() {
+        return numPages * pageSize;
+    }
+
+    long referencedTokens() {
+        return numReferencedPages * pageSize;
+    }
+
+    int pageSize() {
+        return pageSize;
+    }
+
+    private static void collectEvictableLeaves(Node root, PriorityQueue<Node> out) {
+        // iterative: with small pages a long prompt makes a deep path
+        java.util.ArrayDeque<Node> stack = new java.util.ArrayDeque<>();
+        stack.push(root);
+        while (!stack.isEmpty()) {
+            Node node = stack.pop();
+            if (node.children == null || node.children.isEmpty()) {
+                if (node.parent != null && node.refCount == 0) {
+                    out.add(node);
+                }
+            } else {
+                node.children.values().forEach(stack::push);
+            }
+        }
+    }
+
+    static final class Node {
+        final Node parent;
+        final PageKey key;
+        Map<PageKey, Node> children;
+        int refCount;
+        long lastAccessTick;
+
+        Node(Node parent, PageKey key) {
+            this.parent = parent;
+            this.key = key;
+        }
+    }
+
+    /** One page of token ids, compared by content. */
+    static final class PageKey {
+        private final int[] tokens;
+        private final int hash;
+
+        PageKey(int[] ids, int from, int len) {
+            this.tokens = Arrays.copyOfRange(ids, from, from + len);
+            this.hash = Arrays.hashCode(tokens);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof PageKey other && other.hash == hash && Arrays.equals(other.tokens, tokens);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package io.kvroute.mock.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.kvroute.router.tokenize.ModelTokenizer;
+import io.kvroute.router.tokenize.RequestTokens;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The engine's own tokenization with the real tokenizer: the same DJL tokenizer and chat encoder as
+ * the router, so ids the router forwards are exactly what this worker would have computed. Chats
+ * the encoder cannot render fall back to their joined message text (a real engine would render
+ * them with its jinja template; the router never forwards ids for those).
+ */
+public final class TokenizerPromptEncoder implements PromptEncoder {
+
+    private final ModelTokenizer tokenizer;
+
+    public TokenizerPromptEncoder(ModelTokenizer tokenizer) {
+        this.tokenizer = Objects.requireNonNull(tokenizer, "tokenizer");
+    }
+
+    @Override
+    public int[] encodeText(String text) {
+        return tokenizer.encode(text);
+    }
+
+    @Override
+    public int[] encodeChat(JsonNode body) {
+        return RequestTokens.of(body, Optional.of(tokenizer)).map(RequestTokens::ids).orElse(new int[0]);
+    }
+
+    @Override
+    public String decode(int tokenId) {
+        return StandInTokenizer.text(tokenId);
+    }
+}

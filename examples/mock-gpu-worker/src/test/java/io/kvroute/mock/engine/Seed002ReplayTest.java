@@ -1,0 +1,103 @@
+package io.kvroute.mock.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Replays seed 002's two full-size workloads on the H100 preset and a fake clock (no wall time):
+ * "long first" (48 x 16384 at 0-47 ms, then 48 x 128 at 60-107 ms) and "interleaved" (192 requests
+ * at 500 req/s, one long per three short), output 128 tokens, batch-max-tokens =
+ * chunked-prefill-size = 1024. Prints the figures quoted in docs/scheduler.md and checks the
+ * seed's shape: both new strategies cut the short median TTFT below half of default's.
+ */
+class Seed002ReplayTest {
+
+    @ParameterizedTest
+    @ValueSource(strings = {"long_first", "interleaved"})
+    void newStrategies_cutShortMedianTtftBelowHalfOfDefault(String workload) throws Exception {
+        Result def = replay(workload, "default");
+        Result promote = replay(workload, "promote_shortest");
+        Result hrrn = replay(workload, "hrrn");
+        for (Result r : List.of(def, promote, hrrn)) {
+            System.out.printf("seed002 %s %s: short TTFT median %.0f ms / P95 %.0f ms, long TTFT P95 %.0f ms, "
+                    + "output %.1f tok/s%n", workload, r.strategy, r.shortMedian, r.shortP95, r.longP95, r.outputTokPerSec);
+        }
+        assertThat(promote.shortMedian).isLessThan(def.shortMedian / 2);
+        assertThat(hrrn.shortMedian).isLessThan(def.shortMedian / 2);
+    }
+
+    private record Arrival(double atMillis, boolean isLong) {}
+
+    private record Result(String strategy, double shortMedian, double shortP95, double longP95, double outputTokPerSec) {}
+
+    private static List<Arrival> workload(String name) {
+        List<Arrival> out = new ArrayList<>();
+        if (name.equals("long_first")) {
+            for (int i = 0; i < 48; i++) {
+                out.add(new Arrival(i, true));
+            }
+            for (int i = 0; i < 48; i++) {
+                out.add(new Arrival(60 + i, false));
+            }
+        } else {
+            for (int i = 0; i < 192; i++) {
+                out.add(new Arrival(i * 2.0, i % 4 == 0));
+            }
+        }
+        return out;
+    }
+
+    private static Result replay(String workloadName, String strategy) throws InterruptedException {
+        FakeClock clock = new FakeClock();
+        EngineCore core = new EngineCore(EngineConfig.defaults().withStrategy(strategy).withBudgets(1024, 1024, 256)
+                .withTimeModel(TimeModel.h100Small()), clock);
+        List<Arrival> arrivals = workload(workloadName);
+        List<RecordingSink> sinks = new ArrayList<>();
+        int next = 0;
+        while (next < arrivals.size() || core.hasWork()) {
+            while (next < arrivals.size() && arrivals.get(next).atMillis() <= clock.millis()) {
+                Arrival a = arrivals.get(next);
+                RecordingSink s = new RecordingSink(clock);
+                core.submit(new EngineRequest("r" + next, EngineCoreTest.ids(a.isLong() ? 16384 : 128, next + 1),
+                        128, true, false, 0), s);
+                sinks.add(s);
+                next++;
+            }
+            if (!core.runOnce() && next < arrivals.size()) {
+                clock.advanceMillis(1); // idle until the next arrival
+            }
+        }
+        double[] shortTtft = ttfts(arrivals, sinks, false);
+        double[] longTtft = ttfts(arrivals, sinks, true);
+        long outputTokens = sinks.stream().mapToLong(s -> s.tokens.size()).sum();
+        assertThat(outputTokens).isEqualTo(128L * arrivals.size());
+        return new Result(strategy, percentile(shortTtft, 50), percentile(shortTtft, 95), percentile(longTtft, 95),
+                outputTokens / (clock.millis() / 1000));
+    }
+
+    private static double[] ttfts(List<Arrival> arrivals, List<RecordingSink> sinks, boolean isLong) {
+        List<Double> out = new ArrayList<>();
+        for (int i = 0; i < arrivals.size(); i++) {
+            if (arrivals.get(i).isLong() == isLong) {
+                out.add(sinks.get(i).firstTokenMillis - arrivals.get(i).atMillis());
+            }
+        }
+        double[] a = out.stream().mapToDouble(Double::doubleValue).toArray();
+        Arrays.sort(a);
+        return a;
+    }
+
+    /** Nearest-rank percentile of a sorted array (median = mean of the middle two for even sizes). */
+    private static double percentile(double[] sorted, int p) {
+        if (p == 50 && sorted.length % 2 == 0) {
+            return (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+        }
+        int rank = (int) Math.ceil(p / 100.0 * sorted.length);
+        return sorted[Math.max(0, rank - 1)];
+    }
+}

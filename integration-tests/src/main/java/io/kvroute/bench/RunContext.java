@@ -1,0 +1,24 @@
+package io.kvroute.bench;
+
+import io.kvroute.bench.fleet.FleetFactory;
+import io.kvroute.bench.report.Progress;
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * What a scenario run gets from the harness.
+ *
+ * @param seed seed for every random generator of the workload (same seed, same schedule and prompts)
+ * @param quick scaled-down run that must finish within 60 s on a 2-core machine
+ * @param outDir where reports go; a scenario may add files (e.g. raw logs)
+ * @param fleets starts router + mock workers
+ * @param progress creates a progress display per variant
+ */
+public record RunContext(long seed, boolean quick, Path outDir, FleetFactory fleets, Progress.Factory progress) {
+
+    public RunContext {
+        Objects.requireNonNull(outDir, "outDir");
+        Objects.requireNonNull(fleets, "fleets");
+        Objects.requireNonNull(progress, "progress");
+    }
+}

@@ -1,0 +1,34 @@
+package io.kvroute.bench.client;
+
+import java.util.Objects;
+
+/**
+ * One request of an open-loop workload: when to send it (wall-clock nanoseconds after the run
+ * starts), where (a path on the router, e.g. {@code /v1/chat/completions}), the JSON body, its
+ * class for split metrics ({@code short}, {@code long}; may be empty) and an optional tag that
+ * groups requests for per-step series (the saturation scenario tags each arrival-rate step).
+ */
+public record ScheduledRequest(long sendAtNanosFromStart, String path, byte[] jsonBody, String requestClass, String tag) {
+
+    public ScheduledRequest {
+        if (sendAtNanosFromStart < 0) {
+            throw new IllegalArgumentException("sendAtNanosFromStart must be >= 0: " + sendAtNanosFromStart);
+        }
+        Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(jsonBody, "jsonBody");
+        requestClass = requestClass == null ? "" : requestClass;
+        tag = tag == null ? "" : tag;
+    }
+
+    public ScheduledRequest(long sendAtNanosFromStart, String path, byte[] jsonBody, String requestClass) {
+        this(sendAtNanosFromStart, path, jsonBody, requestClass, "");
+    }
+
+    /** The same request with its send time divided by {@code timeScale} (simulated to wall time). */
+    public ScheduledRequest compressedBy(double timeScale) {
+        if (!(timeScale > 0)) {
+            throw new IllegalArgumentException("timeScale must be > 0: " + timeScale);
+        }
+        return new ScheduledRequest(Math.round(sendAtNanosFromStart / timeScale), path, jsonBody, requestClass, tag);
+    }
+}

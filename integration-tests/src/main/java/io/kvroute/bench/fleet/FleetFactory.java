@@ -1,0 +1,15 @@
+package io.kvroute.bench.fleet;
+
+/**
+ * Starts fleets for scenarios. The production implementation (written by the router's owner) starts
+ * {@code io.kvroute.mock.MockWorkerMain.start(...)} per worker and then
+ * {@code io.kvroute.router.plugin.RouterMain.start(...)} with the workers' URLs; it is found through
+ * {@link java.util.ServiceLoader} (a {@code META-INF/services/io.kvroute.bench.fleet.FleetFactory}
+ * entry), see {@link FleetFactories#load()}. Tests pass their own.
+ */
+@FunctionalInterface
+public interface FleetFactory {
+
+    /** Starts the servers and returns once they accept requests; the caller closes the fleet. */
+    Fleet start(FleetSpec spec) throws Exception;
+}

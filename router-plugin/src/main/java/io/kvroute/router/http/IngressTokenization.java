@@ -1,0 +1,131 @@
+package io.kvroute.router.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.router.tokenize.ForwardingGuard;
+import io.kvroute.router.tokenize.ModelTokenizer;
+import io.kvroute.router.tokenize.RequestTokens;
+import io.kvroute.router.tokenize.TokenizerRegistry;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Tokenize once at ingress (seed 003). A chat request on a model with a chat encoder, or any
+ * request when the policy needs tokens, is parsed in full and tokenized once; the same
+ * {@link RequestTokens} feed routing and, when they are engine-equivalent and
+ * {@link ForwardingGuard} allows it, the outgoing body as {@code input_ids} so the engine skips its
+ * own tokenization. {@code messages} stay in the body so the engine can derive stop tokens.
+ * Everything else keeps the cheap path: no tree, input length estimated as body bytes / 4.
+ *
+ * <p>The ids are spliced into the original bytes just before the closing brace, so a 1 MiB body is
+ * never re-serialized.
+ */
+final class IngressTokenization {
+
+    private static final Logger LOG = LoggerFactory.getLogger(IngressTokenization.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String DEFAULT_MODEL = "*";
+
+    /**
+     * @param tokens the request's tokens, or null when none were computed
+     * @param outgoingBody the body to send to workers
+     * @param inputTokens exact when tokens exist, else the bytes / 4 estimate
+     * @param forwardingOutcome forwarded / disabled / ineligible / ineligible_multimodal /
+     *     tokenize_failed for chat requests on a model with a chat encoder, else null
+     */
+    record Result(RequestTokens tokens, byte[] outgoingBody, long inputTokens, String forwardingOutcome) {}
+
+    private final TokenizerRegistry registry;
+    private final boolean forwardingDisabled;
+    private final RouterMetrics metrics;
+
+    IngressTokenization(TokenizerRegistry registry, boolean forwardingDisabled, RouterMetrics metrics) {
+        this.registry = registry;
+        this.forwardingDisabled = forwardingDisabled;
+        this.metrics = metrics;
+    }
+
+    Optional<ModelTokenizer> tokenizerFor(String model) {
+        Optional<ModelTokenizer> exact = model == null ? Optional.empty() : registry.forModel(model);
+        return exact.isPresent() ? exact : registry.forModel(DEFAULT_MODEL);
+    }
+
+    Result apply(Endpoint endpoint, String model, byte[] body, boolean policyNeedsTokens) throws ApiException {
+        long estimate = Math.max(1, RequestTokens.estimateTokens(body.length));
+        Optional<ModelTokenizer> tokenizer = tokenizerFor(model);
+        boolean chatEncoder = endpoint == Endpoint.CHAT && tokenizer.flatMap(ModelTokenizer::chatEncoder).isPresent();
+        if (tokenizer.isEmpty() || (!chatEncoder && !policyNeedsTokens)) {
+            return new Result(null, body, estimate, null);
+        }
+        String modelLabel = model == null ? "default" : model;
+        JsonNode root;
+        try {
+            root = JSON.readTree(body);
+        } catch (java.io.IOException e) {
+            throw new ApiException(400, "invalid JSON body: " + e.getMessage());
+        }
+        Optional<RequestTokens> tokens;
+        long start = System.nanoTime();
+        try {
+            tokens = RequestTokens.of(root, tokenizer);
+        } catch (RuntimeException e) {
+            LOG.warn("ingress tokenization failed for model {}: {}", modelLabel, e.toString());
+            metrics.ingressTokenizeError(modelLabel);
+            if (chatEncoder) {
+                metrics.inputIdsForwarding(modelLabel, "tokenize_failed");
+            }
+            return new Result(null, body, estimate, chatEncoder ? "tokenize_failed" : null);
+        }
+        metrics.ingressTokenizeDuration(modelLabel, System.nanoTime() - start);
+        long inputTokens = tokens.map(t -> (long) Math.max(1, t.ids().length)).orElse(estimate);
+        if (!chatEncoder) {
+            return new Result(tokens.orElse(null), body, inputTokens, null);
+        }
+        String outcome;
+        if (forwardingDisabled) {
+            outcome = "disabled";
+        } else {
+            switch (ForwardingGuard.check(root)) {
+                case FORWARD:
+                    outcome = tokens.map(RequestTokens::engineEquivalent).orElse(false) ? "forwarded" : "ineligible";
+                    break;
+                case INELIGIBLE_MULTIMODAL:
+                    outcome = "ineligible_multimodal";
+                    break;
+                default:
+                    outcome = "ineligible";
+            }
+        }
+        metrics.inputIdsForwarding(modelLabel, outcome);
+        byte[] outgoing = outcome.equals("forwarded") ? withInputIds(body, tokens.get().ids()) : body;
+        return new Result(tokens.orElse(null), outgoing, inputTokens, outcome);
+    }
+
+    /** {@code body} with {@code ,"input_ids":[...]} inserted before its final closing brace. */
+    static byte[] withInputIds(byte[] body, int[] ids) {
+        int close = body.length - 1;
+        while (close >= 0 && body[close] != '}') {
+            close--;
+        }
+        if (close < 0) {
+            throw new IllegalStateException("validated JSON object without a closing brace");
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream(body.length + ids.length * 7 + 16);
+        out.write(body, 0, close);
+        StringBuilder idsJson = new StringBuilder(ids.length * 7 + 16).append(",\"input_ids\":[");
+        for (int i = 0; i < ids.length; i++) {
+            if (i > 0) {
+                idsJson.append(',');
+            }
+            idsJson.append(ids[i]);
+        }
+        idsJson.append("]}");
+        byte[] tail = idsJson.toString().getBytes(StandardCharsets.US_ASCII);
+        out.write(tail, 0, tail.length);
+        return out.toByteArray();
+    }
+}

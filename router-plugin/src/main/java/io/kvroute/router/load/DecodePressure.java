@@ -1,0 +1,84 @@
+package io.kvroute.router.load;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.function.ToIntFunction;
+
+/**
+ * Orders decode workers by pressure, least pressured first, for PD pairing.
+ *
+ * <p>Same all-or-nothing freshness rule as {@link PrefillPressure}. With engine data the order is:
+ * waiting requests; running requests; KV usage fraction {@code num_tokens / max_total_num_tokens}
+ * (only when both capacities are known); KV tokens in use; then router-local in-flight. Ties
+ * return 0. Bound to one snapshot, immutable after construction.
+ */
+public final class DecodePressure implements Comparator<String> {
+    private final Map<String, WorkerLoad> loads;
+    private final boolean engine;
+    private final ToIntFunction<String> routerLocalInFlight;
+
+    private DecodePressure(Map<String, WorkerLoad> loads, boolean engine, ToIntFunction<String> routerLocalInFlight) {
+        this.loads = loads;
+        this.engine = engine;
+        this.routerLocalInFlight = routerLocalInFlight;
+    }
+
+    public static DecodePressure of(EngineLoadSnapshot snapshot, Iterable<String> comparedSet,
+                                    ToIntFunction<String> routerLocalInFlight) {
+        requireNonNull(snapshot, "snapshot");
+        requireNonNull(routerLocalInFlight, "routerLocalInFlight");
+        Map<String, WorkerLoad> loads = new HashMap<>();
+        boolean engine = true;
+        boolean any = false;
+        for (String id : comparedSet) {
+            any = true;
+            Optional<WorkerLoad> l = snapshot.fresh(id);
+            if (l.isEmpty()) {
+                engine = false;
+                break;
+            }
+            loads.put(id, l.get());
+        }
+        engine &= any;
+        return new DecodePressure(engine ? loads : Map.of(), engine, routerLocalInFlight);
+    }
+
+    /** {@code NATIVE_QUEUE_TOKENS} when engine data is used, else {@code ROUTER_LOCAL}. */
+    public PressureSource source() {
+        return engine ? PressureSource.NATIVE_QUEUE_TOKENS : PressureSource.ROUTER_LOCAL;
+    }
+
+    @Override
+    public int compare(String a, String b) {
+        WorkerLoad la = loads.get(a);
+        WorkerLoad lb = loads.get(b);
+        if (engine && la != null && lb != null) {
+            int c = Integer.compare(la.numWaitingReqs(), lb.numWaitingReqs());
+            if (c != 0) {
+                return c;
+            }
+            c = Integer.compare(la.numRunningReqs(), lb.numRunningReqs());
+            if (c != 0) {
+                return c;
+            }
+            OptionalDouble ua = la.kvUsageFraction();
+            OptionalDouble ub = lb.kvUsageFraction();
+            if (ua.isPresent() && ub.isPresent()) {
+                c = Double.compare(ua.getAsDouble(), ub.getAsDouble());
+                if (c != 0) {
+                    return c;
+                }
+            }
+            c = Long.compare(la.numTokens(), lb.numTokens());
+            if (c != 0) {
+                return c;
+            }
+        }
+        return Integer.compare(routerLocalInFlight.applyAsInt(a), routerLocalInFlight.applyAsInt(b));
+    }
+}

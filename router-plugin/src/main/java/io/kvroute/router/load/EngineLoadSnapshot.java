@@ -1,0 +1,118 @@
+package io.kvroute.router.load;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The engine load view one request uses for its whole routing decision (REFERENCE §2).
+ *
+ * <p>Immutable: a {@link LoadTable} version plus the instant it was captured ({@link #nowNanos()},
+ * the router's clock). Freshness is judged against that instant, so every lookup in one decision
+ * agrees: a worker is fresh only when EVERY one of its dp ranks reported within the freshness
+ * window (summing only the fresh ranks would make a half-reporting worker look idle). Router
+ * dispatches are counted up to the capture instant only, so later dispatches by concurrent
+ * requests do not change this snapshot's answers (see {@link WorkerLoad} for exactly what is
+ * added). Thread-safe; cheap to create ({@link LoadPlane#snapshot()} allocates this one object).
+ */
+public final class EngineLoadSnapshot {
+    private final LoadTable table;
+    private final long nowNanos;
+    private final long freshnessWindowNanos;
+    private final DispatchLog dispatchLog;
+
+    EngineLoadSnapshot(LoadTable table, long nowNanos, long freshnessWindowNanos, DispatchLog dispatchLog) {
+        this.table = table;
+        this.nowNanos = nowNanos;
+        this.freshnessWindowNanos = freshnessWindowNanos;
+        this.dispatchLog = dispatchLog;
+    }
+
+    /** Monotonic version of the underlying table; increases whenever reports or membership changed. */
+    public long version() {
+        return table.version();
+    }
+
+    /** The capture instant on the router's nano clock. */
+    public long nowNanos() {
+        return nowNanos;
+    }
+
+    public long freshnessWindowNanos() {
+        return freshnessWindowNanos;
+    }
+
+    /** The worker's load when every rank is fresh, with this router's later dispatches added. */
+    public Optional<WorkerLoad> fresh(String workerId) {
+        WorkerState w = table.get(workerId);
+        if (w == null || !isFresh(w)) {
+            return Optional.empty();
+        }
+        long capturedAt = w.oldestReceivedAtNanos();
+        return Optional.of(WorkerLoad.aggregate(w, dispatchLog.countBetween(workerId, capturedAt, nowNanos)));
+    }
+
+    public boolean isFresh(String workerId) {
+        WorkerState w = table.get(workerId);
+        return w != null && isFresh(w);
+    }
+
+    /** True when every worker of {@code workers} has a fresh sample (and the set is non-empty). */
+    public boolean allFresh(Iterable<String> workers) {
+        boolean any = false;
+        for (String id : workers) {
+            any = true;
+            if (!isFresh(id)) {
+                return false;
+            }
+        }
+        return any;
+    }
+
+    /**
+     * True when some worker of {@code fleet} has a fresh queue reading strictly below {@code floor}
+     * (REFERENCE §3 saturation pin: an unknown queue is not evidence, so stale workers never count).
+     * The reading includes this router's dispatches since the report.
+     */
+    public boolean anyFreshQueueBelow(Iterable<String> fleet, long floor) {
+        for (String id : fleet) {
+            Optional<WorkerLoad> l = fresh(id);
+            if (l.isPresent() && l.get().numWaitingReqs() < floor) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Workers known to the load plane (added and not removed), in insertion order. */
+    public List<String> workerIds() {
+        List<String> ids = new ArrayList<>(table.workers().length);
+        for (WorkerState w : table.workers()) {
+            ids.add(w.workerId());
+        }
+        return ids;
+    }
+
+    /** The pressure source this worker alone would get: what {@code GET /v1/loads} shows. */
+    public PressureSource pressureSource(String workerId) {
+        Optional<WorkerLoad> l = fresh(workerId);
+        if (l.isEmpty()) {
+            return PressureSource.ROUTER_LOCAL;
+        }
+        return l.get().estimatedPrefillQueueMs().isPresent()
+                ? PressureSource.ESTIMATED_PREFILL_QUEUE_MS : PressureSource.NATIVE_QUEUE_TOKENS;
+    }
+
+    LoadTable table() {
+        return table;
+    }
+
+    private boolean isFresh(WorkerState w) {
+        for (RankSample s : w.ranks()) {
+            if (s == null || nowNanos - s.receivedAtNanos() > freshnessWindowNanos) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

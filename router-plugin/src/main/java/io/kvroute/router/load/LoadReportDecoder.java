@@ -1,0 +1,117 @@
+package io.kvroute.router.load;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import org.msgpack.core.MessageFormat;
+import org.msgpack.core.MessageInsufficientBufferException;
+import org.msgpack.core.MessagePack;
+import org.msgpack.core.MessageUnpacker;
+import org.msgpack.value.ValueType;
+
+/**
+ * Strict decoder of the three frames {@code [b"load", seq u64 BE, msgpack ["LoadStat", ...]]}.
+ *
+ * <p>Accepts exactly 6 (SGLang base) or 11 (with the all-or-nothing extension) array elements,
+ * every count a non-negative msgpack integer in any width. Anything else is a
+ * {@link Malformed} with a {@link MalformedReason}; the decoder never throws anything else, so a
+ * hostile publisher cannot stop the load-plane thread. Stateless and thread-safe.
+ */
+final class LoadReportDecoder {
+    private static final byte[] TOPIC = "load".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] TAG = "LoadStat".getBytes(StandardCharsets.US_ASCII);
+
+    /** A dropped message; no stack trace, it is a value on the hot path. */
+    static final class Malformed extends Exception {
+        private static final long serialVersionUID = 1L;
+        final MalformedReason reason;
+
+        Malformed(MalformedReason reason) {
+            super(reason.label(), null, false, false);
+            this.reason = reason;
+        }
+    }
+
+    private LoadReportDecoder() {}
+
+    static LoadReport decode(byte[][] frames, int frameCount) throws Malformed {
+        if (frameCount != 3 || !Arrays.equals(frames[0], TOPIC) || frames[1].length != Long.BYTES) {
+            throw new Malformed(MalformedReason.BAD_FRAMES);
+        }
+        return decodePayload(ByteBuffer.wrap(frames[1]).getLong(), frames[2]);
+    }
+
+    static LoadReport decodePayload(long seq, byte[] payload) throws Malformed {
+        try (MessageUnpacker u = MessagePack.newDefaultUnpacker(payload)) {
+            if (!u.hasNext()) {
+                throw new Malformed(MalformedReason.TRUNCATED);
+            }
+            MessageFormat head = u.getNextFormat();
+            if (head.getValueType() != ValueType.ARRAY) {
+                throw new Malformed(head == MessageFormat.NEVER_USED ? MalformedReason.GARBAGE : MalformedReason.NOT_ARRAY);
+            }
+            int n = u.unpackArrayHeader();
+            if (n < 1) {
+                throw new Malformed(MalformedReason.WRONG_ARITY);
+            }
+            // Compare raw bytes: unpackString() allocates an 8 KiB char buffer per unpacker, which
+            // was half of the load-plane thread's CPU in the LoadPlaneBench profile.
+            if (u.getNextFormat().getValueType() != ValueType.STRING
+                    || u.unpackRawStringHeader() != TAG.length
+                    || !Arrays.equals(u.readPayload(TAG.length), TAG)) {
+                throw new Malformed(MalformedReason.UNKNOWN_TAG);
+            }
+            if (n != 6 && n != 11) {
+                throw new Malformed(MalformedReason.WRONG_ARITY);
+            }
+            int running = intField(u);
+            int waiting = intField(u);
+            long tokens = longField(u);
+            long maxTotal = longField(u);
+            int rank = intField(u);
+            LoadReport r;
+            if (n == 11) {
+                r = new LoadReport(seq, running, waiting, tokens, maxTotal, rank, true,
+                        longField(u), longField(u), intField(u), longField(u), longField(u));
+            } else {
+                r = new LoadReport(seq, running, waiting, tokens, maxTotal, rank, false, 0, 0, 0, 0, 0);
+            }
+            if (u.hasNext()) {
+                throw new Malformed(MalformedReason.TRAILING_BYTES);
+            }
+            return r;
+        } catch (MessageInsufficientBufferException e) {
+            throw new Malformed(MalformedReason.TRUNCATED);
+        } catch (IOException | RuntimeException e) {
+            throw new Malformed(MalformedReason.GARBAGE);
+        }
+    }
+
+    private static long longField(MessageUnpacker u) throws IOException, Malformed {
+        if (u.getNextFormat().getValueType() != ValueType.INTEGER) {
+            throw new Malformed(MalformedReason.BAD_FIELD);
+        }
+        MessageFormat f = u.getNextFormat();
+        if (f == MessageFormat.UINT64) {
+            java.math.BigInteger big = u.unpackBigInteger();
+            if (big.bitLength() > 63) {
+                throw new Malformed(MalformedReason.BAD_FIELD);
+            }
+            return big.longValue();
+        }
+        long v = u.unpackLong();
+        if (v < 0) {
+            throw new Malformed(MalformedReason.BAD_FIELD);
+        }
+        return v;
+    }
+
+    private static int intField(MessageUnpacker u) throws IOException, Malformed {
+        long v = longField(u);
+        if (v > Integer.MAX_VALUE) {
+            throw new Malformed(MalformedReason.BAD_FIELD);
+        }
+        return (int) v;
+    }
+}

@@ -1,0 +1,27 @@
+package io.kvroute.router.load;
+
+/** Why a received message was dropped; the label is the {@code reason} tag of the malformed counter. */
+enum MalformedReason {
+    /** Not exactly three frames, a topic other than {@code load}, or a seq frame that is not 8 bytes. */
+    BAD_FRAMES("bad_frames"),
+    NOT_ARRAY("not_array"),
+    WRONG_ARITY("wrong_arity"),
+    UNKNOWN_TAG("unknown_tag"),
+    /** A field that is not a non-negative integer that fits its Java type. */
+    BAD_FIELD("bad_field"),
+    TRUNCATED("truncated"),
+    TRAILING_BYTES("trailing_bytes"),
+    GARBAGE("garbage"),
+    /** {@code attn_dp_rank} is not below the worker's advertised dp size. */
+    RANK_OUT_OF_RANGE("rank_out_of_range");
+
+    private final String label;
+
+    MalformedReason(String label) {
+        this.label = label;
+    }
+
+    String label() {
+        return label;
+    }
+}

@@ -1,0 +1,102 @@
+package io.kvroute.router.load;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.ToIntFunction;
+
+/**
+ * Orders workers by prefill pressure, least pressured first (REFERENCE §3
+ * {@code compare_prefill_pressure}).
+ *
+ * <p>Engine data is used only if EVERY worker of the compared set has a fresh sample in the
+ * snapshot; otherwise all are compared on the router-local in-flight count (mixing sources would
+ * compare unlike numbers). With engine data the order is: estimated prefill queue ms when both
+ * have one; then {@code (num_waiting_uncached_tokens, num_waiting_reqs, num_running_reqs)} (the
+ * uncached tokens only when both report the extension); then router-local in-flight. Ties return 0
+ * so the caller can break them by worker id. Loads are resolved once at construction, so one
+ * comparator is consistent for a whole sort. Not thread-safe to share across requests only in the
+ * sense that it is bound to one snapshot; it holds no mutable state after construction.
+ */
+public final class PrefillPressure implements Comparator<String> {
+    private final Map<String, WorkerLoad> loads;
+    private final boolean engine;
+    private final boolean allEstimated;
+    private final ToIntFunction<String> routerLocalInFlight;
+
+    private PrefillPressure(Map<String, WorkerLoad> loads, boolean engine, boolean allEstimated,
+                            ToIntFunction<String> routerLocalInFlight) {
+        this.loads = loads;
+        this.engine = engine;
+        this.allEstimated = allEstimated;
+        this.routerLocalInFlight = routerLocalInFlight;
+    }
+
+    /** Builds the comparator for {@code comparedSet}, deciding engine vs router-local once for the set. */
+    public static PrefillPressure of(EngineLoadSnapshot snapshot, Iterable<String> comparedSet,
+                                     ToIntFunction<String> routerLocalInFlight) {
+        requireNonNull(snapshot, "snapshot");
+        requireNonNull(routerLocalInFlight, "routerLocalInFlight");
+        Map<String, WorkerLoad> loads = new HashMap<>();
+        boolean engine = true;
+        boolean allEstimated = true;
+        boolean any = false;
+        for (String id : comparedSet) {
+            any = true;
+            Optional<WorkerLoad> l = snapshot.fresh(id);
+            if (l.isEmpty()) {
+                engine = false;
+                break;
+            }
+            loads.put(id, l.get());
+            allEstimated &= l.get().estimatedPrefillQueueMs().isPresent();
+        }
+        engine &= any;
+        return new PrefillPressure(engine ? loads : Map.of(), engine, engine && allEstimated, routerLocalInFlight);
+    }
+
+    /** The source this comparator uses for the set as a whole. */
+    public PressureSource source() {
+        if (!engine) {
+            return PressureSource.ROUTER_LOCAL;
+        }
+        return allEstimated ? PressureSource.ESTIMATED_PREFILL_QUEUE_MS : PressureSource.NATIVE_QUEUE_TOKENS;
+    }
+
+    /** The fresh load used for {@code workerId}, empty under router-local comparison. */
+    public Optional<WorkerLoad> load(String workerId) {
+        return Optional.ofNullable(loads.get(workerId));
+    }
+
+    @Override
+    public int compare(String a, String b) {
+        WorkerLoad la = loads.get(a);
+        WorkerLoad lb = loads.get(b);
+        if (engine && la != null && lb != null) {
+            if (la.estimatedPrefillQueueMs().isPresent() && lb.estimatedPrefillQueueMs().isPresent()) {
+                int c = Double.compare(la.estimatedPrefillQueueMs().getAsDouble(), lb.estimatedPrefillQueueMs().getAsDouble());
+                if (c != 0) {
+                    return c;
+                }
+            }
+            if (la.hasExtension() && lb.hasExtension()) {
+                int c = Long.compare(la.numWaitingUncachedTokens(), lb.numWaitingUncachedTokens());
+                if (c != 0) {
+                    return c;
+                }
+            }
+            int c = Integer.compare(la.numWaitingReqs(), lb.numWaitingReqs());
+            if (c != 0) {
+                return c;
+            }
+            c = Integer.compare(la.numRunningReqs(), lb.numRunningReqs());
+            if (c != 0) {
+                return c;
+            }
+        }
+        return Integer.compare(routerLocalInFlight.applyAsInt(a), routerLocalInFlight.applyAsInt(b));
+    }
+}

@@ -1,0 +1,37 @@
+package io.kvroute.router.load;
+
+import java.util.List;
+
+/**
+ * Immutable per-worker entry of a {@link LoadTable}: the advertised endpoints, the dp size and the
+ * latest sample per rank (null until the rank first reports). Replaced, never mutated, by the
+ * load-plane thread.
+ */
+record WorkerState(String workerId, List<String> endpoints, int dpSize, RankSample[] ranks, long missedReports) {
+
+    static WorkerState empty(String workerId, List<String> endpoints, int dpSize) {
+        return new WorkerState(workerId, List.copyOf(endpoints), dpSize, new RankSample[dpSize], 0);
+    }
+
+    WorkerState withSample(RankSample sample, long newlyMissed) {
+        RankSample[] copy = ranks.clone();
+        copy[sample.report().attnDpRank()] = sample;
+        return new WorkerState(workerId, endpoints, dpSize, copy, missedReports + newlyMissed);
+    }
+
+    RankSample rank(int r) {
+        return ranks[r];
+    }
+
+    /** Oldest arrival over all ranks, or {@code Long.MIN_VALUE} if some rank never reported. */
+    long oldestReceivedAtNanos() {
+        long oldest = Long.MAX_VALUE;
+        for (RankSample s : ranks) {
+            if (s == null) {
+                return Long.MIN_VALUE;
+            }
+            oldest = Math.min(oldest, s.receivedAtNanos());
+        }
+        return oldest;
+    }
+}

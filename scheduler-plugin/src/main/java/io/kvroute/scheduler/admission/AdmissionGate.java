@@ -1,0 +1,140 @@
+package io.kvroute.scheduler.admission;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * The node self request limit: a request enters the engine only when it gets a request slot and a
+ * KV reservation; one that cannot within {@code resource-wait-timeout-secs} is answered busy (429
+ * {@code server_busy}) before any output. Follows LightLLM's node resource wait (seed 002).
+ *
+ * <p>Order: pending requests are admitted head-first; admission-high-priority ones are queued ahead
+ * of normal ones (FIFO among themselves). The head blocks the others (no overtaking by smaller
+ * requests), so a large request cannot starve. Expiry is checked for every pending request.
+ *
+ * <p>Invariants: {@code 0 <= usedSlots <= maxRequestSlots}, {@code 0 <= reservedKvTokens <=
+ * kvCapacityTokens} while the limit is on. A request whose own reservation exceeds the capacity can
+ * never be admitted and is answered busy at once. Concurrency: engine thread only; time is passed in.
+ */
+public final class AdmissionGate<T> {
+
+    private final AdmissionConfig config;
+    private final Deque<Pending<T>> highPending = new ArrayDeque<>();
+    private final Deque<Pending<T>> normalPending = new ArrayDeque<>();
+    private int usedSlots;
+    private long reservedKvTokens;
+
+    public AdmissionGate(AdmissionConfig config) {
+        this.config = requireNonNull(config, "config");
+    }
+
+    /** Queues a request that needs {@code kvTokens} of KV reservation. */
+    public void offer(T request, long kvTokens, boolean highPriority, long nowNanos) {
+        (highPriority ? highPending : normalPending).addLast(new Pending<>(request, kvTokens, nowNanos));
+    }
+
+    /** Admits what fits and expires what waited too long; call once per engine iteration. */
+    public Outcome<T> poll(long nowNanos) {
+        List<T> admitted = new ArrayList<>();
+        List<Rejected<T>> rejected = new ArrayList<>();
+        admitFrom(highPending, admitted, rejected);
+        if (highPending.isEmpty()) {
+            admitFrom(normalPending, admitted, rejected);
+        }
+        long timeoutNanos = config.resourceWaitTimeoutNanos();
+        if (timeoutNanos >= 0) {
+            expire(highPending, nowNanos, timeoutNanos, rejected);
+            expire(normalPending, nowNanos, timeoutNanos, rejected);
+        }
+        return new Outcome<>(admitted, rejected);
+    }
+
+    /** Returns a finished or aborted request's slot and reservation. */
+    public void release(long kvTokens) {
+        if (!config.nodeSelfRequestLimit()) {
+            return;
+        }
+        if (usedSlots <= 0 || kvTokens > reservedKvTokens) {
+            throw new IllegalStateException("release beyond reservations: slots=" + usedSlots
+                    + " reserved=" + reservedKvTokens + " releasing=" + kvTokens);
+        }
+        usedSlots--;
+        reservedKvTokens -= kvTokens;
+    }
+
+    /** Drops a pending request (client gone); true when it was still pending. */
+    public boolean cancel(T request) {
+        return highPending.removeIf(p -> p.request == request) | normalPending.removeIf(p -> p.request == request);
+    }
+
+    /** Removes and returns every pending request, high priority first (engine shutdown). */
+    public List<T> drainPending() {
+        List<T> out = new ArrayList<>(numPending());
+        highPending.forEach(p -> out.add(p.request));
+        normalPending.forEach(p -> out.add(p.request));
+        highPending.clear();
+        normalPending.clear();
+        return out;
+    }
+
+    public int numPending() {
+        return highPending.size() + normalPending.size();
+    }
+
+    public int usedSlots() {
+        return usedSlots;
+    }
+
+    public long reservedKvTokens() {
+        return reservedKvTokens;
+    }
+
+    private void admitFrom(Deque<Pending<T>> queue, List<T> admitted, List<Rejected<T>> rejected) {
+        while (!queue.isEmpty()) {
+            Pending<T> head = queue.peekFirst();
+            if (!config.nodeSelfRequestLimit()) {
+                admitted.add(queue.pollFirst().request);
+                continue;
+            }
+            if (head.kvTokens > config.kvCapacityTokens()) {
+                queue.pollFirst();
+                rejected.add(new Rejected<>(head.request, 0, "needs " + head.kvTokens
+                        + " KV tokens, more than the engine's capacity " + config.kvCapacityTokens()));
+                continue;
+            }
+            if (usedSlots >= config.maxRequestSlots()
+                    || reservedKvTokens + head.kvTokens > config.kvCapacityTokens()) {
+                return;
+            }
+            queue.pollFirst();
+            usedSlots++;
+            reservedKvTokens += head.kvTokens;
+            admitted.add(head.request);
+        }
+    }
+
+    private static <T> void expire(Deque<Pending<T>> queue, long nowNanos, long timeoutNanos,
+            List<Rejected<T>> rejected) {
+        for (Iterator<Pending<T>> it = queue.iterator(); it.hasNext(); ) {
+            Pending<T> p = it.next();
+            long waitedNanos = nowNanos - p.offeredAtNanos;
+            if (waitedNanos >= timeoutNanos) {
+                it.remove();
+                rejected.add(new Rejected<>(p.request, waitedNanos / 1_000_000, "no request slot or KV"));
+            }
+        }
+    }
+
+    private record Pending<T>(T request, long kvTokens, long offeredAtNanos) {}
+
+    /** A request answered busy, with how long it waited. */
+    public record Rejected<T>(T request, long waitedMillis, String reason) {}
+
+    /** One poll's result: requests now inside the engine, and requests to answer 429. */
+    public record Outcome<T>(List<T> admitted, List<Rejected<T>> rejected) {}
+}

@@ -1,0 +1,50 @@
+package io.kvroute.scheduler.queue;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code promote_shortest}: negative-priority prefill requests first, in queue order; then the ONE
+ * normal request with the fewest remaining uncached prompt tokens (earliest on ties) moves to the
+ * head of the normal group; every other request keeps its relative order. A deliberately limited
+ * reorder (seed 002), meant for PD prefill nodes.
+ */
+final class PromoteShortestStrategy implements PrefillQueueStrategy {
+
+    @Override
+    public String name() {
+        return "promote_shortest";
+    }
+
+    @Override
+    public List<SchedRequest> reorder(List<SchedRequest> ready, long processedPrefillTokens) {
+        ReadySplit split = new ReadySplit(ready);
+        List<SchedRequest> high = new ArrayList<>();
+        List<SchedRequest> normal = new ArrayList<>(split.prefill.size());
+        int shortest = -1;
+        int shortestRemaining = Integer.MAX_VALUE;
+        for (SchedRequest r : split.prefill) {
+            if (r.inferHighPriority() < 0) {
+                high.add(r);
+                continue;
+            }
+            int remaining = r.remainingPrefillTokens();
+            if (remaining < shortestRemaining) { // strict: the earliest wins a tie
+                shortestRemaining = remaining;
+                shortest = normal.size();
+            }
+            normal.add(r);
+        }
+        List<SchedRequest> ordered = new ArrayList<>(split.prefill.size());
+        ordered.addAll(high);
+        if (shortest >= 0) {
+            ordered.add(normal.get(shortest));
+            for (int i = 0; i < normal.size(); i++) {
+                if (i != shortest) {
+                    ordered.add(normal.get(i));
+                }
+            }
+        }
+        return split.join(ordered);
+    }
+}

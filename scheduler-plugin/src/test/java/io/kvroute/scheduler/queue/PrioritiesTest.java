@@ -1,0 +1,39 @@
+package io.kvroute.scheduler.queue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class PrioritiesTest {
+
+    @Test
+    void admissionPriority_doesNotRaiseInferencePriority() {
+        SchedRequest r = SchedRequest.create("a", 100, 8, true, 0, 0);
+        assertThat(r.highPriorityRequest()).isTrue();
+        assertThat(r.inferHighPriority()).isZero();
+    }
+
+    @Test
+    void continuationSegment_getsInferPriorityMinusOneAndAdmissionPriority() {
+        SchedRequest r = SchedRequest.create("a", 100, 8, false, 2, 0);
+        assertThat(r.highPriorityRequest()).isTrue();
+        assertThat(r.inferHighPriority()).isEqualTo(Priorities.CONTINUATION_INFER_PRIORITY).isEqualTo(-1);
+    }
+
+    @Test
+    void firstSegment_isNeverPromotedEvenOnACacheHit() {
+        SchedRequest r = SchedRequest.create("a", 100, 8, false, 0, 0);
+        r.admitWithCachedLen(96);
+        assertThat(r.highPriorityRequest()).isFalse();
+        assertThat(r.inferHighPriority()).isZero();
+    }
+
+    @Test
+    void cachedLen_isCappedSoOnePromptTokenIsAlwaysComputed() {
+        SchedRequest r = SchedRequest.create("a", 64, 8, false, 0, 0);
+        r.admitWithCachedLen(64);
+        assertThat(r.cachedLen()).isEqualTo(63);
+        assertThat(r.remainingPrefillTokens()).isEqualTo(1);
+        assertThat(r.isDecode()).isFalse();
+    }
+}

@@ -1,0 +1,36 @@
+package io.kvroute.scheduler.queue;
+
+import java.util.List;
+
+/** Test builders for scheduling states. */
+final class Reqs {
+
+    private Reqs() {}
+
+    static SchedRequest prefill(String id, int inputLen) {
+        return prefill(id, inputLen, 0, 0);
+    }
+
+    static SchedRequest prefill(String id, int inputLen, int cachedLen, long arrivalProcessed) {
+        SchedRequest r = SchedRequest.create(id, inputLen, 16, false, 0, arrivalProcessed);
+        r.admitWithCachedLen(cachedLen);
+        return r;
+    }
+
+    static SchedRequest continuation(String id, int inputLen) {
+        SchedRequest r = SchedRequest.create(id, inputLen, 16, false, 1, 0);
+        r.admitWithCachedLen(0);
+        return r;
+    }
+
+    static SchedRequest decode(String id, int inputLen) {
+        SchedRequest r = prefill(id, inputLen);
+        r.advancePrefill(inputLen);
+        r.addOutputToken();
+        return r;
+    }
+
+    static List<String> ids(List<SchedRequest> rs) {
+        return rs.stream().map(SchedRequest::requestId).toList();
+    }
+}

@@ -1,0 +1,57 @@
+package io.kvroute.scheduler.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The encoder's bytes must equal the golden files the router's decoder tests read. Run with
+ * {@code -Dkvroute.regenerateLoadVectors=true} (from the module directory) to rewrite the files
+ * after a deliberate format change, then review the diff.
+ */
+class GoldenLoadVectorsTest {
+    private static final Path DIR = Path.of("src/test/resources/load-vectors");
+
+    @Test
+    void encoder_producesExactlyTheGoldenBytes() throws IOException {
+        List<GoldenLoadVectors.Vector> vectors = GoldenLoadVectors.all();
+        String index = vectors.stream().map(GoldenLoadVectors.Vector::name).collect(Collectors.joining("\n", "", "\n"));
+        if (Boolean.getBoolean("kvroute.regenerateLoadVectors")) {
+            Files.createDirectories(DIR);
+            Files.writeString(DIR.resolve("index.txt"), index);
+            for (GoldenLoadVectors.Vector v : vectors) {
+                Files.write(DIR.resolve(v.name() + ".msgpack"), v.payload());
+                Files.writeString(DIR.resolve(v.name() + ".properties"), v.properties());
+            }
+        }
+        assertThat(resource("index.txt")).asString(StandardCharsets.UTF_8).isEqualTo(index);
+        for (GoldenLoadVectors.Vector v : vectors) {
+            assertThat(resource(v.name() + ".msgpack")).as(v.name()).isEqualTo(v.payload());
+            assertThat(new String(resource(v.name() + ".properties"), StandardCharsets.UTF_8))
+                    .as(v.name()).isEqualTo(v.properties());
+        }
+    }
+
+    @Test
+    void encoder_matchesHandAssembledBytesForTheBaseForm() {
+        // ["LoadStat", 12, 3, 48213, 0, 1]: fixarray(6), fixstr(8) "LoadStat", positive fixints,
+        // uint16 0xbc55 for 48213.
+        byte[] expected = java.util.HexFormat.of().parseHex("96a84c6f616453746174" + "0c" + "03" + "cdbc55" + "00" + "01");
+        assertThat(LoadStatEncoder.payload(LoadStat.base(12, 3, 48213, 0, 1))).isEqualTo(expected);
+        assertThat(LoadStatEncoder.seqFrame(1)).containsExactly(0, 0, 0, 0, 0, 0, 0, 1);
+    }
+
+    private static byte[] resource(String name) throws IOException {
+        try (InputStream in = GoldenLoadVectorsTest.class.getResourceAsStream("/load-vectors/" + name)) {
+            assertThat(in).as("classpath resource /load-vectors/" + name).isNotNull();
+            return in.readAllBytes();
+        }
+    }
+}
