@@ -42,6 +42,8 @@ public final class MockWorkerHandler extends Handler.Abstract {
     private static final int MAX_BODY_BYTES = 64 << 20;
     private static final int RECENT_BODIES = 64;
     private static final int DEFAULT_MAX_TOKENS = 16;
+    /** Largest token budget accepted; output ids are buffered per request, so an int-sized budget would not fit in memory. */
+    static final int MAX_TOKENS_LIMIT = 1_000_000;
 
     private final Engine engine;
     private final PromptEncoder encoder;
@@ -189,6 +191,17 @@ public final class MockWorkerHandler extends Handler.Abstract {
         if (path.startsWith("/kv/") && "GET".equals(request.getMethod())) {
             serveKv(path.substring(4), response, callback);
             return true;
+        }
+        if (!"GET".equals(request.getMethod()) && !"HEAD".equals(request.getMethod())) {
+            boolean known = switch (path) {
+                case "/health", "/server_info", "/get_server_info", "/v1/models", "/scheduler", "/debug/requests" -> true;
+                default -> false;
+            };
+            if (known) {
+                response.getHeaders().put(HttpHeader.ALLOW, "GET");
+                error(response, callback, 405, "method_not_allowed", path + " only accepts GET");
+                return true;
+            }
         }
         switch (path) {
             case "/health":
@@ -459,6 +472,9 @@ public final class MockWorkerHandler extends Handler.Abstract {
         }
         if (!value.canConvertToInt() || value.asInt() < 0) {
             throw new BadRequest("the token budget must be a non-negative integer");
+        }
+        if (value.asInt() > MAX_TOKENS_LIMIT) {
+            throw new BadRequest("the token budget must be at most " + MAX_TOKENS_LIMIT + " (got " + value.asInt() + ")");
         }
         return Math.max(1, value.asInt());
     }
