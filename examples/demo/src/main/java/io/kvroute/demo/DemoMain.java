@@ -32,8 +32,8 @@ public final class DemoMain implements Callable<Integer> {
     @Option(names = "--tenants", description = "Tenants, each with its own long system prompt (default 8).")
     int tenants = 8;
 
-    @Option(names = "--policy", description = "Router policy (default power_of_two).")
-    String policy = "power_of_two";
+    @Option(names = "--policy", description = "Router policy (default cache_aware).")
+    String policy = "cache_aware";
 
     @Option(names = "--pd-requests", description = "Requests in phase 2, the prefill/decode fleet; 0 skips it (default 100).")
     int pdRequests = 100;

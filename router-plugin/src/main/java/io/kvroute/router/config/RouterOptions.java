@@ -50,7 +50,7 @@ public final class RouterOptions {
     @Option(names = "--connect-timeout-secs", description = "TCP connect timeout towards a worker (default 5).")
     double connectTimeoutSecs = 5;
 
-    @Option(names = "--stream-idle-timeout-secs", description = "Longest silence from a worker mid-request before it is failed (default 180).")
+    @Option(names = "--stream-idle-timeout-secs", description = "Streaming requests: longest silence from a worker before the stream ends with an SSE error event (default 180).")
     double streamIdleTimeoutSecs = 180;
 
     @Option(names = "--health-check-interval-secs", description = "Active /health probe interval (default 10).")
