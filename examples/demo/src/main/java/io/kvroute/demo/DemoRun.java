@@ -85,17 +85,9 @@ final class DemoRun {
                     + "ZeroMQ), router " + router.baseUrl() + ", policy " + policy + ", Qwen3 tokenizer (bundled)");
             awaitFreshLoads(router, workers);
             List<DemoWorkload.Item> items = DemoWorkload.generate(requests, tenants, 400, maxTokens, new SplittableRandom(seed));
-            DemoSummary.Builder summary = new DemoSummary.Builder(policy, workers);
-            drive(client, router.baseUrl(), items, summary, log);
-            summary.routerCounters(RouterCounters.read(router.router().metrics().registry()));
-            return summary.build();
+            return measure(client, router, items, new DemoSummary.Builder(policy, workers), log);
         } finally {
-            if (router != null) {
-                router.close();
-            }
-            for (MockWorkerMain.MockWorker worker : fleet) {
-                worker.close();
-            }
+            stop(router, fleet);
         }
     }
 
@@ -127,17 +119,26 @@ final class DemoRun {
                 Thread.sleep(50);
             }
             List<DemoWorkload.Item> items = DemoWorkload.generate(pdRequests, tenants, 400, maxTokens, new SplittableRandom(seed + 1));
-            DemoSummary.Builder summary = new DemoSummary.Builder("pd (prefill " + policy + ", decode power_of_two)", 4);
-            drive(client, router.baseUrl(), items, summary, log);
-            summary.routerCounters(RouterCounters.read(router.router().metrics().registry()));
-            return summary.build();
+            return measure(client, router, items,
+                    new DemoSummary.Builder("pd (prefill " + policy + ", decode power_of_two)", 4), log);
         } finally {
-            if (router != null) {
-                router.close();
-            }
-            for (MockWorkerMain.MockWorker worker : fleet) {
-                worker.close();
-            }
+            stop(router, fleet);
+        }
+    }
+
+    private DemoSummary measure(HttpClient client, RouterMain.RunningRouter router, List<DemoWorkload.Item> items,
+            DemoSummary.Builder summary, PrintStream log) throws InterruptedException {
+        drive(client, router.baseUrl(), items, summary, log);
+        summary.routerCounters(RouterCounters.read(router.router().metrics().registry()));
+        return summary.build();
+    }
+
+    private static void stop(RouterMain.RunningRouter router, List<MockWorkerMain.MockWorker> fleet) {
+        if (router != null) {
+            router.close();
+        }
+        for (MockWorkerMain.MockWorker worker : fleet) {
+            worker.close();
         }
     }
 
