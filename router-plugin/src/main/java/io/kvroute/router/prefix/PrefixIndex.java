@@ -71,8 +71,9 @@ public final class PrefixIndex {
     // ================================================================ match
 
     /** One walk along the key; reads ownership, never changes it. */
-    public PrefixMatch match(int[] key) {
-        requireNonNull(key, "key");
+    public PrefixMatch match(int[] keyInts) {
+        requireNonNull(keyInts, "key");
+        Key key = Key.of(keyInts); // outside the lock
         String[] names;
         int[] depths;
         PrefixMatch.WalkHint hint;
@@ -84,10 +85,10 @@ public final class PrefixIndex {
             int fullCount = 0;
             int fullDepth = 0;
             int pos = 0;
-            int keyLength = key.length;
+            int keyLength = keyInts.length;
             Node n = root;
             while (pos < keyLength) {
-                Node c = n.child(key[pos]);
+                Node c = n.child(keyInts[pos]);
                 if (c == null) {
                     break;
                 }
@@ -128,18 +129,19 @@ public final class PrefixIndex {
         } finally {
             lock.unlock();
         }
-        return new PrefixMatch(key.length, names, depths, hint);
+        return new PrefixMatch(keyInts.length, names, depths, hint);
     }
 
     // ================================================================ insert
 
     /** Records that the worker holds the whole key, with one clock read as its access tick. */
-    public void insert(int[] key, String workerId) {
-        requireNonNull(key, "key");
+    public void insert(int[] keyInts, String workerId) {
+        requireNonNull(keyInts, "key");
         requireNonNull(workerId, "workerId");
-        if (key.length == 0) {
+        if (keyInts.length == 0) {
             return;
         }
+        Key key = Key.of(keyInts); // outside the lock
         lock.lock();
         try {
             long tick = Math.max(ticks.getAsLong(), lastTick); // LRU needs a monotone clock
@@ -160,8 +162,8 @@ public final class PrefixIndex {
         requireNonNull(match, "match");
         requireNonNull(workerId, "workerId");
         PrefixMatch.WalkHint hint = match.hint();
-        int[] key = hint.key();
-        if (key.length == 0) {
+        Key key = hint.key();
+        if (key.ints.length == 0) {
             return;
         }
         lock.lock();
@@ -195,15 +197,16 @@ public final class PrefixIndex {
      * {@link #path}, or {@code n} is the root and the path empty), touching, splitting and adding
      * a leaf as needed, then restores the canonical shape and enforces the limits.
      */
-    private void insertLocked(int[] key, int id, long tick, Node n, int pos) {
+    private void insertLocked(Key key, int id, long tick, Node n, int pos) {
         {
             ArrayList<Node> p = path;
             if (n == root) {
                 p.clear();
             }
-            int keyLength = key.length;
+            int[] keyInts = key.ints;
+            int keyLength = keyInts.length;
             while (pos < keyLength) {
-                Node c = n.child(key[pos]);
+                Node c = n.child(keyInts[pos]);
                 if (c == null) {
                     Node leaf = new Node(Node.copyEdge(key, pos, keyLength), 0, keyLength - pos);
                     leaf.touch(id, tick);
