@@ -18,7 +18,7 @@ public final class PrefixMatch {
      * tree's shape is unchanged. Holds tree nodes: keep a match only for the request's duration.
      */
     record WalkHint(PrefixIndex index, long structureVersion, Key key, Node[] fullPath,
-            int fullPathSize, int fullDepth) {}
+            int fullPathSize, int fullDepth, Node partial, int partialEnd) {}
 
     PrefixMatch(int keyLength, String[] workers, int[] lengths, WalkHint hint) {
         this.keyLength = keyLength;
