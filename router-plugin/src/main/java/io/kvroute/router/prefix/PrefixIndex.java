@@ -64,8 +64,17 @@ public final class PrefixIndex {
     private final ArrayList<Node> path = new ArrayList<>();
 
     public PrefixIndex(PrefixIndexConfig config, LongSupplier ticks) {
+        this(config, ticks, UNLOCKED_COMPARE_MIN_ELEMENTS);
+    }
+
+    /** For tests: a low threshold sends nearly every compare through the unlocked path. */
+    PrefixIndex(PrefixIndexConfig config, LongSupplier ticks, int unlockedCompareMinElements) {
         this.config = requireNonNull(config, "config");
         this.ticks = requireNonNull(ticks, "ticks");
+        if (unlockedCompareMinElements < 1) {
+            throw new IllegalArgumentException("unlockedCompareMinElements must be >= 1");
+        }
+        this.unlockedCompareMinElements = unlockedCompareMinElements;
     }
 
     // ================================================================ match
@@ -77,6 +86,7 @@ public final class PrefixIndex {
      * more than comparing a few thousand elements.
      */
     static final int UNLOCKED_COMPARE_MIN_ELEMENTS = 4_096;
+    private final int unlockedCompareMinElements;
     /** Optimistic walks restarted by a concurrent change of shape before comparing under the lock. */
     private static final int OPTIMISTIC_ATTEMPTS = 3;
 
@@ -112,7 +122,7 @@ public final class PrefixIndex {
                 int m;
                 if (len == 1) {
                     m = 1; // single-element edge: the child lookup already matched it
-                } else if (max >= UNLOCKED_COMPARE_MIN_ELEMENTS && attempts < OPTIMISTIC_ATTEMPTS) {
+                } else if (max >= unlockedCompareMinElements && attempts < OPTIMISTIC_ATTEMPTS) {
                     Object edge = c.edge;
                     int edgeFrom = c.edgeOffset + 1;
                     int common;
@@ -210,7 +220,7 @@ public final class PrefixIndex {
         Key key = Key.of(keyInts); // outside the lock
         lock.lock();
         try {
-            if (keyInts.length > UNLOCKED_COMPARE_MIN_ELEMENTS) {
+            if (keyInts.length > unlockedCompareMinElements) {
                 insertAlong(walkLocked(key), key, workerId); // long compares outside the lock
             } else {
                 long tick = Math.max(ticks.getAsLong(), lastTick); // LRU needs a monotone clock
@@ -241,7 +251,7 @@ public final class PrefixIndex {
             if (hint.index() == this && hint.structureVersion() == structureVersion) {
                 insertAlong(new Walk(hint.fullPath(), hint.fullPathSize(), hint.fullDepth(),
                         hint.partial(), hint.partialEnd()), key, workerId);
-            } else if (key.ints.length > UNLOCKED_COMPARE_MIN_ELEMENTS) {
+            } else if (key.ints.length > unlockedCompareMinElements) {
                 insertAlong(walkLocked(key), key, workerId);
             } else {
                 long tick = Math.max(ticks.getAsLong(), lastTick);

@@ -34,7 +34,10 @@ class PrefixIndexFuzzTest {
         int maxNodes = rnd.nextInt(4) == 0 ? 1_000 : 2 + rnd.nextInt(10);
         PrefixIndexConfig config = new PrefixIndexConfig(capacity, maxNodes);
         long[] clock = {0};
-        PrefixIndex index = new PrefixIndex(config, () -> ++clock[0]);
+        // Half the sequences (by a seed bit, leaving the random stream unchanged) send every
+        // multi-element compare through the unlocked walk path, including its partial-node reuse.
+        int unlockedCompareMin = (seed & 1) == 0 ? 1 : PrefixIndex.UNLOCKED_COMPARE_MIN_ELEMENTS;
+        PrefixIndex index = new PrefixIndex(config, () -> ++clock[0], unlockedCompareMin);
         NaivePrefixModel model = new NaivePrefixModel(config);
         boolean sampled = rnd.nextBoolean();
         int ops = 4 + rnd.nextInt(10);
