@@ -87,6 +87,8 @@ public final class PrefixIndex {
      */
     static final int UNLOCKED_COMPARE_MIN_ELEMENTS = 4_096;
     private final int unlockedCompareMinElements;
+    /** For tests: runs inside every unlocked compare window (lock not held), e.g. to race a split. */
+    Runnable unlockedCompareHook;
     /** Optimistic walks restarted by a concurrent change of shape before comparing under the lock. */
     private static final int OPTIMISTIC_ATTEMPTS = 3;
 
@@ -128,6 +130,10 @@ public final class PrefixIndex {
                     int common;
                     lock.unlock();
                     try {
+                        Runnable hook = unlockedCompareHook;
+                        if (hook != null) {
+                            hook.run();
+                        }
                         common = Node.commonLength(edge, edgeFrom, key, pos + 1, max);
                     } finally {
                         lock.lock();
