@@ -42,7 +42,7 @@ final class Node {
     // ---------------------------------------------------------------- edge
 
     /** Copies {@code key[from, to)} into the narrowest storage that holds every element. */
-    static Object copyEdge(Key key, int from, int to) {
+    static Object copyEdge(PrefixKey key, int from, int to) {
         if (key.bytes != null) { // every element of the key is in 0..255
             return Arrays.copyOfRange(key.bytes, from, to);
         }
@@ -77,12 +77,12 @@ final class Node {
      * the key has a byte form (every element in 0..255: sampled ASCII/Latin-1 text), else a plain
      * loop (no vectorized int-vs-byte compare exists in the JDK).
      */
-    int commonLength(int from, Key k, int keyFrom, int max) {
+    int commonLength(int from, PrefixKey k, int keyFrom, int max) {
         return commonLength(edge, edgeOffset + from, k, keyFrom, max);
     }
 
-    /** As {@link #commonLength(int, Key, int, int)} on an explicit edge slice (no field reads). */
-    static int commonLength(Object e, int eo, Key keyForms, int keyFrom, int max) {
+    /** As {@link #commonLength(int, PrefixKey, int, int)} on an explicit edge slice (no field reads). */
+    static int commonLength(Object e, int eo, PrefixKey keyForms, int keyFrom, int max) {
         int[] key = keyForms.ints;
         if (e instanceof int[]) {
             int m = Arrays.mismatch((int[]) e, eo, eo + max, key, keyFrom, keyFrom + max);

@@ -102,7 +102,7 @@ public final class PrefixIndex {
      * return the walk is valid for the current {@link #structureVersion}. Must be entered with a
      * lock hold count of 1 and with {@link #path} unused.
      */
-    private Walk walkLocked(Key key) {
+    private Walk walkLocked(PrefixKey key) {
         int[] keyInts = key.ints;
         int keyLength = keyInts.length;
         int attempts = 0;
@@ -168,9 +168,15 @@ public final class PrefixIndex {
      * One walk along the key; reads ownership, never changes it. The ownership read happens in one
      * critical section at the end of the walk, so the result is the state at one instant.
      */
-    public PrefixMatch match(int[] keyInts) {
-        requireNonNull(keyInts, "key");
-        Key key = Key.of(keyInts); // outside the lock
+    public PrefixMatch match(int[] key) {
+        requireNonNull(key, "key");
+        return match(PrefixKey.wrap(key));
+    }
+
+    /** As {@link #match(int[])}; a key with a byte form compares byte edges vectorized. */
+    public PrefixMatch match(PrefixKey key) {
+        requireNonNull(key, "key");
+        int[] keyInts = key.ints;
         String[] names;
         int[] depths;
         PrefixMatch.WalkHint hint;
@@ -217,13 +223,19 @@ public final class PrefixIndex {
     // ================================================================ insert
 
     /** Records that the worker holds the whole key, with one clock read as its access tick. */
-    public void insert(int[] keyInts, String workerId) {
-        requireNonNull(keyInts, "key");
+    public void insert(int[] key, String workerId) {
+        requireNonNull(key, "key");
+        insert(PrefixKey.wrap(key), workerId);
+    }
+
+    /** As {@link #insert(int[], String)}; a key with a byte form compares byte edges vectorized. */
+    public void insert(PrefixKey key, String workerId) {
+        requireNonNull(key, "key");
         requireNonNull(workerId, "workerId");
+        int[] keyInts = key.ints;
         if (keyInts.length == 0) {
             return;
         }
-        Key key = Key.of(keyInts); // outside the lock
         lock.lock();
         try {
             if (keyInts.length > unlockedCompareMinElements) {
@@ -248,7 +260,7 @@ public final class PrefixIndex {
         requireNonNull(match, "match");
         requireNonNull(workerId, "workerId");
         PrefixMatch.WalkHint hint = match.hint();
-        Key key = hint.key();
+        PrefixKey key = hint.key();
         if (key.ints.length == 0) {
             return;
         }
@@ -274,7 +286,7 @@ public final class PrefixIndex {
      * nodes, then continues from the last one (reusing the partial node's compare). Reads the
      * clock here, after any unlocked compare, so ticks follow the order of the critical sections.
      */
-    private void insertAlong(Walk w, Key key, String workerId) {
+    private void insertAlong(Walk w, PrefixKey key, String workerId) {
         long tick = Math.max(ticks.getAsLong(), lastTick); // LRU needs a monotone clock
         lastTick = tick;
         int id = idFor(workerId);
@@ -299,7 +311,7 @@ public final class PrefixIndex {
      * {@code partial} is met, its matched end {@code partialEnd} is known from a valid walk and its
      * edge is not compared again.
      */
-    private void insertLocked(Key key, int id, long tick, Node n, int pos, Node partial,
+    private void insertLocked(PrefixKey key, int id, long tick, Node n, int pos, Node partial,
             int partialEnd) {
         {
             ArrayList<Node> p = path;
