@@ -34,11 +34,16 @@ import java.util.function.LongSupplier;
  * </ul>
  *
  * <p>Concurrency: thread-safe. One {@link ReentrantLock} guards the tree. Critical sections are a
- * single walk (a few hundred ns for a 1,536,000-char prompt sampled every 512 chars): key building
- * and result assembly stay outside the lock. Why not striping or optimistic reads: most prompts of a
- * fleet share their first elements (system prompt), so striping by first element serializes on one
- * stripe anyway; an optimistic reader would need immutable, copy-on-write nodes, costing an
- * allocation per touched node on every insert. See docs/prefix-index.md for the measurements.
+ * walk plus ownership updates; key building and result assembly stay outside the lock. Edge
+ * compares of {@value #UNLOCKED_COMPARE_MIN_ELEMENTS}+ elements (128k-token keys) run with the
+ * lock released: edge arrays are never written after creation (splits share them, merges and
+ * compaction copy), so a captured {@code (array, offset, length)} slice stays valid to read, and
+ * the walk is accepted only if the structure version is unchanged when the lock is re-taken
+ * (otherwise it restarts; after three restarts it compares under the lock). Ownership is read in
+ * one final critical section, so a match is the state at one instant; an insert reads its tick
+ * after its unlocked compares, so ticks still follow the serial order of the critical sections.
+ * Why not striping: most prompts of a fleet share their first elements (system prompt), so
+ * striping by first element serializes on one stripe anyway. See docs/prefix-index.md.
  */
 public final class PrefixIndex {
     private final PrefixIndexConfig config;
