@@ -2,6 +2,7 @@ package io.kvroute.bench.jmh;
 
 import io.kvroute.router.prefix.PrefixIndex;
 import io.kvroute.router.prefix.PrefixIndexConfig;
+import io.kvroute.router.prefix.PrefixKey;
 import io.kvroute.router.prefix.PrefixMatch;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -28,9 +29,9 @@ public class PrefixBranchesBench {
     public static final int DEPTH = 1_024;
 
     private PrefixIndex index;
-    private int[] existing;
-    private int[] halfway;
-    private int[] fresh;
+    private PrefixKey existing;
+    private PrefixKey halfway;
+    private PrefixKey fresh;
 
     /** The benchmark's tree, also used for the retained-memory figure. */
     public static PrefixIndex buildTree() {
@@ -54,9 +55,10 @@ public class PrefixBranchesBench {
     @Setup(Level.Trial)
     public void setUp() {
         index = buildTree();
-        existing = branch(7);
-        halfway = PrefixBenchData.divergeAt(existing, DEPTH / 2, DEPTH);
-        fresh = branch(1_000);
+        int[] existingInts = branch(7);
+        existing = PrefixKey.of(existingInts);
+        halfway = PrefixKey.of(PrefixBenchData.divergeAt(existingInts, DEPTH / 2, DEPTH));
+        fresh = PrefixKey.of(branch(1_000));
     }
 
     @TearDown(Level.Invocation)

@@ -1,6 +1,7 @@
 package io.kvroute.bench.jmh;
 
 import io.kvroute.router.prefix.KeyBuilder;
+import io.kvroute.router.prefix.PrefixKey;
 import io.kvroute.router.prefix.PrefixIndex;
 import io.kvroute.router.prefix.PrefixIndexConfig;
 import java.util.concurrent.TimeUnit;
@@ -28,12 +29,14 @@ public class PrefixDenseBench {
 
     private String prompt;
     private int[] key;
+    private PrefixKey prefixKey;
     private PrefixFakeSelector selector;
 
     @Setup(Level.Trial)
     public void setUp() {
         prompt = PrefixBenchData.asciiText(11, promptChars);
         key = KeyBuilder.sampled(prompt, PrefixBenchData.STRIDE);
+        prefixKey = KeyBuilder.sampledKey(prompt, PrefixBenchData.STRIDE);
         PrefixIndex index = PrefixBenchData.newIndex(PrefixIndexConfig.defaults());
         for (int i = 0; i < key.length; i++) {
             index.insert(PrefixBenchData.divergeAt(key, i, i + 1), "w" + (1 + i % 2));
@@ -53,6 +56,6 @@ public class PrefixDenseBench {
     /** Without key building: the key is sampled once in setup (isolates tree + decision). */
     @Benchmark
     public PrefixFakeSelector.Decision selectPrebuiltKey() {
-        return selector.select(key, promptChars);
+        return selector.select(prefixKey, promptChars);
     }
 }

@@ -2,6 +2,7 @@ package io.kvroute.bench.jmh;
 
 import io.kvroute.router.prefix.KeyBuilder;
 import io.kvroute.router.prefix.PrefixIndex;
+import io.kvroute.router.prefix.PrefixKey;
 import io.kvroute.router.prefix.PrefixMatch;
 
 /**
@@ -26,13 +27,22 @@ public final class PrefixFakeSelector {
         this.numWaitingReqs = numWaitingReqs;
     }
 
+    /** Samples with {@link KeyBuilder#sampledKey} (int and byte forms in one loop). */
     public Decision select(String prompt) {
-        return select(KeyBuilder.sampled(prompt, PrefixBenchData.STRIDE), prompt.length());
+        return select(KeyBuilder.sampledKey(prompt, PrefixBenchData.STRIDE), prompt.length());
     }
 
     /** The same with the key already built (isolates the tree and the decision). */
+    public Decision select(PrefixKey key, int promptChars) {
+        return decide(index.match(key), promptChars);
+    }
+
+    /** With a plain int[] key (no byte form: byte edges compare with the scalar loop). */
     public Decision select(int[] key, int promptChars) {
-        PrefixMatch match = index.match(key);
+        return decide(index.match(key), promptChars);
+    }
+
+    private Decision decide(PrefixMatch match, int promptChars) {
         String best = match.bestWorker();
         Decision decision;
         if (best != null && load(best) < BUSY_WAITING_REQS) {

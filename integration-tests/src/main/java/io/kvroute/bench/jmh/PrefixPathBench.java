@@ -2,6 +2,7 @@ package io.kvroute.bench.jmh;
 
 import io.kvroute.router.prefix.PrefixIndex;
 import io.kvroute.router.prefix.PrefixIndexConfig;
+import io.kvroute.router.prefix.PrefixKey;
 import io.kvroute.router.prefix.PrefixMatch;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -25,7 +26,8 @@ public class PrefixPathBench {
 
     @State(Scope.Benchmark)
     public static class Loaded {
-        final int[] key = PrefixBenchData.asciiKey(21, SAMPLES);
+        final int[] keyInts = PrefixBenchData.asciiKey(21, SAMPLES);
+        final PrefixKey key = PrefixKey.of(keyInts);
         PrefixIndex index;
 
         @Setup(Level.Trial)
@@ -37,7 +39,7 @@ public class PrefixPathBench {
 
     @State(Scope.Benchmark)
     public static class Empty {
-        final int[] key = PrefixBenchData.asciiKey(21, SAMPLES);
+        final PrefixKey key = PrefixKey.of(PrefixBenchData.asciiKey(21, SAMPLES));
         PrefixIndex index;
 
         @Setup(Level.Invocation)
@@ -48,8 +50,8 @@ public class PrefixPathBench {
 
     @State(Scope.Benchmark)
     public static class Evicting {
-        final int[] a = PrefixBenchData.asciiKey(21, SAMPLES);
-        final int[] b = PrefixBenchData.asciiKey(22, SAMPLES);
+        final PrefixKey a = PrefixKey.of(PrefixBenchData.asciiKey(21, SAMPLES));
+        final PrefixKey b = PrefixKey.of(PrefixBenchData.asciiKey(22, SAMPLES));
         PrefixIndex index;
         boolean insertA;
 
@@ -76,6 +78,12 @@ public class PrefixPathBench {
     @Benchmark
     public PrefixMatch fullMatch(Loaded s) {
         return s.index.match(s.key);
+    }
+
+    /** fullMatch with the int[] key (no byte form): the scalar int-vs-byte compare. */
+    @Benchmark
+    public PrefixMatch fullMatchIntKey(Loaded s) {
+        return s.index.match(s.keyInts);
     }
 
     @Benchmark

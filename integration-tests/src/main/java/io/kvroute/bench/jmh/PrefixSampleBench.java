@@ -31,4 +31,10 @@ public class PrefixSampleBench {
     public int[] sampled() {
         return KeyBuilder.sampled(prompt, PrefixBenchData.STRIDE);
     }
+
+    /** Int and byte forms in one loop (what the select benchmarks now use). */
+    @Benchmark
+    public io.kvroute.router.prefix.PrefixKey sampledKey() {
+        return KeyBuilder.sampledKey(prompt, PrefixBenchData.STRIDE);
+    }
 }

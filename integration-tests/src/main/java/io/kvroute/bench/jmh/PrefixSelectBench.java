@@ -33,14 +33,14 @@ public class PrefixSelectBench {
     public String scenario;
 
     private String prompt;
-    private int[] key;
+    private io.kvroute.router.prefix.PrefixKey key;
     private String[] otherPrompts;
     private PrefixFakeSelector selector;
 
     @Setup(Level.Trial)
     public void setUp() {
         prompt = PrefixBenchData.asciiText(1, promptChars);
-        key = io.kvroute.router.prefix.KeyBuilder.sampled(prompt, PrefixBenchData.STRIDE);
+        key = io.kvroute.router.prefix.KeyBuilder.sampledKey(prompt, PrefixBenchData.STRIDE);
         String halfShared = scenario.equals("miss") // a miss shares nothing with the tree
                 ? PrefixBenchData.asciiText(5, promptChars)
                 : prompt.substring(0, promptChars / 2) + PrefixBenchData.asciiText(2, promptChars - promptChars / 2);

@@ -93,6 +93,8 @@ public final class TreeBenchmarkTable {
             if (group.equals("select") || group.equals("dense") || group.equals("sample")) {
                 if (methodName.equals("selectPrebuiltKey")) {
                     name += "-prebuiltKey";
+                } else if (methodName.equals("sampledKey")) {
+                    name += "-sampledKey";
                 }
                 name += "/" + r.getParams().getParam("promptChars");
                 if (group.equals("select")) {

@@ -11,7 +11,10 @@ import java.util.Arrays;
  * memory, which keeps the 64-branch tree under 200 KB) or an {@code int[]} (token ids, any code
  * point). Splitting shares the array between the two halves, so a split never copies.
  *
- * <p>Not thread-safe: every access happens under {@link PrefixIndex}'s lock.
+ * <p>Not thread-safe: every field access happens under {@link PrefixIndex}'s lock. The one
+ * exception is the content of an edge array, which is never written after the array is filled
+ * (split shares it, merge and compaction copy into a fresh array): {@link PrefixIndex} compares
+ * long edges against a slice captured under the lock after releasing it.
  */
 final class Node {
     private static final Node[] NO_KIDS = new Node[0];
@@ -42,15 +45,19 @@ final class Node {
     // ---------------------------------------------------------------- edge
 
     /** Copies {@code key[from, to)} into the narrowest storage that holds every element. */
-    static Object copyEdge(int[] key, int from, int to) {
+    static Object copyEdge(PrefixKey key, int from, int to) {
+        if (key.bytes != null) { // every element of the key is in 0..255
+            return Arrays.copyOfRange(key.bytes, from, to);
+        }
+        int[] ints = key.ints;
         for (int i = from; i < to; i++) {
-            if ((key[i] & ~0xFF) != 0) {
-                return Arrays.copyOfRange(key, from, to);
+            if ((ints[i] & ~0xFF) != 0) {
+                return Arrays.copyOfRange(ints, from, to);
             }
         }
         byte[] bytes = new byte[to - from];
         for (int i = from; i < to; i++) {
-            bytes[i - from] = (byte) key[i];
+            bytes[i - from] = (byte) ints[i];
         }
         return bytes;
     }
@@ -69,17 +76,29 @@ final class Node {
 
     /**
      * Number of leading equal elements of {@code edge[from, from + max)} and {@code key[keyFrom,
-     * keyFrom + max)}. int edges use the vectorized {@link Arrays#mismatch}; byte edges a plain
+     * keyFrom + max)}. int edges use the vectorized {@link Arrays#mismatch}; byte edges too when
+     * the key has a byte form (every element in 0..255: sampled ASCII/Latin-1 text), else a plain
      * loop (no vectorized int-vs-byte compare exists in the JDK).
      */
-    int commonLength(int from, int[] key, int keyFrom, int max) {
-        Object e = edge;
-        int eo = edgeOffset + from;
+    int commonLength(int from, PrefixKey k, int keyFrom, int max) {
+        return commonLength(edge, edgeOffset + from, k, keyFrom, max);
+    }
+
+    /** As {@link #commonLength(int, PrefixKey, int, int)} on an explicit edge slice (no field reads). */
+    static int commonLength(Object e, int eo, PrefixKey keyForms, int keyFrom, int max) {
+        int[] key = keyForms.ints;
         if (e instanceof int[]) {
             int m = Arrays.mismatch((int[]) e, eo, eo + max, key, keyFrom, keyFrom + max);
             return m < 0 ? max : m;
         }
         byte[] b = (byte[]) e;
+        if (keyForms.bytes != null) {
+            // Vectorized byte compare: PrefixPathBench.fullMatch (1,024 elements) 0.60 us with
+            // the int key (scalar loop below) vs 0.10 us with a PrefixKey's byte form (quick JMH
+            // run, load ~9; full figures in docs/benchmarks-tree.md).
+            int m = Arrays.mismatch(b, eo, eo + max, keyForms.bytes, keyFrom, keyFrom + max);
+            return m < 0 ? max : m;
+        }
         int i = 0;
         // Eight elements per branch (OR of XORs) instead of one per element. Not A/B-measured
         // separately; the loop is the hot part of PrefixPathBench.fullMatch.

@@ -34,11 +34,16 @@ import java.util.function.LongSupplier;
  * </ul>
  *
  * <p>Concurrency: thread-safe. One {@link ReentrantLock} guards the tree. Critical sections are a
- * single walk (a few hundred ns for a 1,536,000-char prompt sampled every 512 chars): key building
- * and result assembly stay outside the lock. Why not striping or optimistic reads: most prompts of a
- * fleet share their first elements (system prompt), so striping by first element serializes on one
- * stripe anyway; an optimistic reader would need immutable, copy-on-write nodes, costing an
- * allocation per touched node on every insert. See docs/prefix-index.md for the measurements.
+ * walk plus ownership updates; key building and result assembly stay outside the lock. Edge
+ * compares of {@value #UNLOCKED_COMPARE_MIN_ELEMENTS}+ elements (128k-token keys) run with the
+ * lock released: edge arrays are never written after creation (splits share them, merges and
+ * compaction copy), so a captured {@code (array, offset, length)} slice stays valid to read, and
+ * the walk is accepted only if the structure version is unchanged when the lock is re-taken
+ * (otherwise it restarts; after three restarts it compares under the lock). Ownership is read in
+ * one final critical section, so a match is the state at one instant; an insert reads its tick
+ * after its unlocked compares, so ticks still follow the serial order of the critical sections.
+ * Why not striping: most prompts of a fleet share their first elements (system prompt), so
+ * striping by first element serializes on one stripe anyway. See docs/prefix-index.md.
  */
 public final class PrefixIndex {
     private final PrefixIndexConfig config;
@@ -64,47 +69,92 @@ public final class PrefixIndex {
     private final ArrayList<Node> path = new ArrayList<>();
 
     public PrefixIndex(PrefixIndexConfig config, LongSupplier ticks) {
+        this(config, ticks, UNLOCKED_COMPARE_MIN_ELEMENTS);
+    }
+
+    /** For tests: a low threshold sends nearly every compare through the unlocked path. */
+    PrefixIndex(PrefixIndexConfig config, LongSupplier ticks, int unlockedCompareMinElements) {
         this.config = requireNonNull(config, "config");
         this.ticks = requireNonNull(ticks, "ticks");
+        if (unlockedCompareMinElements < 1) {
+            throw new IllegalArgumentException("unlockedCompareMinElements must be >= 1");
+        }
+        this.unlockedCompareMinElements = unlockedCompareMinElements;
     }
 
     // ================================================================ match
 
-    /** One walk along the key; reads ownership, never changes it. */
-    public PrefixMatch match(int[] key) {
-        requireNonNull(key, "key");
-        String[] names;
-        int[] depths;
-        PrefixMatch.WalkHint hint;
-        lock.lock();
-        try {
-            Node first = null;
-            int[] depthById = null;
+    /**
+     * Edge compares of at least this many elements run outside the lock, validated afterwards by
+     * the structure version (edge arrays are never written after creation, so the captured slice
+     * is safe to read). Short compares stay under the lock: releasing and re-acquiring it costs
+     * more than comparing a few thousand elements.
+     */
+    static final int UNLOCKED_COMPARE_MIN_ELEMENTS = 4_096;
+    private final int unlockedCompareMinElements;
+    /** For tests: runs inside every unlocked compare window (lock not held), e.g. to race a split. */
+    Runnable unlockedCompareHook;
+    /** Optimistic walks restarted by a concurrent change of shape before comparing under the lock. */
+    private static final int OPTIMISTIC_ATTEMPTS = 3;
+
+    /** Result of {@link #walkLocked}: the fully matched nodes and the partially matched one. */
+    private record Walk(Node[] full, int fullCount, int fullDepth, Node partial, int partialEnd) {}
+
+    /**
+     * One walk along the key, with the lock held on entry and on exit. Long edge compares release
+     * the lock (see {@link #UNLOCKED_COMPARE_MIN_ELEMENTS}); if the tree changed shape meanwhile the
+     * walk restarts, and after {@link #OPTIMISTIC_ATTEMPTS} restarts it compares under the lock. On
+     * return the walk is valid for the current {@link #structureVersion}. Must be entered with a
+     * lock hold count of 1 and with {@link #path} unused.
+     */
+    private Walk walkLocked(PrefixKey key) {
+        int[] keyInts = key.ints;
+        int keyLength = keyInts.length;
+        int attempts = 0;
+        while (true) {
+            long version = structureVersion;
             Node[] full = new Node[8];
             int fullCount = 0;
             int fullDepth = 0;
             int pos = 0;
-            int keyLength = key.length;
             Node n = root;
+            boolean restart = false;
             while (pos < keyLength) {
-                Node c = n.child(key[pos]);
+                Node c = n.child(keyInts[pos]);
                 if (c == null) {
                     break;
                 }
                 int len = c.edgeLength;
-                int m = len == 1 ? 1 // single-element edge: the child lookup already matched it
-                        : 1 + c.commonLength(1, key, pos + 1, Math.min(len, keyLength - pos) - 1);
+                int max = Math.min(len, keyLength - pos) - 1;
+                int m;
+                if (len == 1) {
+                    m = 1; // single-element edge: the child lookup already matched it
+                } else if (max >= unlockedCompareMinElements && attempts < OPTIMISTIC_ATTEMPTS) {
+                    Object edge = c.edge;
+                    int edgeFrom = c.edgeOffset + 1;
+                    int common;
+                    lock.unlock();
+                    try {
+                        Runnable hook = unlockedCompareHook;
+                        if (hook != null) {
+                            hook.run();
+                        }
+                        common = Node.commonLength(edge, edgeFrom, key, pos + 1, max);
+                    } finally {
+                        lock.lock();
+                    }
+                    if (structureVersion != version) {
+                        attempts++;
+                        restart = true;
+                        break;
+                    }
+                    m = 1 + common;
+                } else {
+                    m = 1 + c.commonLength(1, key, pos + 1, max);
+                }
                 pos += m;
-                if (first == null) {
-                    first = c;
-                    depthById = new int[nextId];
-                }
-                int[] ids = c.ownerIds;
-                for (int i = 0, k = c.ownerCount; i < k; i++) {
-                    depthById[ids[i]] = pos; // prefix closure: deeper nodes overwrite
-                }
                 if (m < len) {
-                    break;
+                    return new Walk(full, fullCount, fullDepth, c, pos);
                 }
                 if (fullCount == full.length) {
                     full = Arrays.copyOf(full, fullCount * 2);
@@ -113,9 +163,53 @@ public final class PrefixIndex {
                 fullDepth = pos;
                 n = c;
             }
-            hint = new PrefixMatch.WalkHint(this, structureVersion, key, full, fullCount, fullDepth);
+            if (!restart) {
+                return new Walk(full, fullCount, fullDepth, null, 0);
+            }
+        }
+    }
+
+    /**
+     * One walk along the key; reads ownership, never changes it. The ownership read happens in one
+     * critical section at the end of the walk, so the result is the state at one instant.
+     */
+    public PrefixMatch match(int[] key) {
+        requireNonNull(key, "key");
+        return match(PrefixKey.wrap(key));
+    }
+
+    /** As {@link #match(int[])}; a key with a byte form compares byte edges vectorized. */
+    public PrefixMatch match(PrefixKey key) {
+        requireNonNull(key, "key");
+        int[] keyInts = key.ints;
+        String[] names;
+        int[] depths;
+        PrefixMatch.WalkHint hint;
+        lock.lock();
+        try {
+            Walk w = walkLocked(key);
+            hint = new PrefixMatch.WalkHint(this, structureVersion, key, w.full(), w.fullCount(),
+                    w.fullDepth(), w.partial(), w.partialEnd());
+            Node first = w.fullCount() > 0 ? w.full()[0] : w.partial();
             if (first == null) {
-                return new PrefixMatch(keyLength, new String[0], new int[0], hint);
+                return new PrefixMatch(keyInts.length, new String[0], new int[0], hint);
+            }
+            int[] depthById = new int[nextId];
+            int end = 0;
+            for (int j = 0; j < w.fullCount(); j++) {
+                Node c = w.full()[j];
+                end += c.edgeLength;
+                int[] ids = c.ownerIds;
+                for (int i = 0, k = c.ownerCount; i < k; i++) {
+                    depthById[ids[i]] = end; // prefix closure: deeper nodes overwrite
+                }
+            }
+            Node partial = w.partial();
+            if (partial != null) {
+                int[] ids = partial.ownerIds;
+                for (int i = 0, k = partial.ownerCount; i < k; i++) {
+                    depthById[ids[i]] = w.partialEnd();
+                }
             }
             // Owners of the first matched node are a superset of every deeper node's owners.
             names = new String[first.ownerCount];
@@ -128,7 +222,7 @@ public final class PrefixIndex {
         } finally {
             lock.unlock();
         }
-        return new PrefixMatch(key.length, names, depths, hint);
+        return new PrefixMatch(keyInts.length, names, depths, hint);
     }
 
     // ================================================================ insert
@@ -136,16 +230,27 @@ public final class PrefixIndex {
     /** Records that the worker holds the whole key, with one clock read as its access tick. */
     public void insert(int[] key, String workerId) {
         requireNonNull(key, "key");
+        insert(PrefixKey.wrap(key), workerId);
+    }
+
+    /** As {@link #insert(int[], String)}; a key with a byte form compares byte edges vectorized. */
+    public void insert(PrefixKey key, String workerId) {
+        requireNonNull(key, "key");
         requireNonNull(workerId, "workerId");
-        if (key.length == 0) {
+        int[] keyInts = key.ints;
+        if (keyInts.length == 0) {
             return;
         }
         lock.lock();
         try {
-            long tick = Math.max(ticks.getAsLong(), lastTick); // LRU needs a monotone clock
-            lastTick = tick;
-            int id = idFor(workerId);
-            insertLocked(key, id, tick, root, 0);
+            if (keyInts.length > unlockedCompareMinElements) {
+                insertAlong(walkLocked(key), key, workerId); // long compares outside the lock
+            } else {
+                long tick = Math.max(ticks.getAsLong(), lastTick); // LRU needs a monotone clock
+                lastTick = tick;
+                int id = idFor(workerId);
+                insertLocked(key, id, tick, root, 0, null, 0);
+            }
         } finally {
             lock.unlock();
         }
@@ -160,50 +265,68 @@ public final class PrefixIndex {
         requireNonNull(match, "match");
         requireNonNull(workerId, "workerId");
         PrefixMatch.WalkHint hint = match.hint();
-        int[] key = hint.key();
-        if (key.length == 0) {
+        PrefixKey key = hint.key();
+        if (key.ints.length == 0) {
             return;
         }
         lock.lock();
         try {
-            long tick = Math.max(ticks.getAsLong(), lastTick);
-            lastTick = tick;
-            int id = idFor(workerId);
-            if (hint.index() != this || hint.structureVersion() != structureVersion) {
-                insertLocked(key, id, tick, root, 0);
-                return;
+            if (hint.index() == this && hint.structureVersion() == structureVersion) {
+                insertAlong(new Walk(hint.fullPath(), hint.fullPathSize(), hint.fullDepth(),
+                        hint.partial(), hint.partialEnd()), key, workerId);
+            } else if (key.ints.length > unlockedCompareMinElements) {
+                insertAlong(walkLocked(key), key, workerId);
+            } else {
+                long tick = Math.max(ticks.getAsLong(), lastTick);
+                lastTick = tick;
+                insertLocked(key, idFor(workerId), tick, root, 0, null, 0);
             }
-            ArrayList<Node> p = path;
-            p.clear();
-            Node[] full = hint.fullPath();
-            for (int i = 0; i < hint.fullPathSize(); i++) {
-                Node c = full[i];
-                if (c.touch(id, tick)) {
-                    ownedById[id] += c.edgeLength;
-                }
-                p.add(c);
-            }
-            Node start = hint.fullPathSize() == 0 ? root : full[hint.fullPathSize() - 1];
-            insertLocked(key, id, tick, start, hint.fullDepth());
         } finally {
             lock.unlock();
         }
     }
 
     /**
+     * Inserts along a walk valid for the current structure version: touches its fully matched
+     * nodes, then continues from the last one (reusing the partial node's compare). Reads the
+     * clock here, after any unlocked compare, so ticks follow the order of the critical sections.
+     */
+    private void insertAlong(Walk w, PrefixKey key, String workerId) {
+        long tick = Math.max(ticks.getAsLong(), lastTick); // LRU needs a monotone clock
+        lastTick = tick;
+        int id = idFor(workerId);
+        ArrayList<Node> p = path;
+        p.clear();
+        Node[] full = w.full();
+        for (int i = 0; i < w.fullCount(); i++) {
+            Node c = full[i];
+            if (c.touch(id, tick)) {
+                ownedById[id] += c.edgeLength;
+            }
+            p.add(c);
+        }
+        Node start = w.fullCount() == 0 ? root : full[w.fullCount() - 1];
+        insertLocked(key, id, tick, start, w.fullDepth(), w.partial(), w.partialEnd());
+    }
+
+    /**
      * Walks from {@code n} at depth {@code pos} (the nodes above already touched and in
      * {@link #path}, or {@code n} is the root and the path empty), touching, splitting and adding
-     * a leaf as needed, then restores the canonical shape and enforces the limits.
+     * a leaf as needed, then restores the canonical shape and enforces the limits. When
+     * {@code partial} is met, its matched end {@code partialEnd} is known from a valid walk and its
+     * edge is not compared again.
      */
-    private void insertLocked(int[] key, int id, long tick, Node n, int pos) {
+    private void insertLocked(PrefixKey key, int id, long tick, Node n, int pos, Node partial,
+            int partialEnd) {
         {
             ArrayList<Node> p = path;
             if (n == root) {
                 p.clear();
             }
-            int keyLength = key.length;
+            int[] keyInts = key.ints;
+            int keyLength = keyInts.length;
             while (pos < keyLength) {
-                Node c = n.child(key[pos]);
+                Node c = n.child(keyInts[pos]);
                 if (c == null) {
                     Node leaf = new Node(Node.copyEdge(key, pos, keyLength), 0, keyLength - pos);
                     leaf.touch(id, tick);
@@ -216,7 +339,8 @@ public final class PrefixIndex {
                     break;
                 }
                 int len = c.edgeLength;
-                int m = len == 1 ? 1
+                int m = c == partial ? partialEnd - pos
+                        : len == 1 ? 1
                         : 1 + c.commonLength(1, key, pos + 1, Math.min(len, keyLength - pos) - 1);
                 if (m < len) {
                     split(c, m);

@@ -39,4 +39,32 @@ class KeyBuilderTest {
         assertThat(KeyBuilder.sampledDepthToChars(3, 512, 10_000)).isEqualTo(1_025);
         assertThat(KeyBuilder.sampledDepthToChars(25, 512, 10_000)).isEqualTo(10_000);
     }
+
+    @Test
+    void sampledKey_hasTheSampledElementsAndAByteFormOnlyForLatin1Text() {
+        String latin1 = "abcdéfgh\u00ffij";
+        PrefixKey key = KeyBuilder.sampledKey(latin1, 2);
+        assertThat(key.elements()).containsExactly(KeyBuilder.sampled(latin1, 2));
+        assertThat(key.bytes).hasSize(key.length());
+        for (int i = 0; i < key.length(); i++) {
+            assertThat(key.bytes[i] & 0xFF).isEqualTo(key.ints[i]);
+        }
+
+        String cjk = "ab中文c😀de";
+        PrefixKey wide = KeyBuilder.sampledKey(cjk, 2);
+        assertThat(wide.elements()).containsExactly(KeyBuilder.sampled(cjk, 2));
+        assertThat(wide.bytes).isNull();
+        assertThat(KeyBuilder.sampledKey("a中", 1).bytes).isNull();
+    }
+
+    @Test
+    void prefixKeyOf_buildsTheByteFormOnlyWhenEveryElementFits() {
+        int[] longAscii = new int[1_000];
+        java.util.Arrays.fill(longAscii, 'x');
+        assertThat(PrefixKey.of(longAscii).bytes).hasSize(1_000);
+        longAscii[999] = 256; // outside 0..255 in the last block only
+        assertThat(PrefixKey.of(longAscii).bytes).isNull();
+        assertThat(PrefixKey.of(new int[] {300, 1}).bytes).isNull();
+        assertThat(PrefixKey.of(new int[0]).length()).isZero();
+    }
 }

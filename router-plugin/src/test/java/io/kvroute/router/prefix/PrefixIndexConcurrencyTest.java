@@ -11,7 +11,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class PrefixIndexConcurrencyTest {
     private record Insert(long tick, int[] key, String worker) {}
@@ -19,10 +20,16 @@ class PrefixIndexConcurrencyTest {
     /**
      * Eight threads insert and match concurrently. Each insert reads the clock once, under the lock,
      * so its tick is its position in the serial order; replaying the inserts by tick into the naive
-     * model must give exactly the final tree (ownership, ticks, eviction counts).
+     * model must give exactly the final tree (ownership, ticks, eviction counts). Run with the
+     * default unlocked-compare threshold (every compare of these short keys under the lock) and
+     * with threshold 1, where every multi-element compare runs outside the lock and races with
+     * splits, merges and trims (then validated and, if the shape changed, restarted). A third of
+     * the inserts go through {@code match} + {@code insertMatched}, whose hint may be stale.
      */
-    @Test
-    void concurrentInsertAndMatch_endInAStateOfSomeSerialOrder() throws Exception {
+    @ParameterizedTest(name = "unlockedCompareMinElements={0}")
+    @ValueSource(ints = {PrefixIndex.UNLOCKED_COMPARE_MIN_ELEMENTS, 1})
+    void concurrentInsertAndMatch_endInAStateOfSomeSerialOrder(int unlockedCompareMinElements)
+            throws Exception {
         AtomicLong clock = new AtomicLong();
         ThreadLocal<Long> lastTick = new ThreadLocal<>();
         PrefixIndexConfig config = new PrefixIndexConfig(40, 60);
@@ -30,7 +37,7 @@ class PrefixIndexConcurrencyTest {
             long t = clock.incrementAndGet();
             lastTick.set(t);
             return t;
-        });
+        }, unlockedCompareMinElements);
         int threads = 8;
         List<Insert> log = Collections.synchronizedList(new ArrayList<>());
         CountDownLatch start = new CountDownLatch(1);
@@ -44,9 +51,16 @@ class PrefixIndexConcurrencyTest {
                     start.await();
                     for (int i = 0; i < 2_000; i++) {
                         int[] key = randomKey(rnd);
-                        if (rnd.nextBoolean()) {
+                        int op = rnd.nextInt(6);
+                        if (op < 2) {
                             String worker = "w" + rnd.nextInt(4);
                             index.insert(key, worker);
+                            log.add(new Insert(lastTick.get(), key, worker));
+                        } else if (op < 4) {
+                            PrefixMatch m = index.match(key);
+                            assertThat(m.maxMatchedLength()).isBetween(0, key.length);
+                            String worker = "w" + rnd.nextInt(4);
+                            index.insertMatched(m, worker);
                             log.add(new Insert(lastTick.get(), key, worker));
                         } else {
                             PrefixMatch m = index.match(key);

@@ -28,13 +28,23 @@ class PrefixIndexFuzzTest {
         assertThat(operations).isGreaterThanOrEqualTo(SEQUENCES * 4L);
     }
 
+    private static PrefixMatch match(PrefixIndex index, int[] key, boolean prefixKey) {
+        return prefixKey ? index.match(PrefixKey.of(key)) : index.match(key);
+    }
+
     private static int runSequence(long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
         long capacity = rnd.nextInt(4) == 0 ? 1_000 : 3 + rnd.nextInt(20);
         int maxNodes = rnd.nextInt(4) == 0 ? 1_000 : 2 + rnd.nextInt(10);
         PrefixIndexConfig config = new PrefixIndexConfig(capacity, maxNodes);
         long[] clock = {0};
-        PrefixIndex index = new PrefixIndex(config, () -> ++clock[0]);
+        // Half the sequences (by a seed bit, leaving the random stream unchanged) send every
+        // multi-element compare through the unlocked walk path, including its partial-node reuse.
+        int unlockedCompareMin = (seed & 1) == 0 ? 1 : PrefixIndex.UNLOCKED_COMPARE_MIN_ELEMENTS;
+        PrefixIndex index = new PrefixIndex(config, () -> ++clock[0], unlockedCompareMin);
+        // Another seed bit: keys go in as PrefixKey (byte form when every element fits, so byte
+        // edges compare through the vectorized byte path) instead of int[].
+        boolean pk = (seed & 2) == 0;
         NaivePrefixModel model = new NaivePrefixModel(config);
         boolean sampled = rnd.nextBoolean();
         int ops = 4 + rnd.nextInt(10);
@@ -44,7 +54,7 @@ class PrefixIndexFuzzTest {
             int[] key = randomKey(rnd, sampled);
             if (rnd.nextInt(4) == 0) {
                 staleKey = randomKey(rnd, sampled);
-                stale = index.match(staleKey);
+                stale = match(index, staleKey, pk);
             }
             String worker = WORKERS[rnd.nextInt(WORKERS.length)];
             int kind = rnd.nextInt(100);
@@ -55,7 +65,9 @@ class PrefixIndexFuzzTest {
                     key = staleKey;
                     index.insertMatched(stale, worker);
                 } else if (how == 1) {
-                    index.insertMatched(index.match(key), worker);
+                    index.insertMatched(match(index, key, pk), worker);
+                } else if (pk) {
+                    index.insert(PrefixKey.of(key), worker);
                 } else {
                     index.insert(key, worker);
                 }
@@ -74,9 +86,9 @@ class PrefixIndexFuzzTest {
                 model.removeWorker(worker);
             }
             String context = "seed " + seed + " op " + op + " (" + what + ")";
-            assertThat(index.match(key).matchedByWorker()).as(context).isEqualTo(model.match(key));
+            assertThat(match(index, key, pk).matchedByWorker()).as(context).isEqualTo(model.match(key));
             int[] probe = randomKey(rnd, sampled);
-            assertThat(index.match(probe).matchedByWorker()).as(context).isEqualTo(model.match(probe));
+            assertThat(match(index, probe, pk).matchedByWorker()).as(context).isEqualTo(model.match(probe));
             assertThat(PrefixIndexInvariants.expand(index)).as(context).isEqualTo(model.positions);
             PrefixIndexInvariants.check(index);
             PrefixIndexStats stats = index.stats();
