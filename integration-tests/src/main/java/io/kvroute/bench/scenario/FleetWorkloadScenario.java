@@ -3,12 +3,15 @@ package io.kvroute.bench.scenario;
 import io.kvroute.bench.RunContext;
 import io.kvroute.bench.Scenario;
 import io.kvroute.bench.VariantResult;
+import io.kvroute.bench.VariantSkippedException;
+import io.kvroute.bench.stats.PrometheusText;
 import io.kvroute.bench.client.OpenLoopClient;
 import io.kvroute.bench.client.RequestRecord;
 import io.kvroute.bench.client.ScheduledRequest;
 import io.kvroute.bench.fleet.Fleet;
 import io.kvroute.bench.fleet.FleetFactory;
 import io.kvroute.bench.fleet.FleetSpec;
+import io.kvroute.bench.fleet.RouterRejectedException;
 import io.kvroute.bench.report.Progress;
 import io.kvroute.bench.workload.ChatRequests;
 import io.kvroute.bench.workload.PromptBuilder;
@@ -54,6 +57,7 @@ public final class FleetWorkloadScenario implements Scenario {
     private final Duration fullTimeout;
     private final Duration quickTimeout;
     private final FleetFactory fleetOverride;
+    private final boolean reportsContinuations;
 
     public FleetWorkloadScenario(String name, List<String> variants, boolean hasClasses, WorkloadGenerator workload,
             SpecForVariant specs, TimeModelSpec fullTime, TimeModelSpec quickTime, Duration fullTimeout,
@@ -65,7 +69,15 @@ public final class FleetWorkloadScenario implements Scenario {
     FleetWorkloadScenario(String name, List<String> variants, boolean hasClasses, WorkloadGenerator workload,
             SpecForVariant specs, TimeModelSpec fullTime, TimeModelSpec quickTime, Duration fullTimeout,
             Duration quickTimeout, FleetFactory fleetOverride) {
+        this(name, variants, hasClasses, workload, specs, fullTime, quickTime, fullTimeout, quickTimeout, fleetOverride,
+                false);
+    }
+
+    private FleetWorkloadScenario(String name, List<String> variants, boolean hasClasses, WorkloadGenerator workload,
+            SpecForVariant specs, TimeModelSpec fullTime, TimeModelSpec quickTime, Duration fullTimeout,
+            Duration quickTimeout, FleetFactory fleetOverride, boolean reportsContinuations) {
         this.fleetOverride = fleetOverride;
+        this.reportsContinuations = reportsContinuations;
         this.name = Objects.requireNonNull(name, "name");
         this.variants = List.copyOf(variants);
         this.hasClasses = hasClasses;
@@ -75,6 +87,12 @@ public final class FleetWorkloadScenario implements Scenario {
         this.quickTime = Objects.requireNonNull(quickTime, "quickTime");
         this.fullTimeout = Objects.requireNonNull(fullTimeout, "fullTimeout");
         this.quickTimeout = Objects.requireNonNull(quickTimeout, "quickTimeout");
+    }
+
+    /** The same scenario, also reporting the router's PD continuation segments (the {@code pd} scenario). */
+    public FleetWorkloadScenario reportingContinuations() {
+        return new FleetWorkloadScenario(name, variants, hasClasses, workload, specs, fullTime, quickTime, fullTimeout,
+                quickTimeout, fleetOverride, true);
     }
 
     @Override
@@ -132,7 +150,13 @@ public final class FleetWorkloadScenario implements Scenario {
                 .toList();
         Duration timeout = ctx.quick() ? quickTimeout : fullTimeout;
         OpenLoopClient.Options options = new OpenLoopClient.Options(timeout, timeout, 4096);
-        try (Fleet fleet = (fleetOverride != null ? fleetOverride : ctx.fleets()).start(spec);
+        Fleet started;
+        try {
+            started = (fleetOverride != null ? fleetOverride : ctx.fleets()).start(spec);
+        } catch (RouterRejectedException e) {
+            throw new VariantSkippedException(e.getMessage(), e);
+        }
+        try (Fleet fleet = started;
                 OpenLoopClient client = new OpenLoopClient(options);
                 Progress progress = ctx.progress().start(name + "/" + variant, wallSchedule.size())) {
             // unrecorded warm-up: the first requests through a fresh JVM/fleet pay class loading and JIT
@@ -140,8 +164,10 @@ public final class FleetWorkloadScenario implements Scenario {
             long startNanos = System.nanoTime();
             List<RequestRecord> records = client.run(fleet.routerUrl(), wallSchedule, r -> progress.step());
             long wallNanos = System.nanoTime() - startNanos;
-            Map<String, Double> reasons = RouterMetricsScraper.decisionReasons(RouterMetricsScraper.scrape(fleet.routerUrl()));
-            return VariantResult.of(variant, records, wallNanos, reasons);
+            List<PrometheusText.Sample> metrics = RouterMetricsScraper.scrape(fleet.routerUrl());
+            Map<String, Double> reasons = RouterMetricsScraper.decisionReasons(metrics);
+            Long continuations = reportsContinuations ? RouterMetricsScraper.continuations(metrics) : null;
+            return new VariantResult(variant, records, wallNanos, reasons, continuations, List.of());
         }
     }
 
