@@ -9,6 +9,10 @@ import io.kvroute.router.worker.WorkerRole;
 import io.kvroute.bench.workload.ChatRequests;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -33,20 +37,25 @@ public final class InProcessFleetFactory implements FleetFactory {
     /** How long the router drains in-flight requests on close (the run is over by then). */
     private static final String SHUTDOWN_DRAIN_SECS = "1";
 
+    /** Workers started at once: the tokenizer load is CPU-bound and the machine has 2 cores. */
+    private static final int STARTUP_THREADS = 4;
+
     @Override
     public Fleet start(FleetSpec spec) throws Exception {
         InProcessFleet fleet = new InProcessFleet();
         try {
             String tokenizer = spec.realTokenizer() ? BundledTokenizer.qwen3().toString() : null;
-            List<String> primaryUrls = new ArrayList<>();
+            List<List<String>> allArgs = new ArrayList<>();
             String primaryRole = spec.pd() ? "prefill" : "regular";
             for (int i = 0; i < spec.workers(); i++) {
-                primaryUrls.add(fleet.addWorker(workerArgs(primaryRole, tokenizer, spec.workerArgs())));
+                allArgs.add(workerArgs(primaryRole, tokenizer, spec.workerArgs()));
             }
-            List<String> decodeUrls = new ArrayList<>();
             for (int i = 0; i < spec.decodeWorkers(); i++) {
-                decodeUrls.add(fleet.addWorker(workerArgs("decode", tokenizer, spec.decodeWorkerArgs())));
+                allArgs.add(workerArgs("decode", tokenizer, spec.decodeWorkerArgs()));
             }
+            List<String> urls = fleet.startWorkers(allArgs);
+            List<String> primaryUrls = urls.subList(0, spec.workers());
+            List<String> decodeUrls = urls.subList(spec.workers(), urls.size());
             List<String> routerArgs = new ArrayList<>(List.of("--port", "0", "--shutdown-drain-secs", SHUTDOWN_DRAIN_SECS));
             if (spec.pd()) {
                 routerArgs.addAll(List.of("--prefill-urls", String.join(",", primaryUrls),
@@ -103,10 +112,34 @@ public final class InProcessFleetFactory implements FleetFactory {
         private final List<MockWorkerMain.MockWorker> workers = new ArrayList<>();
         private RouterMain.RunningRouter router;
 
-        String addWorker(List<String> args) throws Exception {
-            MockWorkerMain.MockWorker worker = MockWorkerMain.start(args.toArray(String[]::new));
-            workers.add(worker);
-            return worker.baseUrl();
+        /**
+         * Starts the workers concurrently (each loads its own copy of the tokenizer, 1.5-3 s of CPU on
+         * this machine) and returns their URLs in argument order; every started worker is kept for
+         * {@link #close()} even when another fails.
+         */
+        List<String> startWorkers(List<List<String>> argsPerWorker) throws Exception {
+            ExecutorService pool = Executors.newFixedThreadPool(Math.min(argsPerWorker.size(), STARTUP_THREADS),
+                    r -> new Thread(r, "bench-fleet-start"));
+            try {
+                List<Future<MockWorkerMain.MockWorker>> futures = new ArrayList<>();
+                for (List<String> args : argsPerWorker) {
+                    futures.add(pool.submit(() -> MockWorkerMain.start(args.toArray(String[]::new))));
+                }
+                Exception failure = null;
+                for (Future<MockWorkerMain.MockWorker> f : futures) {
+                    try {
+                        workers.add(f.get());
+                    } catch (ExecutionException e) {
+                        failure = e.getCause() instanceof Exception cause ? cause : e;
+                    }
+                }
+                if (failure != null) {
+                    throw failure;
+                }
+                return workers.stream().map(MockWorkerMain.MockWorker::baseUrl).toList();
+            } finally {
+                pool.shutdown();
+            }
         }
 
         @Override

@@ -58,6 +58,8 @@ public final class FleetWorkloadScenario implements Scenario {
     private final Duration quickTimeout;
     private final FleetFactory fleetOverride;
     private final boolean reportsContinuations;
+    private final int warmupRequests;
+    private final int warmupPromptTokens;
 
     public FleetWorkloadScenario(String name, List<String> variants, boolean hasClasses, WorkloadGenerator workload,
             SpecForVariant specs, TimeModelSpec fullTime, TimeModelSpec quickTime, Duration fullTimeout,
@@ -70,14 +72,17 @@ public final class FleetWorkloadScenario implements Scenario {
             SpecForVariant specs, TimeModelSpec fullTime, TimeModelSpec quickTime, Duration fullTimeout,
             Duration quickTimeout, FleetFactory fleetOverride) {
         this(name, variants, hasClasses, workload, specs, fullTime, quickTime, fullTimeout, quickTimeout, fleetOverride,
-                false);
+                false, WARMUP_REQUESTS, WARMUP_PROMPT_TOKENS);
     }
 
     private FleetWorkloadScenario(String name, List<String> variants, boolean hasClasses, WorkloadGenerator workload,
             SpecForVariant specs, TimeModelSpec fullTime, TimeModelSpec quickTime, Duration fullTimeout,
-            Duration quickTimeout, FleetFactory fleetOverride, boolean reportsContinuations) {
+            Duration quickTimeout, FleetFactory fleetOverride, boolean reportsContinuations, int warmupRequests,
+            int warmupPromptTokens) {
         this.fleetOverride = fleetOverride;
         this.reportsContinuations = reportsContinuations;
+        this.warmupRequests = warmupRequests;
+        this.warmupPromptTokens = warmupPromptTokens;
         this.name = Objects.requireNonNull(name, "name");
         this.variants = List.copyOf(variants);
         this.hasClasses = hasClasses;
@@ -92,7 +97,17 @@ public final class FleetWorkloadScenario implements Scenario {
     /** The same scenario, also reporting the router's PD continuation segments (the {@code pd} scenario). */
     public FleetWorkloadScenario reportingContinuations() {
         return new FleetWorkloadScenario(name, variants, hasClasses, workload, specs, fullTime, quickTime, fullTimeout,
-                quickTimeout, fleetOverride, true);
+                quickTimeout, fleetOverride, true, warmupRequests, warmupPromptTokens);
+    }
+
+    /**
+     * The same scenario with another warm-up: scenarios whose requests are much larger than the
+     * default warm-up prompt (long-context) warm the large-body and big-JSON paths with prompts of
+     * their own size, or the first variant pays their JIT compilation.
+     */
+    public FleetWorkloadScenario withWarmup(int requests, int promptTokens) {
+        return new FleetWorkloadScenario(name, variants, hasClasses, workload, specs, fullTime, quickTime, fullTimeout,
+                quickTimeout, fleetOverride, reportsContinuations, requests, promptTokens);
     }
 
     @Override
@@ -160,7 +175,7 @@ public final class FleetWorkloadScenario implements Scenario {
                 OpenLoopClient client = new OpenLoopClient(options);
                 Progress progress = ctx.progress().start(name + "/" + variant, wallSchedule.size())) {
             // unrecorded warm-up: the first requests through a fresh JVM/fleet pay class loading and JIT
-            client.run(fleet.routerUrl(), warmup(ctx.seed()), r -> {});
+            client.run(fleet.routerUrl(), warmup(ctx.seed(), warmupRequests, warmupPromptTokens), r -> {});
             long startNanos = System.nanoTime();
             List<RequestRecord> records = client.run(fleet.routerUrl(), wallSchedule, r -> progress.step());
             long wallNanos = System.nanoTime() - startNanos;
@@ -177,11 +192,11 @@ public final class FleetWorkloadScenario implements Scenario {
     /** Prompt length of each warm-up request: big enough to exercise the large-body paths. */
     static final int WARMUP_PROMPT_TOKENS = 512;
 
-    private static List<ScheduledRequest> warmup(long seed) {
+    private static List<ScheduledRequest> warmup(long seed, int count, int promptTokens) {
         PromptBuilder prompts = new PromptBuilder(new SplittableRandom(~seed), Scenarios.CHARS_PER_TOKEN);
         List<ScheduledRequest> requests = new ArrayList<>();
-        for (int i = 0; i < WARMUP_REQUESTS; i++) {
-            requests.add(new ScheduledRequest(i * 1_000_000L, ChatRequests.PATH, ChatRequests.userPrompt(prompts.text(WARMUP_PROMPT_TOKENS), 4), "warmup"));
+        for (int i = 0; i < count; i++) {
+            requests.add(new ScheduledRequest(i * 1_000_000L, ChatRequests.PATH, ChatRequests.userPrompt(prompts.text(promptTokens), 4), "warmup"));
         }
         return requests;
     }
