@@ -3,6 +3,7 @@ package io.kvroute.bench.fleet;
 import io.kvroute.mock.BundledTokenizer;
 import io.kvroute.mock.MockWorkerMain;
 import io.kvroute.router.config.ConfigException;
+import io.kvroute.router.config.RouterOptions;
 import io.kvroute.router.plugin.RouterMain;
 import io.kvroute.router.worker.Worker;
 import io.kvroute.router.worker.WorkerRole;
@@ -37,11 +38,15 @@ public final class InProcessFleetFactory implements FleetFactory {
     /** How long the router drains in-flight requests on close (the run is over by then). */
     private static final String SHUTDOWN_DRAIN_SECS = "1";
 
+    /** Stand-in worker URL for {@link #preflightRouterArgs}; never contacted. */
+    private static final String PREFLIGHT_URL = "http://127.0.0.1:9";
+
     /** Workers started at once: the tokenizer load is CPU-bound and the machine has 2 cores. */
     private static final int STARTUP_THREADS = 4;
 
     @Override
     public Fleet start(FleetSpec spec) throws Exception {
+        preflightRouterArgs(spec);
         InProcessFleet fleet = new InProcessFleet();
         try {
             String tokenizer = spec.realTokenizer() ? BundledTokenizer.qwen3().toString() : null;
@@ -79,6 +84,23 @@ public final class InProcessFleetFactory implements FleetFactory {
         } catch (Exception | Error e) {
             fleet.close();
             throw e;
+        }
+    }
+
+    /**
+     * Parses the router's flags before any worker starts (starting four workers costs several seconds
+     * of tokenizer loading), so a variant naming a flag or policy this build lacks is rejected at once.
+     */
+    private static void preflightRouterArgs(FleetSpec spec) throws RouterRejectedException {
+        List<String> args = new ArrayList<>(List.of("--port", "0"));
+        args.addAll(spec.pd()
+                ? List.of("--prefill-urls", PREFLIGHT_URL, "--decode-urls", PREFLIGHT_URL)
+                : List.of("--worker-urls", PREFLIGHT_URL));
+        args.addAll(spec.routerArgs());
+        try {
+            RouterOptions.parse(args.toArray(String[]::new));
+        } catch (ConfigException | IllegalArgumentException e) {
+            throw new RouterRejectedException("router rejected " + spec.routerArgs() + ": " + e.getMessage(), e);
         }
     }
 

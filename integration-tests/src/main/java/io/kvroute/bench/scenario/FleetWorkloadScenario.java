@@ -187,10 +187,10 @@ public final class FleetWorkloadScenario implements Scenario {
     }
 
     /** Requests sent, unrecorded, before each variant's measurement; their prompts are unrelated to the workload. */
-    static final int WARMUP_REQUESTS = 16;
+    static final int WARMUP_REQUESTS = 48;
 
     /** Prompt length of each warm-up request: big enough to exercise the large-body paths. */
-    static final int WARMUP_PROMPT_TOKENS = 512;
+    static final int WARMUP_PROMPT_TOKENS = 1024;
 
     private static List<ScheduledRequest> warmup(long seed, int count, int promptTokens) {
         PromptBuilder prompts = new PromptBuilder(new SplittableRandom(~seed), Scenarios.CHARS_PER_TOKEN);
