@@ -101,6 +101,26 @@ class PdE2ETest {
     }
 
     @Test
+    void prefill_isChosenCacheAware_forRepeatedPrefixes() throws Exception {
+        // Two long shared prefixes (tenants); every repeat of a tenant must reach the prefill worker that
+        // already holds its prefix (cache_aware is the default PD prefill policy).
+        java.util.Map<Integer, java.util.Set<String>> prefillByTenant = new java.util.HashMap<>();
+        for (int i = 0; i < 8; i++) {
+            int tenant = i % 2;
+            String system = ("tenant " + tenant + " shared instructions. ").repeat(400);
+            String body = "{\"messages\":[{\"role\":\"system\",\"content\":\"" + system + "\"},"
+                    + "{\"role\":\"user\",\"content\":\"question " + i + "\"}],\"max_tokens\":2}";
+            ContentResponse response = http.postJson(fleet.url("/v1/chat/completions"), body);
+            assertThat(response.getStatus()).isEqualTo(200);
+            prefillByTenant.computeIfAbsent(tenant, t -> new java.util.HashSet<>()).add(response.getHeaders().get("x-kvroute-worker"));
+        }
+        assertThat(prefillByTenant.get(0)).hasSize(1);
+        assertThat(prefillByTenant.get(1)).hasSize(1);
+        assertThat(http.get(fleet.url("/metrics")).getContentAsString())
+                .contains("kvroute_cache_aware_decisions_total{decision=\"cache_hit\"");
+    }
+
+    @Test
     void batchedRequest_getsBootstrapArraysOfLengthN() throws Exception {
         String body = "{\"rid\":\"pd-n2\",\"n\":2,\"messages\":[{\"role\":\"user\",\"content\":\"two please\"}],\"max_tokens\":3}";
         assertThat(http.postJson(fleet.url("/v1/chat/completions"), body).getStatus()).isEqualTo(200);
@@ -120,10 +140,21 @@ class PdE2ETest {
         CompletableFuture<Http.Reply> longStream = http.stream(fleet.url("/v1/chat/completions"), chat("pd-long", true, 200));
         await().atMost(Duration.ofSeconds(10)).until(() -> bodyAtAny(fleet.decodes, "pd-long") != null);
         String busyDecode = fleet.decodes.stream().filter(d -> lastBody(d, "pd-long") != null).findFirst().orElseThrow().baseUrl();
-        for (int i = 0; i < 4; i++) {
-            ContentResponse response = http.postJson(fleet.url("/v1/chat/completions"), chat("pd-other-" + i, false, 2));
-            assertThat(response.getHeaders().get("x-kvroute-decode-url")).isNotEqualTo(busyDecode);
-        }
+        // wait until the busy decode's own load report shows the request (the decode pressure signal)
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            for (JsonNode w : JSON.readTree(http.get(fleet.url("/v1/loads")).getContentAsString()).path("workers")) {
+                if (w.path("url").asText().equals(busyDecode) && w.path("fresh").asBoolean()
+                        && w.path("num_running_reqs").asInt() + w.path("num_waiting_reqs").asInt() >= 1) {
+                    return true;
+                }
+            }
+            return false;
+        });
+        // Both decode workers report fresh and nothing waits: decode pressure falls to running requests.
+        // (Later requests would also count the router's own unreported dispatches as waiting work.)
+        ContentResponse response = http.postJson(fleet.url("/v1/chat/completions"), chat("pd-other", false, 2));
+        assertThat(response.getHeaders().get("x-kvroute-decode-url"))
+                .as("loads: %s", http.get(fleet.url("/v1/loads")).getContentAsString()).isNotEqualTo(busyDecode);
         assertThat(longStream.get(60, TimeUnit.SECONDS).status()).isEqualTo(200);
     }
 

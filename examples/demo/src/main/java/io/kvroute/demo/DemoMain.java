@@ -32,8 +32,11 @@ public final class DemoMain implements Callable<Integer> {
     @Option(names = "--tenants", description = "Tenants, each with its own long system prompt (default 8).")
     int tenants = 8;
 
-    @Option(names = "--policy", description = "Router policy (default round_robin).")
-    String policy = "round_robin";
+    @Option(names = "--policy", description = "Router policy (default power_of_two).")
+    String policy = "power_of_two";
+
+    @Option(names = "--pd-requests", description = "Requests in phase 2, the prefill/decode fleet; 0 skips it (default 100).")
+    int pdRequests = 100;
 
     @Option(names = "--max-tokens", description = "Output tokens per request (default 24).")
     int maxTokens = 24;
@@ -46,14 +49,14 @@ public final class DemoMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        DemoRun run = new DemoRun(workers, requests, concurrency, tenants, policy, maxTokens, seed);
+        DemoRun run = new DemoRun(workers, requests, concurrency, tenants, policy, maxTokens, seed, pdRequests);
         DemoSummary summary = run.execute(json ? System.err : System.out);
         if (json) {
             System.out.println(summary.toJson());
         } else {
             summary.print(System.out);
         }
-        return summary.errors() == 0 ? 0 : 1;
+        return summary.errors() + summary.pdErrors() == 0 ? 0 : 1;
     }
 
     @Command(name = "worker", description = "Run one mock GPU worker (flags as kvroute-mock-worker).",

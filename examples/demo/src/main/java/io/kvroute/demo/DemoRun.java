@@ -32,8 +32,10 @@ final class DemoRun {
     private final String policy;
     private final int maxTokens;
     private final long seed;
+    private final int pdRequests;
 
-    DemoRun(int workers, int requests, int concurrency, int tenants, String policy, int maxTokens, long seed) {
+    DemoRun(int workers, int requests, int concurrency, int tenants, String policy, int maxTokens, long seed, int pdRequests) {
+        this.pdRequests = pdRequests;
         this.workers = workers;
         this.requests = requests;
         this.concurrency = concurrency;
@@ -43,38 +45,112 @@ final class DemoRun {
         this.seed = seed;
     }
 
+    /** Phase 1: the plain fleet. Phase 2: a prefill/decode fleet with continuation segments. */
     DemoSummary execute(PrintStream log) throws Exception {
-        List<MockWorkerMain.MockWorker> fleet = new ArrayList<>();
-        RouterMain.RunningRouter router = null;
         HttpClient client = new HttpClient();
         client.setMaxConnectionsPerDestination(concurrency * 2);
+        client.start();
+        try {
+            String tokenizer = BundledTokenizer.qwen3().toString();
+            DemoSummary plain = runPlain(client, tokenizer, log);
+            if (pdRequests > 0) {
+                plain.pd(runPd(client, tokenizer, log));
+            }
+            return plain;
+        } finally {
+            client.stop();
+        }
+    }
+
+    private List<String> workerArgs(String tokenizer, String... extra) {
+        List<String> args = new ArrayList<>(List.of("--port", "0", "--prefill-ms-per-1k", "20", "--decode-ms-per-step", "4",
+                "--prefill-queue-strategy", "hrrn", "--tokenizer-path", tokenizer));
+        args.addAll(List.of(extra));
+        return args;
+    }
+
+    private DemoSummary runPlain(HttpClient client, String tokenizer, PrintStream log) throws Exception {
+        List<MockWorkerMain.MockWorker> fleet = new ArrayList<>();
+        RouterMain.RunningRouter router = null;
         try {
             List<String> urls = new ArrayList<>();
-            String tokenizer = BundledTokenizer.qwen3().toString();
             for (int i = 0; i < workers; i++) {
-                MockWorkerMain.MockWorker worker = MockWorkerMain.start("--port", "0",
-                        "--prefill-ms-per-1k", "20", "--decode-ms-per-step", "4", "--tokenizer-path", tokenizer);
+                MockWorkerMain.MockWorker worker = MockWorkerMain.start(workerArgs(tokenizer).toArray(String[]::new));
                 fleet.add(worker);
                 urls.add(worker.baseUrl());
             }
             router = RouterMain.start("--port", "0", "--worker-urls", String.join(",", urls), "--policy", policy,
-                    "--tokenizer-path", tokenizer);
-            log.println("kvroute demo: " + workers + " mock workers " + urls + ", router " + router.baseUrl()
-                    + ", policy " + policy + ", tokenizer Qwen3 (bundled)");
-            client.start();
+                    "--tokenizer-path", tokenizer, "--health-check-interval-secs", "0.5");
+            log.println("kvroute demo, phase 1: " + workers + " mock workers (scheduled engine, hrrn, load reports over "
+                    + "ZeroMQ), router " + router.baseUrl() + ", policy " + policy + ", Qwen3 tokenizer (bundled)");
+            awaitFreshLoads(router, workers);
             List<DemoWorkload.Item> items = DemoWorkload.generate(requests, tenants, 400, maxTokens, new SplittableRandom(seed));
             DemoSummary.Builder summary = new DemoSummary.Builder(policy, workers);
             drive(client, router.baseUrl(), items, summary, log);
             summary.routerCounters(RouterCounters.read(router.router().metrics().registry()));
             return summary.build();
         } finally {
-            client.stop();
             if (router != null) {
                 router.close();
             }
             for (MockWorkerMain.MockWorker worker : fleet) {
                 worker.close();
             }
+        }
+    }
+
+    private DemoSummary runPd(HttpClient client, String tokenizer, PrintStream log) throws Exception {
+        List<MockWorkerMain.MockWorker> fleet = new ArrayList<>();
+        RouterMain.RunningRouter router = null;
+        try {
+            List<String> prefills = new ArrayList<>();
+            List<String> decodes = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                MockWorkerMain.MockWorker p = MockWorkerMain.start(workerArgs(tokenizer, "--role", "prefill").toArray(String[]::new));
+                fleet.add(p);
+                prefills.add(p.baseUrl());
+                // decode nodes run out of KV every 16 tokens: longer answers continue in new segments
+                MockWorkerMain.MockWorker d = MockWorkerMain.start(workerArgs(tokenizer, "--role", "decode",
+                        "--decode-segment-tokens", "16").toArray(String[]::new));
+                fleet.add(d);
+                decodes.add(d.baseUrl());
+            }
+            router = RouterMain.start("--port", "0", "--prefill-urls", String.join(",", prefills), "--decode-urls",
+                    String.join(",", decodes), "--prefill-policy", policy, "--tokenizer-path", tokenizer,
+                    "--health-check-interval-secs", "0.5");
+            log.println("kvroute demo, phase 2: prefill/decode disaggregation, 2 prefill + 2 decode workers, router "
+                    + router.baseUrl());
+            RouterMain.RunningRouter pdRouter = router;
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (System.nanoTime() < deadline && pdRouter.router().workers().fleet().all().stream()
+                    .anyMatch(w -> w.role() == io.kvroute.router.worker.WorkerRole.PREFILL && w.bootstrapPort() == null)) {
+                Thread.sleep(50);
+            }
+            List<DemoWorkload.Item> items = DemoWorkload.generate(pdRequests, tenants, 400, maxTokens, new SplittableRandom(seed + 1));
+            DemoSummary.Builder summary = new DemoSummary.Builder("pd (prefill " + policy + ", decode power_of_two)", 4);
+            drive(client, router.baseUrl(), items, summary, log);
+            summary.routerCounters(RouterCounters.read(router.router().metrics().registry()));
+            return summary.build();
+        } finally {
+            if (router != null) {
+                router.close();
+            }
+            for (MockWorkerMain.MockWorker worker : fleet) {
+                worker.close();
+            }
+        }
+    }
+
+    /** Waits (bounded) until the router has fresh load reports from every worker. */
+    private static void awaitFreshLoads(RouterMain.RunningRouter router, int workers) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            io.kvroute.router.load.EngineLoadSnapshot snapshot = router.router().loads().snapshot();
+            long fresh = router.router().workers().fleet().all().stream().filter(w -> snapshot.isFresh(w.id())).count();
+            if (fresh >= workers) {
+                return;
+            }
+            Thread.sleep(50);
         }
     }
 

@@ -39,8 +39,18 @@ final class DemoSummary {
         this.counters = b.counters == null ? RouterCounters.EMPTY : b.counters;
     }
 
+    private DemoSummary pd;
+
     int errors() {
         return errors;
+    }
+
+    int pdErrors() {
+        return pd == null ? 0 : pd.errors;
+    }
+
+    void pd(DemoSummary pdPhase) {
+        this.pd = pdPhase;
     }
 
     double cacheHitRate() {
@@ -62,8 +72,17 @@ final class DemoSummary {
         out.printf("  ingress tokens    %d chats tokenized once at the router; input_ids forwarded for %d (%s)%n",
                 counters.tokenized(), counters.forwarded(), counters.forwardingOutcomes());
         out.println("  decisions         " + counters.decisions());
+        out.println("  pressure sources  " + counters.pressureSources());
         out.println("  requests per worker");
         perWorker.forEach((worker, count) -> out.printf("    %-28s %d%n", worker, count));
+        if (pd != null) {
+            out.println();
+            out.println("  phase 2: " + pd.policy);
+            out.printf("  requests          %d (%d errors) in %.1f s%n", pd.requests, pd.errors, pd.wallNanos / 1e9);
+            out.printf("  TTFT (streaming)  p50 %.1f ms   p95 %.1f ms%n", ms(pd.ttftMicros, 50), ms(pd.ttftMicros, 95));
+            out.printf("  continuations     %d segments re-dispatched after a decode node ran out of KV%n", pd.counters.continuations());
+            out.println("  decisions         " + pd.counters.decisions());
+        }
     }
 
     String toJson() {
@@ -81,6 +100,16 @@ final class DemoSummary {
         ObjectNode workersNode = root.putObject("per_worker");
         perWorker.forEach(workersNode::put);
         root.put("wall_s", wallNanos / 1e9);
+        root.set("pressure_sources", JSON.valueToTree(counters.pressureSources()));
+        if (pd != null) {
+            com.fasterxml.jackson.databind.node.ObjectNode pdNode = root.putObject("pd");
+            pdNode.put("requests", pd.requests);
+            pdNode.put("errors", pd.errors);
+            pdNode.put("ttft_p50_ms", ms(pd.ttftMicros, 50));
+            pdNode.put("ttft_p95_ms", ms(pd.ttftMicros, 95));
+            pdNode.put("continuations", pd.counters.continuations());
+            pdNode.set("decision_reasons", JSON.valueToTree(pd.counters.decisions()));
+        }
         return root.toString();
     }
 

@@ -6,9 +6,10 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /** The router-side counters the demo summary shows, read from the in-process meter registry. */
-record RouterCounters(Map<String, Long> forwardingOutcomes, Map<String, Long> decisions) {
+record RouterCounters(Map<String, Long> forwardingOutcomes, Map<String, Long> decisions,
+        Map<String, Long> pressureSources, long continuations) {
 
-    static final RouterCounters EMPTY = new RouterCounters(Map.of(), Map.of());
+    static final RouterCounters EMPTY = new RouterCounters(Map.of(), Map.of(), Map.of(), 0);
 
     static RouterCounters read(MeterRegistry registry) {
         Map<String, Long> outcomes = new TreeMap<>();
@@ -20,7 +21,16 @@ record RouterCounters(Map<String, Long> forwardingOutcomes, Map<String, Long> de
             decisions.merge(counter.getId().getTag("policy") + "/" + counter.getId().getTag("reason"),
                     (long) counter.count(), Long::sum);
         }
-        return new RouterCounters(outcomes, decisions);
+        Map<String, Long> sources = new TreeMap<>();
+        for (Counter counter : registry.find("kvroute.pressure.source").counters()) {
+            sources.merge(counter.getId().getTag("policy") + "/" + counter.getId().getTag("source"),
+                    (long) counter.count(), Long::sum);
+        }
+        long continuations = 0;
+        for (Counter counter : registry.find("kvroute.pd.continuations").counters()) {
+            continuations += (long) counter.count();
+        }
+        return new RouterCounters(outcomes, decisions, sources, continuations);
     }
 
     long forwarded() {

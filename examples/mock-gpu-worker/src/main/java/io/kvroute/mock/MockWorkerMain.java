@@ -99,6 +99,10 @@ public final class MockWorkerMain implements Callable<Integer> {
     @Option(names = "--decode-segment-tokens", description = "Decode role: end a segment with the KV capacity marker after N tokens; 0 = never (default 0).")
     int decodeSegmentTokens;
 
+    @Option(names = "--load-publish-endpoint", description = "ZeroMQ PUB endpoint for load reports; port * or 0 picks a free one; "
+            + "none disables (default tcp://HOST:*). Advertised in /server_info.")
+    String loadPublishEndpoint;
+
     @Option(names = "--tokenizer-path", description = "Tokenizer directory (tokenizer.json + tokenizer_config.json), "
             + "or bundled:qwen3; default: a deterministic stand-in (about 4 bytes per token).")
     String tokenizerPath;
@@ -109,12 +113,26 @@ public final class MockWorkerMain implements Callable<Integer> {
         private final Engine engine;
         private final MockWorkerHandler handler;
         private final String baseUrl;
+        private final LoadReporting loadReporting;
 
-        MockWorker(Server server, Engine engine, MockWorkerHandler handler, String baseUrl) {
+        MockWorker(Server server, Engine engine, MockWorkerHandler handler, String baseUrl, LoadReporting loadReporting) {
             this.server = server;
             this.engine = engine;
             this.handler = handler;
             this.baseUrl = baseUrl;
+            this.loadReporting = loadReporting;
+        }
+
+        /** Stops publishing load reports (a drill: the router must fall back to its own counts). */
+        public void stopLoadReports() {
+            if (loadReporting != null) {
+                loadReporting.close();
+            }
+        }
+
+        /** The load-report endpoints this worker publishes on (empty when disabled). */
+        public java.util.List<String> loadEndpoints() {
+            return loadReporting == null ? java.util.List.of() : loadReporting.endpoints();
         }
 
         public String baseUrl() {
@@ -140,6 +158,9 @@ public final class MockWorkerMain implements Callable<Integer> {
             } catch (Exception e) {
                 throw new IllegalStateException("mock worker did not stop cleanly", e);
             } finally {
+                if (loadReporting != null) {
+                    loadReporting.close();
+                }
                 handler.shutdown();
                 engine.close();
             }
@@ -228,9 +249,18 @@ public final class MockWorkerMain implements Callable<Integer> {
         staticInfo.put("max_running_requests", engine.info().maxRunningRequests());
         staticInfo.put("prefill_queue_strategy", engine.info().prefillQueueStrategy());
         staticInfo.put("dp_size", 1);
+        LoadReporting loadReporting = null;
+        String endpoint = loadPublishEndpoint == null ? "tcp://" + host + ":*" : loadPublishEndpoint;
+        if (!endpoint.equals("none")) {
+            loadReporting = new LoadReporting(io.kvroute.scheduler.report.LoadPublisher.bind(endpoint, 1), engine,
+                    handler::pendingKvTransfers);
+            staticInfo.put("load_endpoints", loadReporting.endpoints());
+        } else {
+            staticInfo.put("load_endpoints", java.util.List.of());
+        }
         staticInfo.put("time_model", timeModel.toString());
         staticInfo.put("tokenizer", tokenizerPath == null ? "stand-in" : tokenizerPath);
-        return new MockWorker(server, engine, handler, baseUrl);
+        return new MockWorker(server, engine, handler, baseUrl, loadReporting);
     }
 
     @Override

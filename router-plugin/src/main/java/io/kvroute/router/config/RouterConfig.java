@@ -1,5 +1,7 @@
 package io.kvroute.router.config;
 
+import io.kvroute.router.policy.CacheAwareConfig;
+import io.kvroute.router.prefix.PrefixIndexConfig;
 import java.util.List;
 import java.util.Objects;
 
@@ -41,7 +43,26 @@ public record RouterConfig(
         List<String> decodeUrls,
         String prefillPolicy,
         String decodePolicy,
-        double pdBusyRetryTimeoutSecs) {
+        double pdBusyRetryTimeoutSecs,
+        double loadFreshnessSecs,
+        long cacheAffinityMinMatchedTokens,
+        double cacheAffinityMinMatchRatio,
+        int cacheCandidateMaxWorkers,
+        int cacheCandidateMinWorkers,
+        double cacheCandidateRatio,
+        long cacheSwitchMarginTokens,
+        long pressureAbsThresholdTokens,
+        double pressureRelThreshold,
+        double pressureAbsThresholdMs,
+        boolean disablePressureGuard,
+        Integer workerQueueLimit,
+        Integer saturationQueueFloor,
+        String cacheKeyMode,
+        int cacheSampleStride,
+        long cacheMaxTreeSize,
+        String sessionIdHeader,
+        double sessionIdleSecs,
+        String stickyFallbackPolicy) {
 
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
 
@@ -57,6 +78,15 @@ public record RouterConfig(
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /** The cache_aware policy's knobs ({@code --cache-*}, {@code --pressure-*}, queue gate and floor). */
+    public CacheAwareConfig cacheAwareConfig() {
+        return new CacheAwareConfig(cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers,
+                cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens,
+                pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard,
+                workerQueueLimit == null ? 0 : workerQueueLimit, saturationQueueFloor == null ? 0 : saturationQueueFloor,
+                cacheKeyMode, cacheSampleStride, cacheMaxTreeSize);
     }
 
     /** The admin key is never printed. */
@@ -101,6 +131,25 @@ public record RouterConfig(
         String prefillPolicy = null;
         String decodePolicy = "power_of_two";
         double pdBusyRetryTimeoutSecs = 0;
+        double loadFreshnessSecs = 5;
+        long cacheAffinityMinMatchedTokens = 1024;
+        double cacheAffinityMinMatchRatio = 0;
+        int cacheCandidateMaxWorkers = 32;
+        int cacheCandidateMinWorkers = 8;
+        double cacheCandidateRatio = 0.05;
+        long cacheSwitchMarginTokens = 1024;
+        long pressureAbsThresholdTokens = 1024;
+        double pressureRelThreshold = 1.5;
+        double pressureAbsThresholdMs = 100;
+        boolean disablePressureGuard = false;
+        Integer workerQueueLimit = null;
+        Integer saturationQueueFloor = null;
+        String cacheKeyMode = "auto";
+        int cacheSampleStride = 512;
+        long cacheMaxTreeSize = PrefixIndexConfig.DEFAULT_PER_WORKER_CAPACITY_ELEMENTS;
+        String sessionIdHeader = "x-session-id";
+        double sessionIdleSecs = 600;
+        String stickyFallbackPolicy = "power_of_two";
 
         public Builder host(String v) { host = v; return this; }
         public Builder port(int v) { port = v; return this; }
@@ -135,10 +184,29 @@ public record RouterConfig(
         public Builder prefillPolicy(String v) { prefillPolicy = v; return this; }
         public Builder decodePolicy(String v) { decodePolicy = v; return this; }
         public Builder pdBusyRetryTimeoutSecs(double v) { pdBusyRetryTimeoutSecs = v; return this; }
+        public Builder loadFreshnessSecs(double v) { loadFreshnessSecs = v; return this; }
+        public Builder cacheAffinityMinMatchedTokens(long v) { cacheAffinityMinMatchedTokens = v; return this; }
+        public Builder cacheAffinityMinMatchRatio(double v) { cacheAffinityMinMatchRatio = v; return this; }
+        public Builder cacheCandidateMaxWorkers(int v) { cacheCandidateMaxWorkers = v; return this; }
+        public Builder cacheCandidateMinWorkers(int v) { cacheCandidateMinWorkers = v; return this; }
+        public Builder cacheCandidateRatio(double v) { cacheCandidateRatio = v; return this; }
+        public Builder cacheSwitchMarginTokens(long v) { cacheSwitchMarginTokens = v; return this; }
+        public Builder pressureAbsThresholdTokens(long v) { pressureAbsThresholdTokens = v; return this; }
+        public Builder pressureRelThreshold(double v) { pressureRelThreshold = v; return this; }
+        public Builder pressureAbsThresholdMs(double v) { pressureAbsThresholdMs = v; return this; }
+        public Builder disablePressureGuard(boolean v) { disablePressureGuard = v; return this; }
+        public Builder workerQueueLimit(Integer v) { workerQueueLimit = v; return this; }
+        public Builder saturationQueueFloor(Integer v) { saturationQueueFloor = v; return this; }
+        public Builder cacheKeyMode(String v) { cacheKeyMode = v; return this; }
+        public Builder cacheSampleStride(int v) { cacheSampleStride = v; return this; }
+        public Builder cacheMaxTreeSize(long v) { cacheMaxTreeSize = v; return this; }
+        public Builder sessionIdHeader(String v) { sessionIdHeader = v; return this; }
+        public Builder sessionIdleSecs(double v) { sessionIdleSecs = v; return this; }
+        public Builder stickyFallbackPolicy(String v) { stickyFallbackPolicy = v; return this; }
 
         public RouterConfig build() {
             ConfigValidator.validate(this);
-            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs);
+            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy);
         }
     }
 }

@@ -122,8 +122,65 @@ public final class RouterOptions {
     @Option(names = "--pd-busy-retry-timeout-secs", description = "Retry a PD request answered busy (429) before any output for up to this long; 0 = off (default 0).")
     double pdBusyRetryTimeoutSecs;
 
+    @Option(names = "--load-freshness-secs", description = "How long an engine load report stays fresh, judged by the router's clock (default 5).")
+    double loadFreshnessSecs = 5;
+
     @Option(names = "--model-ids", split = ",", description = "Served model ids; learned from workers' /server_info when empty.")
     List<String> modelIds = new ArrayList<>();
+
+    @Option(names = "--cache-affinity-min-matched-tokens", description = "cache_aware: a worker is a cache candidate with at least this many matched tokens (default 1024; char modes estimate 4 chars per token).")
+    long cacheAffinityMinMatchedTokens = 1024;
+
+    @Option(names = "--cache-affinity-min-match-ratio", description = "cache_aware: and at least this fraction of the request's key matched, 0..1; 0 = off (default 0).")
+    double cacheAffinityMinMatchRatio = 0;
+
+    @Option(names = "--cache-candidate-max-workers", description = "cache_aware: upper bound of the candidate cap (default 32).")
+    int cacheCandidateMaxWorkers = 32;
+
+    @Option(names = "--cache-candidate-min-workers", description = "cache_aware: lower bound of the proportional candidate cap (default 8).")
+    int cacheCandidateMinWorkers = 8;
+
+    @Option(names = "--cache-candidate-ratio", description = "cache_aware: proportional candidate cap, ceil(ratio x pool) (default 0.05).")
+    double cacheCandidateRatio = 0.05;
+
+    @Option(names = "--cache-switch-margin-tokens", description = "cache_aware: a rival with at most this much more uncached work may win on pressure (default 1024).")
+    long cacheSwitchMarginTokens = 1024;
+
+    @Option(names = "--pressure-abs-threshold-tokens", description = "cache_aware pressure guard: absolute gap in waiting uncached tokens (default 1024).")
+    long pressureAbsThresholdTokens = 1024;
+
+    @Option(names = "--pressure-rel-threshold", description = "cache_aware pressure guard: relative gap, > 1 (default 1.5).")
+    double pressureRelThreshold = 1.5;
+
+    @Option(names = "--pressure-abs-threshold-ms", description = "cache_aware pressure guard: absolute gap in estimated prefill queue ms, used when both workers have estimates (default 100).")
+    double pressureAbsThresholdMs = 100;
+
+    @Option(names = "--disable-pressure-guard", arity = "0..1", fallbackValue = "true", description = "cache_aware: the least-uncached admitted owner always wins.")
+    boolean disablePressureGuard;
+
+    @Option(names = "--worker-queue-limit", description = "cache_aware queue gate: owners with a fresh num_waiting_reqs >= N are not cache winners (default unset).")
+    Integer workerQueueLimit = null;
+
+    @Option(names = "--saturation-queue-floor", description = "cache_aware saturation pin: stay on a queued owner when no routable worker is fresh below F (default unset; needs --worker-queue-limit).")
+    Integer saturationQueueFloor = null;
+
+    @Option(names = "--cache-key-mode", description = "cache_aware prefix key: auto (tokens when the request has token ids, else sampled), tokens, chars or sampled (default auto).")
+    String cacheKeyMode = "auto";
+
+    @Option(names = "--cache-sample-stride", description = "cache_aware sampled mode: keep one code point every N (default 512).")
+    int cacheSampleStride = 512;
+
+    @Option(names = "--cache-max-tree-size", description = "cache_aware prefix index capacity per worker, in key elements (default 4194304).")
+    long cacheMaxTreeSize = io.kvroute.router.prefix.PrefixIndexConfig.DEFAULT_PER_WORKER_CAPACITY_ELEMENTS;
+
+    @Option(names = "--session-id-header", description = "Header carrying the session key for session affinity (default x-session-id).")
+    String sessionIdHeader = "x-session-id";
+
+    @Option(names = "--session-idle-secs", description = "A session unused this long forgets its worker (default 600).")
+    double sessionIdleSecs = 600;
+
+    @Option(names = "--sticky-fallback-policy", description = "Policy choosing a new session's worker under --policy sticky (default power_of_two).")
+    String stickyFallbackPolicy = "power_of_two";
 
     /**
      * Parses flags (and the config file they name) into a validated config.
@@ -191,7 +248,26 @@ public final class RouterOptions {
                 .prefillPolicy(prefillPolicy)
                 .decodePolicy(decodePolicy)
                 .pdBusyRetryTimeoutSecs(pdBusyRetryTimeoutSecs)
+                .loadFreshnessSecs(loadFreshnessSecs)
                 .disableInputIdsForwarding(disableInputIdsForwarding)
+                .cacheAffinityMinMatchedTokens(cacheAffinityMinMatchedTokens)
+                .cacheAffinityMinMatchRatio(cacheAffinityMinMatchRatio)
+                .cacheCandidateMaxWorkers(cacheCandidateMaxWorkers)
+                .cacheCandidateMinWorkers(cacheCandidateMinWorkers)
+                .cacheCandidateRatio(cacheCandidateRatio)
+                .cacheSwitchMarginTokens(cacheSwitchMarginTokens)
+                .pressureAbsThresholdTokens(pressureAbsThresholdTokens)
+                .pressureRelThreshold(pressureRelThreshold)
+                .pressureAbsThresholdMs(pressureAbsThresholdMs)
+                .disablePressureGuard(disablePressureGuard)
+                .workerQueueLimit(workerQueueLimit)
+                .saturationQueueFloor(saturationQueueFloor)
+                .cacheKeyMode(cacheKeyMode)
+                .cacheSampleStride(cacheSampleStride)
+                .cacheMaxTreeSize(cacheMaxTreeSize)
+                .sessionIdHeader(sessionIdHeader)
+                .sessionIdleSecs(sessionIdleSecs)
+                .stickyFallbackPolicy(stickyFallbackPolicy)
                 .build();
     }
 

@@ -36,6 +36,8 @@ final class Dispatch implements Abortable {
     private final boolean streaming;
     private final long inputTokens;
     private final int[] tokenIds;
+    private final io.kvroute.router.load.EngineLoadSnapshot loads;
+    private final RouteHints hints;
     private final Supplier<List<Worker>> eligible;
     private final Request clientRequest;
     private final Response clientResponse;
@@ -49,6 +51,7 @@ final class Dispatch implements Abortable {
     private int attempt;
 
     Dispatch(RouterContext ctx, Endpoint endpoint, byte[] body, boolean streaming, long inputTokens, int[] tokenIds,
+            io.kvroute.router.load.EngineLoadSnapshot loads, RouteHints hints,
             Supplier<List<Worker>> eligible, Request clientRequest, Response clientResponse, Callback clientCallback,
             long startNanos) {
         this.ctx = ctx;
@@ -57,6 +60,8 @@ final class Dispatch implements Abortable {
         this.streaming = streaming;
         this.inputTokens = inputTokens;
         this.tokenIds = tokenIds;
+        this.loads = loads;
+        this.hints = hints;
         this.eligible = eligible;
         this.clientRequest = clientRequest;
         this.clientResponse = clientResponse;
@@ -114,13 +119,20 @@ final class Dispatch implements Abortable {
             finish(503, attempt == 1 ? "no_worker" : "retries_exhausted");
             return;
         }
-        RoutingPolicy policy = ctx.policy();
-        Decision decision = policy.select(new RoutingRequest(candidates, ctx.inFlight()::get, inputTokens, null, tokenIds));
+        RoutingPolicy policy = hints.sessionKey() != null ? ctx.sessionPolicy() : ctx.policy();
+        Decision decision = policy.select(new RoutingRequest(candidates, ctx.inFlight()::get, inputTokens,
+                hints.sessionKey(), tokenIds, loads, hints.routingText()));
         ctx.metrics().decision(policy.name(), decision.reason().label());
+        if (decision.cacheAware() != null) {
+            ctx.metrics().cacheAware(hints.modelLabel(), decision.cacheAware());
+            ctx.onDispatched(decision);
+        }
+        ctx.metrics().pressureSource(policy.name(), decision.pressureSource());
         Worker worker = decision.worker();
         tried.add(worker.id());
         boolean finalAttempt = attempt >= ctx.config().retryMaxAttempts();
         ctx.inFlight().acquire(worker.id());
+        ctx.loads().dispatchLog().recordDispatch(worker.id(), System.nanoTime());
         long timeoutMillis = (long) (ctx.config().requestTimeoutSecs() * 1000);
         long idleMillis = (long) (ctx.config().streamIdleTimeoutSecs() * 1000);
         ProxyExchange exchange = new ProxyExchange(ctx.client(), worker, endpoint.path, body, streaming, timeoutMillis,

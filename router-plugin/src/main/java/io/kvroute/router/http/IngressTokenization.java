@@ -37,7 +37,12 @@ final class IngressTokenization {
      * @param forwardingOutcome forwarded / disabled / ineligible / ineligible_multimodal /
      *     tokenize_failed for chat requests on a model with a chat encoder, else null
      */
-    record Result(RequestTokens tokens, byte[] outgoingBody, long inputTokens, String forwardingOutcome) {}
+    record Result(RequestTokens tokens, byte[] outgoingBody, long inputTokens, String forwardingOutcome, String routingText) {
+
+        Result(RequestTokens tokens, byte[] outgoingBody, long inputTokens, String forwardingOutcome) {
+            this(tokens, outgoingBody, inputTokens, forwardingOutcome, null);
+        }
+    }
 
     private final TokenizerRegistry registry;
     private final boolean forwardingDisabled;
@@ -58,6 +63,10 @@ final class IngressTokenization {
         long estimate = Math.max(1, RequestTokens.estimateTokens(body.length));
         Optional<ModelTokenizer> tokenizer = tokenizerFor(model);
         boolean chatEncoder = endpoint == Endpoint.CHAT && tokenizer.flatMap(ModelTokenizer::chatEncoder).isPresent();
+        if (tokenizer.isEmpty() && policyNeedsTokens) {
+            // No tokenizer for this model: a token-hungry policy keys on the raw text instead.
+            return new Result(null, body, estimate, null, routingText(body));
+        }
         if (tokenizer.isEmpty() || (!chatEncoder && !policyNeedsTokens)) {
             return new Result(null, body, estimate, null);
         }
@@ -103,6 +112,44 @@ final class IngressTokenization {
         metrics.inputIdsForwarding(modelLabel, outcome);
         byte[] outgoing = outcome.equals("forwarded") ? withInputIds(body, tokens.get().ids()) : body;
         return new Result(tokens.orElse(null), outgoing, inputTokens, outcome);
+    }
+
+    /** The prompt text of a body: message contents joined by newlines, or {@code prompt}, or {@code text}. */
+    static String routingText(byte[] body) throws ApiException {
+        JsonNode root;
+        try {
+            root = JSON.readTree(body);
+        } catch (java.io.IOException e) {
+            throw new ApiException(400, "invalid JSON body: " + e.getMessage());
+        }
+        StringBuilder text = new StringBuilder();
+        JsonNode messages = root.path("messages");
+        if (messages.isArray()) {
+            for (JsonNode message : messages) {
+                JsonNode content = message.path("content");
+                if (content.isTextual()) {
+                    text.append(content.asText()).append('\n');
+                } else if (content.isArray()) {
+                    for (JsonNode part : content) {
+                        if (part.path("text").isTextual()) {
+                            text.append(part.path("text").asText()).append('\n');
+                        }
+                    }
+                }
+            }
+            return text.toString();
+        }
+        for (String field : new String[] {"prompt", "text"}) {
+            JsonNode value = root.path(field);
+            if (value.isTextual()) {
+                return value.asText();
+            }
+            if (value.isArray()) {
+                value.forEach(v -> text.append(v.asText()).append('\n'));
+                return text.toString();
+            }
+        }
+        return null;
     }
 
     /** {@code body} with {@code ,"input_ids":[...]} inserted before its final closing brace. */

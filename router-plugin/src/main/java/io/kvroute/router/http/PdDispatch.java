@@ -61,6 +61,8 @@ final class PdDispatch implements Abortable {
     private final boolean streaming;
     private final long inputTokens;
     private final int[] tokenIds;
+    private final io.kvroute.router.load.EngineLoadSnapshot loads;
+    private final RouteHints hints;
     private final Supplier<List<Worker>> prefillPool;
     private final Supplier<List<Worker>> decodePool;
     private final RoutingPolicy prefillPolicy;
@@ -85,6 +87,7 @@ final class PdDispatch implements Abortable {
     private int continuations;
 
     PdDispatch(RouterContext ctx, Endpoint endpoint, ObjectNode body, long inputTokens, int[] tokenIds,
+            io.kvroute.router.load.EngineLoadSnapshot loads, RouteHints hints,
             Supplier<List<Worker>> prefillPool, Supplier<List<Worker>> decodePool, RoutingPolicy prefillPolicy,
             RoutingPolicy decodePolicy, Request clientRequest, Response clientResponse, Callback clientCallback,
             long startNanos) {
@@ -94,6 +97,8 @@ final class PdDispatch implements Abortable {
         this.streaming = body.path("stream").asBoolean(false);
         this.inputTokens = inputTokens;
         this.tokenIds = tokenIds;
+        this.loads = loads;
+        this.hints = hints;
         this.prefillPool = prefillPool;
         this.decodePool = decodePool;
         this.prefillPolicy = prefillPolicy;
@@ -181,10 +186,18 @@ final class PdDispatch implements Abortable {
         if (prefills.isEmpty() || decodes.isEmpty()) {
             return false;
         }
-        Decision p = prefillPolicy.select(new RoutingRequest(prefills, ctx.inFlight()::get, inputTokens, null, tokenIds));
-        Decision d = decodePolicy.select(new RoutingRequest(decodes, ctx.inFlight()::get, inputTokens, null, null));
-        ctx.metrics().decision(prefillPolicy.name(), p.reason().label());
+        RoutingPolicy prefillChooser = hints.sessionKey() != null ? ctx.prefillSessionPolicy() : prefillPolicy;
+        Decision p = prefillChooser.select(new RoutingRequest(prefills, ctx.inFlight()::get, inputTokens,
+                hints.sessionKey(), tokenIds, loads, hints.routingText()));
+        if (p.cacheAware() != null) {
+            ctx.metrics().cacheAware(hints.modelLabel(), p.cacheAware());
+            ctx.onDispatched(p);
+        }
+        Decision d = decodePolicy.select(new RoutingRequest(decodes, ctx.inFlight()::get, inputTokens, null, null, loads));
+        ctx.metrics().decision(prefillChooser.name(), p.reason().label());
         ctx.metrics().decision("decode_" + decodePolicy.name(), d.reason().label());
+        ctx.metrics().pressureSource(prefillPolicy.name(), p.pressureSource());
+        ctx.metrics().pressureSource("decode_" + decodePolicy.name(), d.pressureSource());
         prefill = p.worker();
         decode = d.worker();
         return true;
@@ -209,6 +222,9 @@ final class PdDispatch implements Abortable {
         long idleMillis = (long) (ctx.config().streamIdleTimeoutSecs() * 1000);
         ctx.inFlight().acquire(attempt.prefillWorker.id());
         ctx.inFlight().acquire(attempt.decodeWorker.id());
+        long dispatchedAt = System.nanoTime();
+        ctx.loads().dispatchLog().recordDispatch(attempt.prefillWorker.id(), dispatchedAt);
+        ctx.loads().dispatchLog().recordDispatch(attempt.decodeWorker.id(), dispatchedAt);
 
         attempt.toPrefill = ctx.client().newRequest(attempt.prefillWorker.url() + endpoint.path)
                 .method(HttpMethod.POST).body(new BytesRequestContent("application/json", bytes))

@@ -127,7 +127,9 @@ final class ProxyExchange {
                 .headers(h -> h.put(HttpHeader.ACCEPT, streaming ? "text/event-stream" : "application/json"))
                 .body(new BytesRequestContent("application/json", body))
                 .timeout(timeoutMillis, TimeUnit.MILLISECONDS)
-                .idleTimeout(idleTimeoutMillis, TimeUnit.MILLISECONDS);
+                // the idle timeout is for streams: a non-streaming answer is legitimately silent until
+                // the whole generation is done, so only the request timeout bounds it
+                .idleTimeout(streaming ? idleTimeoutMillis : timeoutMillis, TimeUnit.MILLISECONDS);
         this.proxyToWorker = proxyToWorker;
 
         proxyToWorker.onResponseHeaders(workerResponse -> {

@@ -22,4 +22,19 @@ public record RouterContext(
         ActiveRequests active,
         io.kvroute.router.tokenize.TokenizerRegistry tokenizers,
         RoutingPolicy prefillPolicy,
-        RoutingPolicy decodePolicy) {}
+        RoutingPolicy decodePolicy,
+        io.kvroute.router.load.LoadPlane loads,
+        RoutingPolicy sessionPolicy,
+        RoutingPolicy prefillSessionPolicy,
+        java.util.List<io.kvroute.router.policy.CacheAwarePolicy> cacheAwarePolicies) {
+
+    /** After a dispatch: records the request's prefix for the chosen worker in every cache-aware index it matched. */
+    void onDispatched(io.kvroute.router.policy.Decision decision) {
+        if (decision.cacheAware() == null) {
+            return;
+        }
+        for (io.kvroute.router.policy.CacheAwarePolicy policy : cacheAwarePolicies) {
+            policy.recordDispatch(decision);
+        }
+    }
+}

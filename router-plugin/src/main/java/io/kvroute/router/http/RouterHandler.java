@@ -95,6 +95,8 @@ public final class RouterHandler extends Handler.Abstract {
                     });
                 case "/v1/models":
                     return get(method, response, callback, path, () -> models(response, callback));
+                case "/v1/loads":
+                    return get(method, response, callback, path, () -> loads(response, callback));
                 default:
                     if (!claimUnknownPaths) {
                         return false;
@@ -161,6 +163,32 @@ public final class RouterHandler extends Handler.Abstract {
             }
         }
         return usable;
+    }
+
+    /** {@code GET /v1/loads}: the load plane's view per worker, with the router's own in-flight count. */
+    private void loads(Response response, Callback callback) {
+        ObjectNode root = JSON.createObjectNode();
+        ArrayNode workers = root.putArray("workers");
+        java.util.Map<String, java.util.Map<String, Object>> byId = new java.util.HashMap<>();
+        for (java.util.Map<String, Object> entry : ctx.loads().view()) {
+            byId.put(String.valueOf(entry.get("url")), entry);
+        }
+        for (Worker worker : registry.fleet().all()) {
+            java.util.Map<String, Object> entry = new java.util.LinkedHashMap<>();
+            entry.put("id", worker.id());
+            java.util.Map<String, Object> view = byId.get(worker.id());
+            if (view != null) {
+                entry.putAll(view);
+            } else {
+                entry.put("fresh", false);
+                entry.put("pressure_source", "router_local");
+            }
+            entry.put("url", worker.url());
+            entry.put("role", worker.role().label());
+            entry.put("router_in_flight", ctx.inFlight().get(worker.id()));
+            workers.add(JSON.valueToTree(entry));
+        }
+        json(response, callback, 200, root.toString());
     }
 
     private TreeSet<String> knownModels() {
@@ -233,6 +261,7 @@ public final class RouterHandler extends Handler.Abstract {
         java.util.function.Supplier<List<Worker>> prefills = pool(WorkerRole.PREFILL, model);
         java.util.function.Supplier<List<Worker>> decodes = pool(WorkerRole.DECODE, model);
         boolean pd = !prefills.get().isEmpty() && !decodes.get().isEmpty();
+        String sessionKey = request.getHeaders().get(config.sessionIdHeader());
         if (pd) {
             IngressTokenization.Result tokens = tokenization.apply(endpoint, model, body, ctx.prefillPolicy().needsTokens());
             com.fasterxml.jackson.databind.node.ObjectNode tree;
@@ -242,6 +271,7 @@ public final class RouterHandler extends Handler.Abstract {
                 throw new ApiException(400, "invalid JSON body: " + e.getMessage());
             }
             new PdDispatch(ctx, endpoint, tree, tokens.inputTokens(), tokens.tokens() == null ? null : tokens.tokens().ids(),
+                    ctx.loads().snapshot(), new RouteHints(sessionKey, tokens.routingText(), model == null ? "default" : model),
                     prefills, decodes, ctx.prefillPolicy(), ctx.decodePolicy(), request, response, callback, startNanos).start();
             return;
         }
@@ -251,7 +281,9 @@ public final class RouterHandler extends Handler.Abstract {
         }
         IngressTokenization.Result tokens = tokenization.apply(endpoint, model, body, ctx.policy().needsTokens());
         int[] tokenIds = tokens.tokens() == null ? null : tokens.tokens().ids();
-        new Dispatch(ctx, endpoint, tokens.outgoingBody(), probe.stream, tokens.inputTokens(), tokenIds, eligible,
+        new Dispatch(ctx, endpoint, tokens.outgoingBody(), probe.stream, tokens.inputTokens(), tokenIds,
+                ctx.loads().snapshot(), new RouteHints(sessionKey, tokens.routingText(), model == null ? "default" : model),
+                eligible,
                 request, response, callback, startNanos).start();
     }
 

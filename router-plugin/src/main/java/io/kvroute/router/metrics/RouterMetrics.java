@@ -63,6 +63,12 @@ public final class RouterMetrics {
                 .register(registry).increment();
     }
 
+    /** {@code kvroute_pressure_source_total{policy,source}}: which load signal each decision compared. */
+    public void pressureSource(String policy, String source) {
+        Counter.builder("kvroute.pressure.source").tag("policy", policy).tag("source", source)
+                .register(registry).increment();
+    }
+
     /** {@code kvroute_upstream_errors_total{worker,kind}}: connect, timeout, reset, status_5xx. */
     public void upstreamError(String worker, String kind) {
         Counter.builder("kvroute.upstream.errors").tag("worker", worker).tag("kind", kind)
@@ -139,6 +145,50 @@ public final class RouterMetrics {
     public void pdSegments(String endpoint, int segments) {
         io.micrometer.core.instrument.DistributionSummary.builder("kvroute.pd.segments").tag("endpoint", endpoint)
                 .register(registry).record(segments);
+    }
+
+    /** Cache-aware ladder outcome counters for one decision. */
+    public void cacheAware(String modelId, io.kvroute.router.policy.CacheAwareDetail detail) {
+        Counter.builder("kvroute.cache.aware.decisions").tag("model_id", modelId).tag("decision", detail.label())
+                .register(registry).increment();
+        if (detail.gateRejections() > 0) {
+            Counter.builder("kvroute.cache.gate.rejections").tag("model_id", modelId).register(registry)
+                    .increment(detail.gateRejections());
+        }
+        if (detail.admissionRejections() > 0) {
+            Counter.builder("kvroute.cache.admission.rejections").tag("model_id", modelId).register(registry)
+                    .increment(detail.admissionRejections());
+        }
+        if (detail.pressureGuardOverrides() > 0) {
+            Counter.builder("kvroute.cache.pressure.guard.overrides").tag("model_id", modelId).register(registry)
+                    .increment(detail.pressureGuardOverrides());
+        }
+        io.micrometer.core.instrument.DistributionSummary.builder("kvroute.cache.matched.tokens").tag("model_id", modelId)
+                .register(registry).record(detail.bestMatchedTokens());
+        io.micrometer.core.instrument.DistributionSummary.builder("kvroute.cache.selected.matched.tokens").tag("model_id", modelId)
+                .register(registry).record(detail.selectedMatchedTokens());
+    }
+
+    /**
+     * Prefix-tree gauges, read at scrape time: {@code kvroute_prefix_tree_nodes},
+     * {@code kvroute_prefix_tree_elements}, {@code kvroute_prefix_evicted_elements},
+     * {@code kvroute_prefix_evicted_nodes} (cumulative, exported as gauges of the tree's own counters).
+     */
+    public void bindPrefixIndex(String policy, io.kvroute.router.prefix.PrefixIndex index) {
+        Gauge.builder("kvroute.prefix.tree.nodes", index, i -> i.stats().nodes()).tag("policy", policy)
+                .strongReference(true).register(registry);
+        Gauge.builder("kvroute.prefix.tree.elements", index, i -> i.stats().elements()).tag("policy", policy)
+                .strongReference(true).register(registry);
+        Gauge.builder("kvroute.prefix.evicted.elements", index, i -> i.stats().evictedElements()).tag("policy", policy)
+                .strongReference(true).register(registry);
+        Gauge.builder("kvroute.prefix.evicted.nodes", index, i -> i.stats().evictedNodes()).tag("policy", policy)
+                .strongReference(true).register(registry);
+    }
+
+    /** {@code kvroute_prefix_worker_owned_elements{policy,worker}}: key elements a worker owns in the tree. */
+    public void bindPrefixOwned(String policy, String workerUrl, String workerId, io.kvroute.router.prefix.PrefixIndex index) {
+        Gauge.builder("kvroute.prefix.worker.owned.elements", index, i -> i.stats().ownedElements(workerId))
+                .tag("policy", policy).tag("worker", workerUrl).strongReference(true).register(registry);
     }
 
     /** {@code kvroute_worker_in_flight{worker}}: router-local in-flight requests. */

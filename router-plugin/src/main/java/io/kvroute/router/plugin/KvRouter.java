@@ -5,7 +5,12 @@ import io.kvroute.router.config.RouterOptions;
 import io.kvroute.router.http.ActiveRequests;
 import io.kvroute.router.http.RouterContext;
 import io.kvroute.router.http.RouterHandler;
+import io.kvroute.router.load.LoadEndpoints;
+import io.kvroute.router.load.LoadPlane;
+import io.kvroute.router.load.LoadPlaneConfig;
 import io.kvroute.router.tokenize.TokenizerRegistry;
+import io.kvroute.router.policy.CacheAwarePolicy;
+import io.kvroute.router.policy.StickySessionPolicy;
 import io.kvroute.router.worker.Breakers;
 import io.kvroute.router.worker.CircuitBreaker;
 import io.kvroute.router.metrics.RouterMetrics;
@@ -48,6 +53,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     private final ActiveRequests active = new ActiveRequests();
     private final RouterContext context;
     private final TokenizerRegistry tokenizers;
+    private final LoadPlane loads;
 
     private KvRouter(RouterConfig config) {
         this.config = Objects.requireNonNull(config, "config");
@@ -62,7 +68,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         client.setFollowRedirects(false);
         client.setUserAgentField(null);
         addBean(client);
-        this.policy = Policies.create(config.policy(), config.minLoadChoices());
+        this.policy = buildPolicy(config.policy());
         this.health = new HealthChecker(registry, client, (long) (config.healthCheckIntervalSecs() * 1000),
                 (long) (config.healthCheckTimeoutSecs() * 1000), config.healthFailureThreshold(),
                 config.healthSuccessThreshold(), w -> { });
@@ -73,11 +79,22 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
                     metrics.breakerTransition(w.url(), label(transition.from()), label(transition.to()));
                 }));
         this.tokenizers = loadTokenizers(config);
-        RoutingPolicy prefillPolicy = config.prefillPolicy() == null ? policy
-                : Policies.create(config.prefillPolicy(), config.minLoadChoices());
-        RoutingPolicy decodePolicy = Policies.create(config.decodePolicy(), config.minLoadChoices());
+        // PD prefill: cache_aware by default, so repeated prefixes land on the prefill worker that holds them.
+        RoutingPolicy prefillPolicy = buildPolicy(config.prefillPolicy() == null ? "cache_aware" : config.prefillPolicy());
+        RoutingPolicy decodePolicy = Policies.createDecode(config.decodePolicy(), config.minLoadChoices());
+        this.loads = new LoadPlane(LoadPlaneConfig.defaults().withFreshnessWindow(
+                java.time.Duration.ofNanos((long) (config.loadFreshnessSecs() * 1e9))), System::nanoTime, metrics.registry());
+        RoutingPolicy sessionPolicy = policy instanceof StickySessionPolicy ? policy
+                : Policies.sticky(policy, policy.name(), config.sessionIdleSecs(), System::nanoTime);
+        RoutingPolicy prefillSessionPolicy = prefillPolicy == policy ? sessionPolicy
+                : prefillPolicy instanceof StickySessionPolicy ? prefillPolicy
+                : Policies.sticky(prefillPolicy, prefillPolicy.name(), config.sessionIdleSecs(), System::nanoTime);
         this.context = new RouterContext(config, registry, inFlight, breakers, health, policy, client, metrics, active,
-                tokenizers, prefillPolicy, decodePolicy);
+                tokenizers, prefillPolicy, decodePolicy, loads, sessionPolicy, prefillSessionPolicy,
+                java.util.List.copyOf(cacheAwarePolicies.values()));
+        for (CacheAwarePolicy cacheAware : cacheAwarePolicies.values()) {
+            metrics.bindPrefixIndex(cacheAware.name(), cacheAware.prefixIndex());
+        }
         metrics.bindDraining(active::draining);
         metrics.bindActive(active::size);
         registry.addListener(change -> {
@@ -87,8 +104,19 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
                 metrics.bindInFlight(worker.url(), inFlight.counter(id));
                 metrics.bindHealthy(worker.url(), () -> registry.fleet().isHealthy(id));
                 metrics.bindBreakerState(worker.url(), () -> breakers.state(id).ordinal());
+                for (CacheAwarePolicy cacheAware : cacheAwarePolicies.values()) {
+                    metrics.bindPrefixOwned(cacheAware.name(), worker.url(), id, cacheAware.prefixIndex());
+                }
+                subscribe(worker);
+            } else if (change.kind() == WorkerRegistry.ChangeKind.UPDATED) {
+                subscribe(worker);
             } else if (change.kind() == WorkerRegistry.ChangeKind.REMOVED) {
                 metrics.forgetWorker(worker.url());
+                loads.removeWorker(id);
+                breakers.forget(id);
+                for (CacheAwarePolicy cacheAware : cacheAwarePolicies.values()) {
+                    cacheAware.prefixIndex().removeWorker(id);
+                }
             }
         });
         for (String url : config.workerUrls()) {
@@ -140,6 +168,39 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
      */
     public Handler handler(boolean claimUnknownPaths) {
         return new RouterHandler(context, claimUnknownPaths);
+    }
+
+    /** Cache-aware instances by name: the main and the PD prefill policy share one index when both are cache_aware. */
+    private final java.util.Map<String, CacheAwarePolicy> cacheAwarePolicies = new java.util.LinkedHashMap<>();
+
+    private RoutingPolicy buildPolicy(String name) {
+        switch (name.toLowerCase(java.util.Locale.ROOT)) {
+            case "cache_aware":
+                return cacheAwarePolicies.computeIfAbsent("cache_aware", n -> Policies.cacheAware(config.cacheAwareConfig(),
+                        config.minLoadChoices(), java.util.concurrent.ThreadLocalRandom::current, System::currentTimeMillis));
+            case "sticky":
+                return Policies.sticky(buildPolicy(config.stickyFallbackPolicy()), "sticky", config.sessionIdleSecs(),
+                        System::nanoTime);
+            default:
+                return Policies.create(name, config.minLoadChoices());
+        }
+    }
+
+    /** Follows a worker's advertised load endpoints (one per dp rank) on the load plane. */
+    private void subscribe(Worker worker) {
+        if (worker.loadEndpoints().isEmpty()) {
+            return;
+        }
+        String host = java.net.URI.create(worker.url()).getHost();
+        java.util.List<String> endpoints = new java.util.ArrayList<>();
+        for (String advertised : worker.loadEndpoints()) {
+            endpoints.add(LoadEndpoints.connectable(advertised, host));
+        }
+        loads.addWorker(worker.id(), endpoints);
+    }
+
+    public LoadPlane loads() {
+        return loads;
     }
 
     /** Loads {@code --tokenizer-path} entries: {@code DIR} serves every model ({@code *}), {@code MODEL=DIR} one. */
@@ -233,6 +294,10 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     @Override
     protected void doStart() throws Exception {
         super.doStart();
+        loads.start();
+        for (Worker worker : registry.fleet().all()) {
+            subscribe(worker);
+        }
         health.start();
     }
 
@@ -240,6 +305,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     protected void doStop() throws Exception {
         drain();
         health.close();
+        loads.close();
         tokenizers.close();
         super.doStop();
     }

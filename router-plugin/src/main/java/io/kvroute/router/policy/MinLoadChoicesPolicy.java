@@ -9,22 +9,33 @@ import java.util.random.RandomGenerator;
 /**
  * Power of k choices (Mitzenmacher): sample k distinct candidates uniformly and take the least
  * loaded, ties to the first sampled. k = 1 is uniform random; k >= pool is the exact minimum (ties
- * to registry order). {@code power_of_two} is k = 2. Load is router-local in-flight here; the load
- * plane issue adds engine-reported prefill pressure.
+ * to registry order). {@code power_of_two} is k = 2.
+ *
+ * <p>Load is compared as prefill pressure (REFERENCE §3): the engine's estimated prefill queue ms
+ * when both have it, then (waiting uncached tokens, waiting requests, running requests), then
+ * router-local in-flight; engine data is used only when every sampled worker has a fresh report,
+ * otherwise all of them are compared on router-local in-flight. A decode pool is compared on decode
+ * pressure instead (waiting, running, KV usage fraction, used tokens).
  */
 final class MinLoadChoicesPolicy implements RoutingPolicy {
 
     private final String name;
     private final int choices;
     private final Supplier<RandomGenerator> random;
+    private final boolean decodePressure;
 
     MinLoadChoicesPolicy(String name, int choices, Supplier<RandomGenerator> random) {
+        this(name, choices, random, false);
+    }
+
+    MinLoadChoicesPolicy(String name, int choices, Supplier<RandomGenerator> random, boolean decodePressure) {
         if (choices < 1) {
             throw new IllegalArgumentException("choices must be >= 1: " + choices);
         }
         this.name = Objects.requireNonNull(name, "name");
         this.choices = choices;
         this.random = Objects.requireNonNull(random, "random");
+        this.decodePressure = decodePressure;
     }
 
     @Override
@@ -39,16 +50,9 @@ final class MinLoadChoicesPolicy implements RoutingPolicy {
         if (size == 1) {
             return new Decision(pool.get(0), DecisionReason.SINGLE_WORKER, Decision.SOURCE_NONE);
         }
-        Worker best = null;
-        int bestLoad = Integer.MAX_VALUE;
+        List<Worker> sampled;
         if (choices >= size) {
-            for (Worker worker : pool) {
-                int load = request.inFlight().applyAsInt(worker.id());
-                if (load < bestLoad) {
-                    best = worker;
-                    bestLoad = load;
-                }
-            }
+            sampled = pool;
         } else {
             // Partial Fisher-Yates over an index array: k distinct samples in O(k) after O(n) setup.
             int[] indexes = new int[size];
@@ -56,19 +60,40 @@ final class MinLoadChoicesPolicy implements RoutingPolicy {
                 indexes[i] = i;
             }
             RandomGenerator rng = random.get();
+            Worker[] picked = new Worker[choices];
             for (int i = 0; i < choices; i++) {
                 int j = i + rng.nextInt(size - i);
-                int picked = indexes[j];
+                int chosen = indexes[j];
                 indexes[j] = indexes[i];
-                indexes[i] = picked;
-                Worker worker = pool.get(picked);
-                int load = request.inFlight().applyAsInt(worker.id());
-                if (load < bestLoad) {
-                    best = worker;
-                    bestLoad = load;
-                }
+                indexes[i] = chosen;
+                picked[i] = pool.get(chosen);
+            }
+            sampled = java.util.Arrays.asList(picked);
+        }
+        List<String> ids = new java.util.ArrayList<>(sampled.size());
+        for (Worker worker : sampled) {
+            ids.add(worker.id());
+        }
+        java.util.Comparator<String> pressure;
+        String source;
+        if (request.loads() == null) {
+            pressure = java.util.Comparator.comparingInt(request.inFlight());
+            source = Decision.SOURCE_ROUTER_LOCAL;
+        } else if (decodePressure) {
+            io.kvroute.router.load.DecodePressure p = io.kvroute.router.load.DecodePressure.of(request.loads(), ids, request.inFlight());
+            pressure = p;
+            source = p.source().label();
+        } else {
+            io.kvroute.router.load.PrefillPressure p = io.kvroute.router.load.PrefillPressure.of(request.loads(), ids, request.inFlight());
+            pressure = p;
+            source = p.source().label();
+        }
+        Worker best = sampled.get(0);
+        for (int i = 1; i < sampled.size(); i++) {
+            if (pressure.compare(sampled.get(i).id(), best.id()) < 0) {
+                best = sampled.get(i);
             }
         }
-        return new Decision(best, DecisionReason.MIN_LOAD_CHOICES, Decision.SOURCE_ROUTER_LOCAL);
+        return new Decision(best, DecisionReason.MIN_LOAD_CHOICES, source);
     }
 }

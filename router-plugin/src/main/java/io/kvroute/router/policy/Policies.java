@@ -10,13 +10,26 @@ import java.util.random.RandomGenerator;
 public final class Policies {
 
     /** Every policy name accepted by {@code --policy}. */
-    public static final List<String> NAMES = List.of("round_robin", "random", "power_of_two");
+    public static final List<String> NAMES = List.of("round_robin", "random", "power_of_two", "cache_aware", "sticky");
+
+    /** Default {@code --sticky-fallback-policy}. */
+    public static final String DEFAULT_STICKY_FALLBACK = "power_of_two";
+    /** Default {@code --session-idle-secs}. */
+    public static final double DEFAULT_SESSION_IDLE_SECS = 600;
 
     private Policies() {}
 
     /** A policy using thread-local randomness. */
     public static RoutingPolicy create(String name, int minLoadChoices) {
         return create(name, minLoadChoices, ThreadLocalRandom::current);
+    }
+
+    /** A policy for choosing a PD decode worker: load-based policies compare decode pressure. */
+    public static RoutingPolicy createDecode(String name, int minLoadChoices) {
+        if (name.toLowerCase(Locale.ROOT).equals("power_of_two")) {
+            return new MinLoadChoicesPolicy("power_of_two", minLoadChoices, ThreadLocalRandom::current, true);
+        }
+        return create(name, minLoadChoices);
     }
 
     /**
@@ -30,9 +43,30 @@ public final class Policies {
                 return new RandomPolicy(random);
             case "power_of_two":
                 return new MinLoadChoicesPolicy("power_of_two", minLoadChoices, random);
+            case "cache_aware":
+                return cacheAware(CacheAwareConfig.defaults(), minLoadChoices, random, System::currentTimeMillis);
+            case "sticky":
+                return sticky(create(DEFAULT_STICKY_FALLBACK, minLoadChoices, random), "sticky",
+                        DEFAULT_SESSION_IDLE_SECS, System::nanoTime);
             default:
                 throw new IllegalArgumentException(
                         "unknown policy '" + name + "' (choices: " + String.join(", ", NAMES) + ")");
         }
+    }
+
+    /** {@code --policy cache_aware} with its flags; {@code ticks} is the prefix index's LRU clock. */
+    public static CacheAwarePolicy cacheAware(CacheAwareConfig config, int minLoadChoices,
+            Supplier<RandomGenerator> random, java.util.function.LongSupplier ticks) {
+        return new CacheAwarePolicy(config, minLoadChoices, random, ticks);
+    }
+
+    /**
+     * Wraps {@code delegate} with session affinity. For {@code --policy sticky} pass the
+     * {@code --sticky-fallback-policy} as delegate and name "sticky"; to honour a session header on
+     * any other policy pass that policy and its own name, so metrics keep the policy label.
+     */
+    public static StickySessionPolicy sticky(RoutingPolicy delegate, String name, double idleSecs,
+            java.util.function.LongSupplier nanoClock) {
+        return new StickySessionPolicy(name, delegate, (long) (idleSecs * 1_000_000_000L), nanoClock);
     }
 }

@@ -15,12 +15,26 @@ import java.util.function.ToIntFunction;
  * @param inputTokens the request's input length in tokens (exact or estimated)
  * @param sessionKey the session affinity key, or null
  * @param tokenIds the request's token ids from ingress tokenization (read-only), or null
+ * @param loads the engine load snapshot captured once at ingress, or null when there is no load plane
+ * @param routingText the request's text for char / sampled prefix keys (rendered prompt or joined
+ *     messages), or null
  */
 public record RoutingRequest(
-        List<Worker> candidates, ToIntFunction<String> inFlight, long inputTokens, String sessionKey, int[] tokenIds) {
+        List<Worker> candidates, ToIntFunction<String> inFlight, long inputTokens, String sessionKey, int[] tokenIds,
+        io.kvroute.router.load.EngineLoadSnapshot loads, String routingText) {
 
     public RoutingRequest(List<Worker> candidates, ToIntFunction<String> inFlight, long inputTokens, String sessionKey) {
-        this(candidates, inFlight, inputTokens, sessionKey, null);
+        this(candidates, inFlight, inputTokens, sessionKey, null, null, null);
+    }
+
+    public RoutingRequest(List<Worker> candidates, ToIntFunction<String> inFlight, long inputTokens, String sessionKey,
+            int[] tokenIds) {
+        this(candidates, inFlight, inputTokens, sessionKey, tokenIds, null, null);
+    }
+
+    public RoutingRequest(List<Worker> candidates, ToIntFunction<String> inFlight, long inputTokens, String sessionKey,
+            int[] tokenIds, io.kvroute.router.load.EngineLoadSnapshot loads) {
+        this(candidates, inFlight, inputTokens, sessionKey, tokenIds, loads, null);
     }
 
     public RoutingRequest {
@@ -30,5 +44,10 @@ public record RoutingRequest(
             throw new IllegalArgumentException("candidates must not be empty");
         }
         candidates = List.copyOf(candidates);
+    }
+
+    /** The same request over another candidate list (a fallback over a subset). */
+    RoutingRequest withCandidates(List<Worker> subset) {
+        return new RoutingRequest(subset, inFlight, inputTokens, sessionKey, tokenIds, loads, routingText);
     }
 }

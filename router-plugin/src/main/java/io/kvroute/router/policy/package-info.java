@@ -2,5 +2,8 @@
  * Routing policies: pure Java, no transport types. Start with {@link io.kvroute.router.policy.RoutingPolicy}
  * and {@link io.kvroute.router.policy.Policies}; a request's inputs arrive as an immutable
  * {@link io.kvroute.router.policy.RoutingRequest} and leave as a {@link io.kvroute.router.policy.Decision}.
+ * The cache-aware admission ladder is {@link io.kvroute.router.policy.CacheAwarePolicy} (per-worker
+ * checks in {@code CacheAdmission}, keys in {@code CacheKey}); session affinity wraps any policy in
+ * {@link io.kvroute.router.policy.StickySessionPolicy}. docs/routing.md draws the ladder.
  */
 package io.kvroute.router.policy;

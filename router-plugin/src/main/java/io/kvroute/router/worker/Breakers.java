@@ -7,7 +7,8 @@ import java.util.function.LongSupplier;
 
 /**
  * One {@link CircuitBreaker} per worker, created on first use, plus a transition listener for
- * metrics and logs. When disabled every worker always allows traffic and nothing is recorded.
+ * metrics and logs. Every transition is reported exactly once, the lazy OPEN → HALF_OPEN one
+ * included, and always outside the breaker's lock. When disabled every worker always allows traffic and nothing is recorded.
  */
 public final class Breakers {
 
@@ -35,22 +36,34 @@ public final class Breakers {
     }
 
     public boolean allowsTraffic(String workerId) {
-        return !enabled || of(workerId).allowsTraffic();
+        return state(workerId) != CircuitBreaker.State.OPEN;
     }
 
     public CircuitBreaker.State state(String workerId) {
-        return enabled ? of(workerId).state() : CircuitBreaker.State.CLOSED;
+        if (!enabled) {
+            return CircuitBreaker.State.CLOSED;
+        }
+        CircuitBreaker breaker = of(workerId);
+        CircuitBreaker.State state = breaker.state();
+        fire(workerId, breaker.takeHalfOpen());
+        return state;
     }
 
     public void onSuccess(String workerId) {
         if (enabled) {
-            fire(workerId, of(workerId).onSuccess());
+            CircuitBreaker breaker = of(workerId);
+            CircuitBreaker.Transition transition = breaker.onSuccess();
+            fire(workerId, breaker.takeHalfOpen());
+            fire(workerId, transition);
         }
     }
 
     public void onFailure(String workerId) {
         if (enabled) {
-            fire(workerId, of(workerId).onFailure());
+            CircuitBreaker breaker = of(workerId);
+            CircuitBreaker.Transition transition = breaker.onFailure();
+            fire(workerId, breaker.takeHalfOpen());
+            fire(workerId, transition);
         }
     }
 

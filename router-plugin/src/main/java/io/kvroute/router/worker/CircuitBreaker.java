@@ -29,6 +29,7 @@ public final class CircuitBreaker {
     private int consecutiveFailures; // guarded by this
     private int consecutiveSuccesses; // guarded by this
     private long openedAtNanos; // guarded by this
+    private boolean halfOpenUnreported; // guarded by this: the lazy OPEN -> HALF_OPEN move not yet taken by a caller
 
     public CircuitBreaker(int failureThreshold, int successThreshold, long openNanos, LongSupplier nanoClock) {
         if (failureThreshold < 1 || successThreshold < 1 || openNanos < 0) {
@@ -78,10 +79,25 @@ public final class CircuitBreaker {
         return null;
     }
 
+    /**
+     * Returns the OPEN → HALF_OPEN transition once after it happened (lazily, inside any other
+     * call), or null. Callers that report transitions poll this after every call, so the cool-down
+     * ending is reported exactly once like every other transition.
+     */
+    public synchronized Transition takeHalfOpen() {
+        maybeHalfOpen();
+        if (!halfOpenUnreported) {
+            return null;
+        }
+        halfOpenUnreported = false;
+        return new Transition(State.OPEN, State.HALF_OPEN);
+    }
+
     private void maybeHalfOpen() {
         if (state == State.OPEN && nanoClock.getAsLong() - openedAtNanos >= openNanos) {
             state = State.HALF_OPEN;
             consecutiveSuccesses = 0;
+            halfOpenUnreported = true;
         }
     }
 

@@ -15,6 +15,20 @@ import org.junit.jupiter.api.Test;
 class EmbeddedJettyExampleTest {
 
     @Test
+    void serviceLoaderPlugin_isInstalledOnlyWhenEnabledInPluginConfig(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path yaml = dir.resolve("router.yaml");
+        java.nio.file.Files.writeString(yaml, "worker-urls: [http://127.0.0.1:1]\npolicy: round_robin\n");
+        Server disabled = new Server();
+        assertThat(io.kvroute.router.plugin.JettyPlugin.installEnabled(disabled, java.util.Map.of())).isEmpty();
+        assertThat(disabled.getBeans(io.kvroute.router.plugin.KvRouter.class)).isEmpty();
+        Server enabled = new Server();
+        assertThat(io.kvroute.router.plugin.JettyPlugin.installEnabled(enabled, java.util.Map.of("kvroute-router", yaml)))
+                .containsExactly("kvroute-router");
+        assertThat(enabled.getBeans(io.kvroute.router.plugin.KvRouter.class)).hasSize(1);
+    }
+
+    @Test
     void mountedRouter_servesInferenceWhileHostKeepsItsOwnPaths() throws Exception {
         try (MockWorkerMain.MockWorker worker = MockWorkerMain.start("--port", "0", "--decode-ms-per-step", "1")) {
             Server server = EmbeddedJettyExample.build(0, List.of(worker.baseUrl()));

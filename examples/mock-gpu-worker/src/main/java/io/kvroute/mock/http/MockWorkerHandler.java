@@ -42,6 +42,8 @@ public final class MockWorkerHandler extends Handler.Abstract {
     private static final int MAX_BODY_BYTES = 64 << 20;
     private static final int RECENT_BODIES = 64;
     private static final int DEFAULT_MAX_TOKENS = 16;
+    /** Largest token budget accepted; output ids are buffered per request, so an int-sized budget would not fit in memory. */
+    static final int MAX_TOKENS_LIMIT = 1_000_000;
 
     private final Engine engine;
     private final PromptEncoder encoder;
@@ -113,6 +115,16 @@ public final class MockWorkerHandler extends Handler.Abstract {
         injectedFailures.set(count);
     }
 
+    private final java.util.concurrent.atomic.AtomicInteger pendingKvTransfers = new java.util.concurrent.atomic.AtomicInteger();
+
+    /**
+     * Decode role: requests admitted but still waiting for their KV from the prefill node. Real PD
+     * decode engines count their transfer queue as waiting work, so the load report does too.
+     */
+    public int pendingKvTransfers() {
+        return pendingKvTransfers.get();
+    }
+
     /** The output text this worker produced for a client {@code rid} (all segments it served). */
     public String outputFor(String rid) {
         return outputByRid.get(rid);
@@ -179,6 +191,17 @@ public final class MockWorkerHandler extends Handler.Abstract {
         if (path.startsWith("/kv/") && "GET".equals(request.getMethod())) {
             serveKv(path.substring(4), response, callback);
             return true;
+        }
+        if (!"GET".equals(request.getMethod()) && !"HEAD".equals(request.getMethod())) {
+            boolean known = switch (path) {
+                case "/health", "/server_info", "/get_server_info", "/v1/models", "/scheduler", "/debug/requests" -> true;
+                default -> false;
+            };
+            if (known) {
+                response.getHeaders().put(HttpHeader.ALLOW, "GET");
+                error(response, callback, 405, "method_not_allowed", path + " only accepts GET");
+                return true;
+            }
         }
         switch (path) {
             case "/health":
@@ -282,7 +305,9 @@ public final class MockWorkerHandler extends Handler.Abstract {
                 outputByRid.remove(clientRid);
             }
             int startOffset = offset;
+            pendingKvTransfers.incrementAndGet();
             fetchKv(bootstrapHost, bootstrapPort, rooms, (tokens, failure) -> {
+                pendingKvTransfers.decrementAndGet();
                 if (failure != null) {
                     int status = failure instanceof java.util.concurrent.TimeoutException ? 504 : 502;
                     error(response, callback, status, "kv_transfer_failed", "KV transfer from prefill " + bootstrapHost + ":"
@@ -447,6 +472,9 @@ public final class MockWorkerHandler extends Handler.Abstract {
         }
         if (!value.canConvertToInt() || value.asInt() < 0) {
             throw new BadRequest("the token budget must be a non-negative integer");
+        }
+        if (value.asInt() > MAX_TOKENS_LIMIT) {
+            throw new BadRequest("the token budget must be at most " + MAX_TOKENS_LIMIT + " (got " + value.asInt() + ")");
         }
         return Math.max(1, value.asInt());
     }

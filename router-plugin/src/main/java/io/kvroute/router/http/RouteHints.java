@@ -1,0 +1,10 @@
+package io.kvroute.router.http;
+
+/**
+ * Per-request routing inputs beyond the candidates and tokens.
+ *
+ * @param sessionKey the session affinity header's value, or null
+ * @param routingText raw prompt text for character-keyed cache modes when no token ids exist, or null
+ * @param modelLabel the model id for metric labels ("default" when the request names none)
+ */
+record RouteHints(String sessionKey, String routingText, String modelLabel) {}

@@ -1,0 +1,356 @@
+package io.kvroute.router.policy;
+
+import static java.util.Objects.requireNonNull;
+
+import io.kvroute.router.load.EngineLoadSnapshot;
+import io.kvroute.router.load.PrefillPressure;
+import io.kvroute.router.load.WorkerLoad;
+import io.kvroute.router.prefix.PrefixIndex;
+import io.kvroute.router.prefix.PrefixIndexConfig;
+import io.kvroute.router.prefix.PrefixMatch;
+import io.kvroute.router.worker.Worker;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code --policy cache_aware}: prefix affinity through an admission ladder (REFERENCE §3, the
+ * experimental SGLang router's {@code resolve_cache_candidates} and seed 000's saturation pin).
+ *
+ * <p>The ladder, first exit wins (docs/routing.md draws it):
+ * <ol>
+ *   <li>One {@link PrefixIndex#match} (never two per request). Owners = routable workers holding at
+ *       least {@code minMatchedTokens} (and {@code minMatchRatio}); ordered by matched tokens desc,
+ *       prefill pressure, worker id; capped at {@link CacheAwareConfig#candidateCap}.</li>
+ *   <li>Queue gate (fail open), then hard admission (fail open) per owner.</li>
+ *   <li>Tournament over the admitted owners: least uncached work first, a rival within the switch
+ *       margin wins only when materially less pressured.</li>
+ *   <li>Nothing admitted but some owner gate-rejected: the saturation pin when a floor is set
+ *       (fleet scan fails closed), else the fleet-saturation tier.</li>
+ *   <li>Min-load choices over the gate-admitted pool, or the whole pool when everyone queues.</li>
+ * </ol>
+ *
+ * <p>Concurrency: {@link #select} is thread-safe and lock-free apart from the index's own walk
+ * lock; everything it reads is the request's immutable snapshot. The index is updated only by
+ * {@link #recordDispatch} after the lead has dispatched, so a request that fails before dispatch
+ * leaves no trace.
+ */
+public final class CacheAwarePolicy implements RoutingPolicy {
+    private static final Logger LOG = LoggerFactory.getLogger(CacheAwarePolicy.class);
+    /** One gate-blind warning is logged per this many gate-blind decisions (upstream's throttle). */
+    static final int GATE_BLIND_LOG_SAMPLE = 64;
+
+    private final CacheAwareConfig config;
+    private final PrefixIndex index;
+    private final MinLoadChoicesPolicy fallback;
+    private final AtomicLong gateBlindDecisions = new AtomicLong();
+
+    /**
+     * @param ticks the prefix index's LRU clock (monotone, e.g. milliseconds)
+     * @param random per-thread randomness for the min-load fallback
+     */
+    public CacheAwarePolicy(CacheAwareConfig config, int minLoadChoices, Supplier<RandomGenerator> random,
+                            LongSupplier ticks) {
+        this.config = requireNonNull(config, "config");
+        this.index = new PrefixIndex(PrefixIndexConfig.withPerWorkerCapacity(config.maxTreeSizeElements()), ticks);
+        this.fallback = new MinLoadChoicesPolicy("cache_aware", minLoadChoices, random);
+    }
+
+    @Override
+    public String name() {
+        return "cache_aware";
+    }
+
+    @Override
+    public boolean needsTokens() {
+        return true;
+    }
+
+    /** The policy's index: call {@code removeWorker} on fleet changes, bind {@code stats()} to metrics. */
+    public PrefixIndex prefixIndex() {
+        return index;
+    }
+
+    public CacheAwareConfig config() {
+        return config;
+    }
+
+    /** Decisions so far that found the queue gate blind (set, but no routable worker fresh). */
+    public long gateBlindDecisions() {
+        return gateBlindDecisions.get();
+    }
+
+    /**
+     * After a successful dispatch: records that the chosen worker now holds the request's prefix,
+     * reusing the decision's match walk. A no-op for decisions without a match.
+     */
+    public void recordDispatch(Decision decision) {
+        CacheAwareDetail detail = decision.cacheAware();
+        if (detail != null && detail.prefixMatch() != null) {
+            index.insertMatched(detail.prefixMatch(), decision.worker().id());
+        }
+    }
+
+    /** A cache candidate: a routable worker with enough of the prefix. */
+    private record Owner(Worker worker, long matchedTokens, long uncachedTokens) {
+        String id() {
+            return worker.id();
+        }
+    }
+
+    @Override
+    public Decision select(RoutingRequest request) {
+        List<Worker> pool = request.candidates();
+        EngineLoadSnapshot loads = request.loads();
+        CacheKey key = CacheKey.of(request, config);
+        PrefixMatch match = key == null ? null : index.match(key.key);
+
+        Map<String, Long> matchedTokens = new HashMap<>();
+        long bestMatched = 0;
+        List<Owner> owners = new ArrayList<>();
+        if (match != null) {
+            for (Worker w : pool) {
+                int elements = key.matchedElements(match, w.id());
+                if (elements == 0) {
+                    continue;
+                }
+                long tokens = key.toTokens(elements);
+                matchedTokens.put(w.id(), tokens);
+                bestMatched = Math.max(bestMatched, tokens);
+                if (tokens >= config.minMatchedTokens() && key.matchRatio(elements) >= config.minMatchRatio()) {
+                    owners.add(new Owner(w, tokens, Math.max(0, request.inputTokens() - tokens)));
+                }
+            }
+        }
+        boolean gateBlind = config.workerQueueLimit() > 0 && !anyFresh(loads, pool);
+        if (gateBlind && gateBlindDecisions.getAndIncrement() % GATE_BLIND_LOG_SAMPLE == 0) {
+            LOG.warn("--worker-queue-limit {} is set but no routable worker has a fresh load report; the gate admits"
+                    + " everyone (logged 1 in {})", config.workerQueueLimit(), GATE_BLIND_LOG_SAMPLE);
+        }
+        Ladder ladder = new Ladder(request, match, matchedTokens, bestMatched, gateBlind);
+        if (owners.isEmpty()) {
+            return ladder.fallback(false);
+        }
+        List<String> ownerIds = ids(owners);
+        Comparator<String> ownerPressure = pressure(loads, ownerIds, request);
+        owners.sort(Comparator.comparingLong(Owner::matchedTokens).reversed()
+                .thenComparing(Owner::id, ownerPressure).thenComparing(Owner::id));
+        int cap = config.candidateCap(pool.size());
+        if (owners.size() > cap) {
+            owners = new ArrayList<>(owners.subList(0, cap));
+        }
+
+        List<Owner> gateRejected = new ArrayList<>();
+        List<Owner> admitted = new ArrayList<>();
+        for (Owner o : owners) {
+            if (!CacheAdmission.queueGateAdmits(loads, o.id(), config.workerQueueLimit())) {
+                gateRejected.add(o);
+            } else if (!CacheAdmission.hardAdmits(loads, o.id(), request.inputTokens())) {
+                ladder.admissionRejections++;
+            } else {
+                admitted.add(o);
+            }
+        }
+        ladder.gateRejections = gateRejected.size();
+        if (!admitted.isEmpty()) {
+            return ladder.tournament(owners.get(0), admitted);
+        }
+        if (!gateRejected.isEmpty()) {
+            if (config.saturationQueueFloor() > 0) {
+                Decision pin = ladder.saturationPin(gateRejected);
+                if (pin != null) {
+                    return pin;
+                }
+            } else if (gateRejected.size() == owners.size() && fleetAllAtOrOver(loads, pool, config.workerQueueLimit())) {
+                Decision kept = ladder.fleetSaturationTier(owners);
+                if (kept != null) {
+                    return kept;
+                }
+            }
+        }
+        return ladder.fallback(true);
+    }
+
+    /** The exits of one decision; carries the counters the detail reports. */
+    private final class Ladder {
+        final RoutingRequest request;
+        final PrefixMatch match;
+        final Map<String, Long> matchedTokens;
+        final long bestMatched;
+        final boolean gateBlind;
+        int gateRejections;
+        int admissionRejections;
+
+        Ladder(RoutingRequest request, PrefixMatch match, Map<String, Long> matchedTokens, long bestMatched,
+               boolean gateBlind) {
+            this.request = request;
+            this.match = match;
+            this.matchedTokens = matchedTokens;
+            this.bestMatched = bestMatched;
+            this.gateBlind = gateBlind;
+        }
+
+        Decision decide(Worker worker, DecisionReason reason, String source, String label, int overrides) {
+            CacheAwareDetail detail = new CacheAwareDetail(label, gateRejections, admissionRejections, overrides,
+                    matchedTokens.getOrDefault(worker.id(), 0L), bestMatched, match, gateBlind);
+            return new Decision(worker, reason, source, detail);
+        }
+
+        /**
+         * Least uncached work first (the first admitted owner in locality order); each rival within
+         * the switch margin takes over only when the current best is materially more pressured.
+         */
+        Decision tournament(Owner topRanked, List<Owner> admitted) {
+            Owner primary = admitted.get(0);
+            EngineLoadSnapshot loads = request.loads();
+            List<String> admittedIds = ids(admitted);
+            PrefillPressure pressure = loads == null ? null : PrefillPressure.of(loads, admittedIds, request.inFlight());
+            String source = pressure == null ? Decision.SOURCE_ROUTER_LOCAL : pressure.source().label();
+            Owner best = primary;
+            int overrides = 0;
+            if (!config.disablePressureGuard() && pressure != null) {
+                for (int i = 1; i < admitted.size(); i++) {
+                    Owner rival = admitted.get(i);
+                    if (rival.uncachedTokens() - primary.uncachedTokens() > config.switchMarginTokens()) {
+                        break; // sorted: every later rival has at least this much more uncached work
+                    }
+                    WorkerLoad rivalLoad = pressure.load(rival.id()).orElse(null);
+                    WorkerLoad bestLoad = pressure.load(best.id()).orElse(null);
+                    if (CacheAdmission.materiallyLessPressured(rivalLoad, bestLoad, config)) {
+                        best = rival;
+                        overrides++;
+                    }
+                }
+            }
+            DecisionReason reason = overrides > 0 ? DecisionReason.CACHE_PRESSURE_GUARD
+                    : primary == topRanked ? DecisionReason.CACHE_PRIMARY : DecisionReason.CACHE_BACKUP_ADMISSION;
+            return decide(best.worker(), reason, source, CacheAwareDetail.CACHE_HIT, overrides);
+        }
+
+        /**
+         * Seed 000: when no routable worker is provably below the floor (unknown is not evidence),
+         * stay on the least-pressured gate-rejected owner that still passes hard admission;
+         * pressure only, then worker id, never re-ranked by match depth. Null when it yields.
+         */
+        Decision saturationPin(List<Owner> gateRejected) {
+            EngineLoadSnapshot loads = request.loads();
+            if (loads.anyFreshQueueBelow(workerIds(request.candidates()), config.saturationQueueFloor())) {
+                return null;
+            }
+            // Pressure looked up for the rejected owners themselves: the admitted set is empty here.
+            PrefillPressure pressure = PrefillPressure.of(loads, ids(gateRejected), request.inFlight());
+            Owner pinned = null;
+            for (Owner o : gateRejected) {
+                if (!CacheAdmission.hardAdmits(loads, o.id(), request.inputTokens())) {
+                    continue;
+                }
+                if (pinned == null || pressure.compare(o.id(), pinned.id()) < 0
+                        || (pressure.compare(o.id(), pinned.id()) == 0 && o.id().compareTo(pinned.id()) < 0)) {
+                    pinned = o;
+                }
+            }
+            return pinned == null ? null : decide(pinned.worker(), DecisionReason.SATURATION_PIN,
+                    pressure.source().label(), CacheAwareDetail.SATURATION_PIN, 0);
+        }
+
+        /** Floor unset: the whole fleet is provably queued, so keep the prefix on the owner with least uncached work. */
+        Decision fleetSaturationTier(List<Owner> owners) {
+            EngineLoadSnapshot loads = request.loads();
+            for (Owner o : owners) { // already in uncached-work order (matched desc), then pressure, then id
+                if (CacheAdmission.hardAdmits(loads, o.id(), request.inputTokens())) {
+                    String source = PrefillPressure.of(loads, ids(owners), request.inFlight()).source().label();
+                    return decide(o.worker(), DecisionReason.FLEET_SATURATION_OWNER, source,
+                            CacheAwareDetail.ALL_QUEUED, 0);
+                }
+            }
+            return null;
+        }
+
+        /** Min-load choices over gate-admitted workers, or over the whole pool when everyone is queueing. */
+        Decision fallback(boolean hadOwners) {
+            List<Worker> open = new ArrayList<>();
+            for (Worker w : request.candidates()) {
+                if (CacheAdmission.queueGateAdmits(request.loads(), w.id(), config.workerQueueLimit())) {
+                    open.add(w);
+                }
+            }
+            DecisionReason reason;
+            String label;
+            if (open.isEmpty()) {
+                open = request.candidates();
+                reason = DecisionReason.ALL_QUEUED_MIN_LOAD;
+                label = CacheAwareDetail.ALL_QUEUED;
+            } else if (hadOwners) {
+                reason = DecisionReason.CAPACITY_FALLBACK_MIN_LOAD;
+                label = CacheAwareDetail.CACHE_WORKER_QUEUED;
+            } else {
+                reason = DecisionReason.CACHE_MISS_MIN_LOAD;
+                label = CacheAwareDetail.CACHE_MISS;
+            }
+            Decision d = fallback.select(request.withCandidates(open));
+            String source = d.pressureSource().equals(Decision.SOURCE_NONE) ? pressureSourceOfOne(d.worker())
+                    : d.pressureSource();
+            return decide(d.worker(), reason, source, label, 0);
+        }
+
+        private String pressureSourceOfOne(Worker worker) {
+            return request.loads() == null ? Decision.SOURCE_ROUTER_LOCAL
+                    : request.loads().pressureSource(worker.id()).label();
+        }
+    }
+
+    private static Comparator<String> pressure(EngineLoadSnapshot loads, List<String> ids, RoutingRequest request) {
+        return loads == null ? Comparator.comparingInt(request.inFlight()) : PrefillPressure.of(loads, ids, request.inFlight());
+    }
+
+    private static boolean anyFresh(EngineLoadSnapshot loads, List<Worker> pool) {
+        if (loads == null) {
+            return false;
+        }
+        for (Worker w : pool) {
+            if (loads.isFresh(w.id())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Every fleet worker has a fresh sample at or over the limit (unknown is not saturated). */
+    private static boolean fleetAllAtOrOver(EngineLoadSnapshot loads, List<Worker> pool, int limit) {
+        if (loads == null || limit <= 0) {
+            return false;
+        }
+        for (Worker w : pool) {
+            Optional<WorkerLoad> l = loads.fresh(w.id());
+            if (l.isEmpty() || l.get().numWaitingReqs() < limit) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static List<String> ids(List<Owner> owners) {
+        List<String> out = new ArrayList<>(owners.size());
+        for (Owner o : owners) {
+            out.add(o.id());
+        }
+        return out;
+    }
+
+    private static List<String> workerIds(List<Worker> workers) {
+        List<String> out = new ArrayList<>(workers.size());
+        for (Worker w : workers) {
+            out.add(w.id());
+        }
+        return out;
+    }
+}

@@ -1,0 +1,90 @@
+package io.kvroute.router.prefix;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Result of one {@link PrefixIndex#match} walk: for each worker, how many leading key elements it
+ * holds. Immutable; routing reads its hit information from this same object, never matching twice.
+ */
+public final class PrefixMatch {
+    private final int keyLength;
+    private final String[] workers;
+    private final int[] lengths;
+    private final WalkHint hint;
+
+    /**
+     * Where the walk went, so {@link PrefixIndex#insertMatched} can skip comparing again when the
+     * tree's shape is unchanged. Holds tree nodes: keep a match only for the request's duration.
+     */
+    record WalkHint(PrefixIndex index, long structureVersion, int[] key, Node[] fullPath,
+            int fullPathSize, int fullDepth) {}
+
+    PrefixMatch(int keyLength, String[] workers, int[] lengths, WalkHint hint) {
+        this.keyLength = keyLength;
+        this.workers = workers;
+        this.lengths = lengths;
+        this.hint = hint;
+    }
+
+    WalkHint hint() {
+        return hint;
+    }
+
+    public int keyLength() {
+        return keyLength;
+    }
+
+    /** Matched key elements held by the worker; 0 when it holds nothing along the key. */
+    public int matchedLength(String workerId) {
+        for (int i = 0; i < workers.length; i++) {
+            if (workers[i].equals(workerId)) {
+                return lengths[i];
+            }
+        }
+        return 0;
+    }
+
+    /** {@code matchedLength / keyLength}; 0 for an empty key. */
+    public double matchRatio(String workerId) {
+        return keyLength == 0 ? 0.0 : (double) matchedLength(workerId) / keyLength;
+    }
+
+    /** Workers with a positive matched length. */
+    public Map<String, Integer> matchedByWorker() {
+        Map<String, Integer> out = new HashMap<>(workers.length * 2);
+        for (int i = 0; i < workers.length; i++) {
+            if (lengths[i] > 0) {
+                out.put(workers[i], lengths[i]);
+            }
+        }
+        return Map.copyOf(out);
+    }
+
+    /** The worker with the longest match (first on ties), or null when nothing matched. */
+    public String bestWorker() {
+        String best = null;
+        int bestLength = 0;
+        for (int i = 0; i < workers.length; i++) {
+            if (lengths[i] > bestLength) {
+                best = workers[i];
+                bestLength = lengths[i];
+            }
+        }
+        return best;
+    }
+
+    /** The longest matched length over all workers. */
+    public int maxMatchedLength() {
+        int max = 0;
+        for (int length : lengths) {
+            max = Math.max(max, length);
+        }
+        return max;
+    }
+
+    @Override
+    public String toString() {
+        return "PrefixMatch{keyLength=" + keyLength + ", matched=" + matchedByWorker() + "}";
+    }
+}
