@@ -156,15 +156,18 @@ public final class Scenarios {
     private static Map<String, List<String>> saturationVariants() {
         Map<String, List<String>> m = new LinkedHashMap<>();
         m.put("no-gate", List.of());
-        m.put("gate", List.of("--worker-queue-limit", "8"));
-        m.put("gate+floor", List.of("--worker-queue-limit", "8", "--saturation-queue-floor", "2"));
+        m.put("gate", List.of("--worker-queue-limit", "4"));
+        m.put("gate+floor", List.of("--worker-queue-limit", "4", "--saturation-queue-floor", "1"));
         return Collections.unmodifiableMap(m);
     }
 
-    /** 4 workers behind power_of_two; the variant adds the admission-gate flags. */
+    /**
+     * 4 workers behind cache_aware (the gate and the floor are part of its ladder); the variant adds
+     * the gate flags, with the values of {@code SaturationPinE2ETest}.
+     */
     static FleetSpec saturationFleet(TimeModelSpec time, String variant) {
         return new FleetSpec(4, time.workerArgs(),
-                concat(List.of("--policy", "power_of_two"), SATURATION_VARIANTS.get(variant)));
+                concat(List.of("--policy", "cache_aware"), SATURATION_VARIANTS.get(variant)));
     }
 
     /**
