@@ -81,6 +81,15 @@ class BenchSmokeTest {
         assertNoFailures(variants);
     }
 
+    @Test
+    void tree_reportsEveryPrefixIndexCase() throws Exception {
+        JsonNode cases = runQuick("tree").path("cases");
+        assertThat(cases.size()).isGreaterThan(10);
+        for (JsonNode c : cases) {
+            assertThat(c.path("median_us").asDouble()).as(c.path("name").asText()).isPositive();
+        }
+    }
+
     /** Runs {@code --quick} through the CLI and returns the {@code --json} summary. */
     private JsonNode runQuick(String scenario, String... variants) throws Exception {
         Path out = dir.resolve(scenario);

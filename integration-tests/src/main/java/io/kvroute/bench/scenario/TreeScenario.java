@@ -18,6 +18,13 @@ public final class TreeScenario implements Scenario {
     /** JMH's lock file is shared by every JMH run on the machine; other engineers' runs must not block us. */
     private static final String JMH_IGNORE_LOCK = "jmh.ignoreLock";
 
+    /**
+     * Without {@code -Djdk.attach.allowAttachSelf=true} (a JVM flag, too late to set here) JOL cannot
+     * attach and fails "Cannot get the field offset" unless told to use its magic field offsets; read
+     * when JOL initializes, so setting it before the first JOL call works.
+     */
+    private static final String JOL_MAGIC_FIELD_OFFSET = "jol.magicFieldOffset";
+
     @Override
     public String name() {
         return "tree";
@@ -47,8 +54,10 @@ public final class TreeScenario implements Scenario {
 
     @Override
     public VariantResult run(String variant, RunContext ctx) {
-        if (System.getProperty(JMH_IGNORE_LOCK) == null) {
-            System.setProperty(JMH_IGNORE_LOCK, "true");
+        for (String property : List.of(JMH_IGNORE_LOCK, JOL_MAGIC_FIELD_OFFSET)) {
+            if (System.getProperty(property) == null) {
+                System.setProperty(property, "true");
+            }
         }
         long start = System.nanoTime();
         List<VariantResult.CaseResult> cases = TreeBenchmarkTable.run(ctx.quick()).stream()
