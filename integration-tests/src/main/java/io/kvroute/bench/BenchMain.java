@@ -19,7 +19,8 @@ import picocli.CommandLine.Parameters;
 /**
  * Entry point of kvroute-bench.jar: runs one scenario's variants in order (the first selected
  * variant is the baseline), then prints a table and writes results.json, report.md, PNG plots and
- * optionally the {@code --json} summary. Exit codes: 0 ok, 1 a variant failed to run (the variants
+ * optionally the {@code --json} summary. A variant the build cannot run ({@link VariantSkippedException}) is
+ * reported as skipped and the others still run. Exit codes: 0 ok, 1 a variant failed to run (the variants
  * completed before it are still reported; later ones are not run), 2 usage error (unknown scenario or
  * variant). See docs/benchmark-harness.md.
  */
@@ -107,10 +108,15 @@ public final class BenchMain implements Callable<Integer> {
                 variants, seed, info.timeScale());
         RunContext ctx = new RunContext(seed, quick, dir, fleets, progress);
         List<VariantResult> results = new ArrayList<>();
+        List<String> skipped = new ArrayList<>();
         int exitCode = 0;
         for (String variant : variants) {
             try {
                 results.add(scenario.run(variant, ctx));
+            } catch (VariantSkippedException e) {
+                // a feature this build lacks: report it and compare the rest
+                err.println("variant " + variant + " of " + scenario.name() + " skipped: " + e.getMessage());
+                skipped.add(variant + " (" + e.getMessage() + ")");
             } catch (Exception e) {
                 // stop here: later variants would be compared against an incomplete set
                 err.println("variant " + variant + " of " + scenario.name() + " failed: " + e);
@@ -119,6 +125,7 @@ public final class BenchMain implements Callable<Integer> {
             }
         }
         if (results.isEmpty()) {
+            skipped.forEach(v -> out.println("skipped: " + v));
             return exitCode;
         }
         Report.Written written = Report.write(info, results, dir, jsonFile);
@@ -126,6 +133,7 @@ public final class BenchMain implements Callable<Integer> {
         out.print(written.consoleTable());
         out.println();
         written.files().forEach(f -> out.println("wrote " + f));
+        skipped.forEach(v -> out.println("skipped: " + v));
         if (exitCode != 0) {
             out.println("partial results: only the variants above completed");
         }

@@ -83,7 +83,7 @@ class BenchMainTest {
     @Test
     void defaultRegistry_listsTheBuiltInScenarios() {
         assertThat(ScenarioRegistry.defaults().names())
-                .contains("long-first-burst", "interleaved", "multi-turn", "saturation", "long-context", "harness-selftest");
+                .contains("long-first-burst", "interleaved", "multi-turn", "saturation", "long-context", "pd", "harness-selftest");
     }
 
     @Test
@@ -133,6 +133,26 @@ class BenchMainTest {
         assertThat(JSON.readTree(summary.toFile()).path("variants").fieldNames()).toIterable()
                 .containsExactly("default", "promote_shortest");
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("partial results");
+    }
+
+    @Test
+    void variantTheRouterRejects_isSkippedAndTheOthersStillRunAndExit0(@TempDir Path dir) throws Exception {
+        FleetFactory rejectsHrrn = spec -> {
+            if (spec.workerArgs().contains("hrrn")) {
+                throw new io.kvroute.bench.fleet.RouterRejectedException("router rejected [--policy, hrrn]", null);
+            }
+            return fakeFleets.start(spec);
+        };
+        Path summary = dir.resolve("s.json");
+        int code = BenchMain.run(new String[] {"mini-burst", "--out", dir.toString(), "--json", summary.toString()},
+                new ScenarioRegistry(List.of(miniBurst())), rejectsHrrn, Progress.silent(),
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+
+        assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("variant hrrn of mini-burst skipped");
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("skipped: hrrn");
+        assertThat(JSON.readTree(summary.toFile()).path("variants").fieldNames()).toIterable()
+                .containsExactly("default", "promote_shortest");
     }
 
     @Test

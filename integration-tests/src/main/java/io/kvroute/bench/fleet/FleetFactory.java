@@ -1,7 +1,7 @@
 package io.kvroute.bench.fleet;
 
 /**
- * Starts fleets for scenarios. The production implementation (written by the router's owner) starts
+ * Starts fleets for scenarios. The production implementation, {@link InProcessFleetFactory}, starts
  * {@code io.kvroute.mock.MockWorkerMain.start(...)} per worker and then
  * {@code io.kvroute.router.plugin.RouterMain.start(...)} with the workers' URLs; it is found through
  * {@link java.util.ServiceLoader} (a {@code META-INF/services/io.kvroute.bench.fleet.FleetFactory}

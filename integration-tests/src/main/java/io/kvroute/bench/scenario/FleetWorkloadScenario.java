@@ -3,12 +3,15 @@ package io.kvroute.bench.scenario;
 import io.kvroute.bench.RunContext;
 import io.kvroute.bench.Scenario;
 import io.kvroute.bench.VariantResult;
+import io.kvroute.bench.VariantSkippedException;
+import io.kvroute.bench.stats.PrometheusText;
 import io.kvroute.bench.client.OpenLoopClient;
 import io.kvroute.bench.client.RequestRecord;
 import io.kvroute.bench.client.ScheduledRequest;
 import io.kvroute.bench.fleet.Fleet;
 import io.kvroute.bench.fleet.FleetFactory;
 import io.kvroute.bench.fleet.FleetSpec;
+import io.kvroute.bench.fleet.RouterRejectedException;
 import io.kvroute.bench.report.Progress;
 import io.kvroute.bench.workload.ChatRequests;
 import io.kvroute.bench.workload.PromptBuilder;
@@ -54,6 +57,9 @@ public final class FleetWorkloadScenario implements Scenario {
     private final Duration fullTimeout;
     private final Duration quickTimeout;
     private final FleetFactory fleetOverride;
+    private final boolean reportsContinuations;
+    private final int warmupRequests;
+    private final int warmupPromptTokens;
 
     public FleetWorkloadScenario(String name, List<String> variants, boolean hasClasses, WorkloadGenerator workload,
             SpecForVariant specs, TimeModelSpec fullTime, TimeModelSpec quickTime, Duration fullTimeout,
@@ -65,7 +71,18 @@ public final class FleetWorkloadScenario implements Scenario {
     FleetWorkloadScenario(String name, List<String> variants, boolean hasClasses, WorkloadGenerator workload,
             SpecForVariant specs, TimeModelSpec fullTime, TimeModelSpec quickTime, Duration fullTimeout,
             Duration quickTimeout, FleetFactory fleetOverride) {
+        this(name, variants, hasClasses, workload, specs, fullTime, quickTime, fullTimeout, quickTimeout, fleetOverride,
+                false, WARMUP_REQUESTS, WARMUP_PROMPT_TOKENS);
+    }
+
+    private FleetWorkloadScenario(String name, List<String> variants, boolean hasClasses, WorkloadGenerator workload,
+            SpecForVariant specs, TimeModelSpec fullTime, TimeModelSpec quickTime, Duration fullTimeout,
+            Duration quickTimeout, FleetFactory fleetOverride, boolean reportsContinuations, int warmupRequests,
+            int warmupPromptTokens) {
         this.fleetOverride = fleetOverride;
+        this.reportsContinuations = reportsContinuations;
+        this.warmupRequests = warmupRequests;
+        this.warmupPromptTokens = warmupPromptTokens;
         this.name = Objects.requireNonNull(name, "name");
         this.variants = List.copyOf(variants);
         this.hasClasses = hasClasses;
@@ -75,6 +92,22 @@ public final class FleetWorkloadScenario implements Scenario {
         this.quickTime = Objects.requireNonNull(quickTime, "quickTime");
         this.fullTimeout = Objects.requireNonNull(fullTimeout, "fullTimeout");
         this.quickTimeout = Objects.requireNonNull(quickTimeout, "quickTimeout");
+    }
+
+    /** The same scenario, also reporting the router's PD continuation segments (the {@code pd} scenario). */
+    public FleetWorkloadScenario reportingContinuations() {
+        return new FleetWorkloadScenario(name, variants, hasClasses, workload, specs, fullTime, quickTime, fullTimeout,
+                quickTimeout, fleetOverride, true, warmupRequests, warmupPromptTokens);
+    }
+
+    /**
+     * The same scenario with another warm-up: scenarios whose requests are much larger than the
+     * default warm-up prompt (long-context) warm the large-body and big-JSON paths with prompts of
+     * their own size, or the first variant pays their JIT compilation.
+     */
+    public FleetWorkloadScenario withWarmup(int requests, int promptTokens) {
+        return new FleetWorkloadScenario(name, variants, hasClasses, workload, specs, fullTime, quickTime, fullTimeout,
+                quickTimeout, fleetOverride, reportsContinuations, requests, promptTokens);
     }
 
     @Override
@@ -132,30 +165,38 @@ public final class FleetWorkloadScenario implements Scenario {
                 .toList();
         Duration timeout = ctx.quick() ? quickTimeout : fullTimeout;
         OpenLoopClient.Options options = new OpenLoopClient.Options(timeout, timeout, 4096);
-        try (Fleet fleet = (fleetOverride != null ? fleetOverride : ctx.fleets()).start(spec);
+        Fleet started;
+        try {
+            started = (fleetOverride != null ? fleetOverride : ctx.fleets()).start(spec);
+        } catch (RouterRejectedException e) {
+            throw new VariantSkippedException(e.getMessage(), e);
+        }
+        try (Fleet fleet = started;
                 OpenLoopClient client = new OpenLoopClient(options);
                 Progress progress = ctx.progress().start(name + "/" + variant, wallSchedule.size())) {
             // unrecorded warm-up: the first requests through a fresh JVM/fleet pay class loading and JIT
-            client.run(fleet.routerUrl(), warmup(ctx.seed()), r -> {});
+            client.run(fleet.routerUrl(), warmup(ctx.seed(), warmupRequests, warmupPromptTokens), r -> {});
             long startNanos = System.nanoTime();
             List<RequestRecord> records = client.run(fleet.routerUrl(), wallSchedule, r -> progress.step());
             long wallNanos = System.nanoTime() - startNanos;
-            Map<String, Double> reasons = RouterMetricsScraper.decisionReasons(RouterMetricsScraper.scrape(fleet.routerUrl()));
-            return VariantResult.of(variant, records, wallNanos, reasons);
+            List<PrometheusText.Sample> metrics = RouterMetricsScraper.scrape(fleet.routerUrl());
+            Map<String, Double> reasons = RouterMetricsScraper.decisionReasons(metrics);
+            Long continuations = reportsContinuations ? RouterMetricsScraper.continuations(metrics) : null;
+            return new VariantResult(variant, records, wallNanos, reasons, continuations, List.of());
         }
     }
 
     /** Requests sent, unrecorded, before each variant's measurement; their prompts are unrelated to the workload. */
-    static final int WARMUP_REQUESTS = 16;
+    static final int WARMUP_REQUESTS = 48;
 
     /** Prompt length of each warm-up request: big enough to exercise the large-body paths. */
-    static final int WARMUP_PROMPT_TOKENS = 512;
+    static final int WARMUP_PROMPT_TOKENS = 1024;
 
-    private static List<ScheduledRequest> warmup(long seed) {
+    private static List<ScheduledRequest> warmup(long seed, int count, int promptTokens) {
         PromptBuilder prompts = new PromptBuilder(new SplittableRandom(~seed), Scenarios.CHARS_PER_TOKEN);
         List<ScheduledRequest> requests = new ArrayList<>();
-        for (int i = 0; i < WARMUP_REQUESTS; i++) {
-            requests.add(new ScheduledRequest(i * 1_000_000L, ChatRequests.PATH, ChatRequests.userPrompt(prompts.text(WARMUP_PROMPT_TOKENS), 4), "warmup"));
+        for (int i = 0; i < count; i++) {
+            requests.add(new ScheduledRequest(i * 1_000_000L, ChatRequests.PATH, ChatRequests.userPrompt(prompts.text(promptTokens), 4), "warmup"));
         }
         return requests;
     }

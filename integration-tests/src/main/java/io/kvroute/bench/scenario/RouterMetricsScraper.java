@@ -42,6 +42,14 @@ final class RouterMetricsScraper {
         }
     }
 
+    static final String CONTINUATIONS_METRIC = "kvroute_pd_continuations_total";
+
+    /** PD continuation segments the router relayed, summed over labels (0 when the metric is absent). */
+    static long continuations(List<PrometheusText.Sample> samples) {
+        return Math.round(samples.stream().filter(s -> s.name().equals(CONTINUATIONS_METRIC))
+                .mapToDouble(PrometheusText.Sample::value).sum());
+    }
+
     static Map<String, Double> decisionReasons(List<PrometheusText.Sample> samples) {
         return PrometheusText.sumBy(samples, DECISIONS_METRIC, "reason");
     }

@@ -4,24 +4,53 @@ import io.kvroute.bench.Scenario;
 import io.kvroute.bench.fleet.FleetSpec;
 import io.kvroute.bench.workload.LongContextWorkload;
 import io.kvroute.bench.workload.MultiTurnWorkload;
+import io.kvroute.bench.workload.PdWorkload;
 import io.kvroute.bench.workload.SaturationWorkload;
 import io.kvroute.bench.workload.ShortLongWorkloads;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The built-in fleet scenarios and their variants. Each variant is a fleet configuration; the first
  * is the baseline. Fleet flags are assembled here only, so the router's and the mock worker's
- * owners can align flag names in one place.
+ * owners can align flag names in one place. A variant whose router flags the router rejects at
+ * startup (a policy or flag not in this build) is reported as skipped, so the variant lists may name
+ * features that land later.
  */
 public final class Scenarios {
 
-    /** Characters per token of the mock worker's stand-in tokenizer on plain ASCII words. */
-    public static final double CHARS_PER_TOKEN = 4.0;
+    /**
+     * Characters per Qwen3 token of {@link io.kvroute.bench.workload.PromptBuilder}'s random lowercase
+     * words: the bundled Qwen3 tokenizer gives 2.00-2.08 (2.06 overall) over prompts of 512-128,000
+     * characters (random 2-9 letter words split into short sub-words), not the 4 of English text;
+     * every fleet runs the real tokenizer at router and workers.
+     */
+    public static final double CHARS_PER_TOKEN = 2.06;
 
-    /** Simulated ms per wall ms for every built-in scenario. */
-    static final double SPEEDUP = 4.0;
+    /**
+     * Simulated ms per wall ms of the scheduler scenarios (long-first-burst, interleaved): real time,
+     * because the router's ingress tokenization (about 3.6 us per Qwen3 token on this machine, 786k
+     * prompt tokens in the full burst) is wall-clock CPU work that a speedup would inflate.
+     */
+    static final double SPEEDUP = 1.0;
+
+    /**
+     * Simulated ms per wall ms of multi-turn, whose figure of merit (prefix-cache hit rate) does not
+     * depend on time.
+     */
+    static final double ROUTING_SPEEDUP = 4.0;
+
+    /**
+     * long-context, pd and saturation run in real time: long-context measures the CPU time of
+     * tokenization, which a speedup would multiply into simulated milliseconds; in pd and saturation
+     * the router's and workers' real CPU work (tokenizing every prompt, the PD rendezvous) is a large
+     * part of each request on a shared 2-core box, and at 4x it, not the simulated engine, saturated.
+     */
+    static final double REAL_TIME = 1.0;
 
     /** Per-variant wall-clock bound of a --quick run (3 variants must fit in 60 s with fleet start-up). */
     static final Duration QUICK_TIMEOUT = Duration.ofSeconds(15);
@@ -30,15 +59,36 @@ public final class Scenarios {
     static final Duration FULL_TIMEOUT = Duration.ofMinutes(5);
 
     /**
-     * Estimated sustainable rate of the saturation fleet (4 workers, seed-002 time model), in
-     * simulated requests/s; calibrate once the mock worker runs and update here.
+     * Estimated sustainable rate of the saturation fleet (4 workers, h100-small), in simulated
+     * requests/s; steps offer 0.5-1.5x this.
      */
     static final double SATURATION_CAPACITY_REQ_PER_SEC = 40.0;
+
+    /** multi-turn variants: router {@code --policy} values; extend as policies land. */
+    public static final List<String> MULTI_TURN_POLICIES = List.of("round_robin", "random", "power_of_two", "cache_aware");
+
+    /** saturation variants: router flags per variant (the admission gate and its queue floor). */
+    static final Map<String, List<String>> SATURATION_VARIANTS = saturationVariants();
+
+    /** saturation --quick: 6 tenants, 1,024/64/32 tokens, steps 0.5/1.0/1.5 x capacity, 3 s each. */
+    static final SaturationWorkload.Params SATURATION_QUICK =
+            new SaturationWorkload.Params(6, 1_024, 64, 32, SATURATION_CAPACITY_REQ_PER_SEC, List.of(0.5, 1.0, 1.5), 3_000);
+
+    /** long-context variants: router flags per variant. */
+    static final Map<String, List<String>> LONG_CONTEXT_VARIANTS = longContextVariants();
+
+    /** pd variants: the router's prefill policy. */
+    static final List<String> PD_PREFILL_POLICIES = List.of("round_robin", "power_of_two");
+
+    /** Decode segment length of the pd scenario's decode workers: longer answers need continuations. */
+    static final int PD_DECODE_SEGMENT_TOKENS = 256;
 
     private Scenarios() {}
 
     public static List<Scenario> builtIn() {
         TimeModelSpec time = TimeModelSpec.seed002(SPEEDUP);
+        TimeModelSpec routing = TimeModelSpec.seed002(ROUTING_SPEEDUP);
+        TimeModelSpec realTime = TimeModelSpec.seed002(REAL_TIME);
         List<String> strategies = List.of("default", "promote_shortest", "hrrn");
         return List.of(
                 scenario("long-first-burst", strategies, true,
@@ -51,23 +101,90 @@ public final class Scenarios {
                                 quick ? ShortLongWorkloads.Sizes.interleavedQuick() : ShortLongWorkloads.Sizes.interleavedFull(),
                                 random, CHARS_PER_TOKEN),
                         (variant, quick) -> queueStrategyFleet(time, variant), time),
-                scenario("multi-turn", List.of("round_robin", "power_of_two", "cache_aware"), false,
+                scenario("multi-turn", MULTI_TURN_POLICIES, false,
                         (random, quick) -> MultiTurnWorkload.generate(
                                 quick ? MultiTurnWorkload.Params.quick() : MultiTurnWorkload.Params.full(),
                                 random, CHARS_PER_TOKEN),
-                        (variant, quick) -> policyFleet(time, 4, variant), time),
-                scenario("saturation", List.of("round_robin", "cache_aware"), false,
-                        (random, quick) -> SaturationWorkload.generate(quick
-                                        ? SaturationWorkload.Params.quick(SATURATION_CAPACITY_REQ_PER_SEC)
+                        (variant, quick) -> policyFleet(routing, 4, variant), routing),
+                new FleetWorkloadScenario("saturation", List.copyOf(SATURATION_VARIANTS.keySet()), false,
+                        (random, quick) -> SaturationWorkload.generate(quick ? SATURATION_QUICK
                                         : SaturationWorkload.Params.full(SATURATION_CAPACITY_REQ_PER_SEC),
                                 random, CHARS_PER_TOKEN),
-                        (variant, quick) -> policyFleet(time, 4, variant), time),
-                scenario("long-context", List.of("round_robin", "cache_aware"), true,
-                        (random, quick) -> LongContextWorkload.generate(
-                                quick ? LongContextWorkload.Params.quick() : LongContextWorkload.Params.full(),
+                        (variant, quick) -> saturationFleet(realTime, variant), realTime, realTime, FULL_TIMEOUT,
+                        Duration.ofSeconds(20)),
+                new FleetWorkloadScenario("long-context", List.copyOf(LONG_CONTEXT_VARIANTS.keySet()), true,
+                        (random, quick) -> LongContextWorkload.generate(quick ? LONG_CONTEXT_QUICK : LONG_CONTEXT_FULL,
                                 random, CHARS_PER_TOKEN),
-                        (variant, quick) -> policyFleet(time, 2, variant), time),
+                        (variant, quick) -> new FleetSpec(1, realTime.workerArgs(),
+                                concat(List.of("--policy", "round_robin"), LONG_CONTEXT_VARIANTS.get(variant))),
+                        realTime, realTime, FULL_TIMEOUT, Duration.ofSeconds(20))
+                        .withWarmup(LONG_CONTEXT_WARMUP_REQUESTS, LONG_CONTEXT_WARMUP_PROMPT_TOKENS),
+                new FleetWorkloadScenario("pd", PD_PREFILL_POLICIES, true,
+                        (random, quick) -> PdWorkload.generate(quick ? PdWorkload.Params.quick() : PdWorkload.Params.full(),
+                                random, CHARS_PER_TOKEN),
+                        (variant, quick) -> pdFleet(realTime, variant), realTime, realTime, FULL_TIMEOUT, QUICK_TIMEOUT)
+                        .reportingContinuations(),
                 harnessSelfTest());
+    }
+
+    /**
+     * long-context in real time: seed 003's prompt sizes, 6 s apart (each prefill ends within ~3.5 s
+     * at 1024-token chunks), 8 background streams of 2,048 output tokens so they span the loaded phase.
+     */
+    static final LongContextWorkload.Params LONG_CONTEXT_FULL =
+            new LongContextWorkload.Params(List.of(55_000, 90_000, 125_000), 64, 6_000, 8, 512, 2_048);
+
+    /** --quick: prompts a quarter as long, 1.2 s apart, 384-token background answers. */
+    static final LongContextWorkload.Params LONG_CONTEXT_QUICK =
+            new LongContextWorkload.Params(List.of(13_750, 22_500, 31_250), 32, 1_200, 8, 256, 384);
+
+    /**
+     * long-context warm-up: 4 prompts of 16k tokens (1 ms apart), so the big-body and input_ids paths of
+     * router and worker are compiled before the first variant measures (without it, whichever
+     * variant runs first was up to 2x slower on its 31k-token prompt).
+     */
+    static final int LONG_CONTEXT_WARMUP_REQUESTS = 4;
+    static final int LONG_CONTEXT_WARMUP_PROMPT_TOKENS = 16_384;
+
+    private static Map<String, List<String>> longContextVariants() {
+        Map<String, List<String>> m = new LinkedHashMap<>();
+        m.put("forward", List.of());
+        m.put("no-forward", List.of("--disable-input-ids-forwarding"));
+        return Collections.unmodifiableMap(m);
+    }
+
+    private static Map<String, List<String>> saturationVariants() {
+        Map<String, List<String>> m = new LinkedHashMap<>();
+        m.put("no-gate", List.of());
+        m.put("gate", List.of("--worker-queue-limit", "4"));
+        m.put("gate+floor", List.of("--worker-queue-limit", "4", "--saturation-queue-floor", "1"));
+        return Collections.unmodifiableMap(m);
+    }
+
+    /**
+     * 4 workers behind cache_aware (the gate and the floor are part of its ladder); the variant adds
+     * the gate flags, with the values of {@code SaturationPinE2ETest}.
+     */
+    static FleetSpec saturationFleet(TimeModelSpec time, String variant) {
+        return new FleetSpec(4, time.workerArgs(),
+                concat(List.of("--policy", "cache_aware"), SATURATION_VARIANTS.get(variant)));
+    }
+
+    /**
+     * 2 prefill + 2 decode workers; decode workers end a segment after {@link #PD_DECODE_SEGMENT_TOKENS}
+     * tokens, so long answers need continuations; the variant is the router's prefill policy.
+     */
+    static FleetSpec pdFleet(TimeModelSpec time, String prefillPolicy) {
+        List<String> decode = concat(time.workerArgs(),
+                List.of("--decode-segment-tokens", Integer.toString(PD_DECODE_SEGMENT_TOKENS)));
+        return FleetSpec.pd(2, time.workerArgs(), 2, decode,
+                List.of("--policy", prefillPolicy, "--prefill-policy", prefillPolicy));
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return List.copyOf(all);
     }
 
     /**

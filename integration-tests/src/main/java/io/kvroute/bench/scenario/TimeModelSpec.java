@@ -7,10 +7,7 @@ import java.util.Locale;
  * The mock engine's time model as a scenario asks for it, rendered both as worker flags and as the
  * sentence every report states. Mirrors {@code io.kvroute.mock.engine.TimeModel}: step time =
  * overhead + prefill ms per 1k tokens x prefill tokens / 1000 + decode ms when the step decodes,
- * all divided by {@code speedup}.
- *
- * <p>The flag names in {@link #workerArgs()} are the harness's proposal for the mock worker's CLI;
- * they live only here so the worker's owner can align them in one place.
+ * all divided by {@code speedup}. The flags are the mock worker's ({@code MockWorkerMain}).
  */
 public record TimeModelSpec(double prefillMsPer1kTokens, double decodeMsPerStep, double stepOverheadMs, double speedup,
         int batchMaxTokens, int chunkedPrefillSize) {
@@ -22,16 +19,23 @@ public record TimeModelSpec(double prefillMsPer1kTokens, double decodeMsPerStep,
     }
 
     /**
-     * Rough H100 / Qwen3.5-0.8B-like figures for seed 002's setup (batch_max_tokens =
-     * chunked_prefill_size = 1024): about 25 ms per 1k prefill tokens, 8 ms per decode step.
+     * The mock worker's {@code h100-small} preset (H100 / Qwen3.5-0.8B, seed 002's setup): 25 ms per 1k
+     * prefill tokens, 9 ms per decode step, 1 ms per step, with batch_max_tokens = chunked_prefill_size = 1024.
      */
     public static TimeModelSpec seed002(double speedup) {
-        return new TimeModelSpec(25.0, 8.0, 1.0, speedup, 1024, 1024);
+        return new TimeModelSpec(25.0, 9.0, 1.0, speedup, 1024, 1024);
+    }
+
+    /** The same model with other batch limits (e.g. long-context prompts need larger steps). */
+    public TimeModelSpec withBatch(int newBatchMaxTokens, int newChunkedPrefillSize) {
+        return new TimeModelSpec(prefillMsPer1kTokens, decodeMsPerStep, stepOverheadMs, speedup, newBatchMaxTokens,
+                newChunkedPrefillSize);
     }
 
     public List<String> workerArgs() {
         return List.of(
-                "--prefill-ms-per-1k-tokens", num(prefillMsPer1kTokens),
+                "--time-model", "h100-small",
+                "--prefill-ms-per-1k", num(prefillMsPer1kTokens),
                 "--decode-ms-per-step", num(decodeMsPerStep),
                 "--step-overhead-ms", num(stepOverheadMs),
                 "--speedup", num(speedup),
@@ -41,8 +45,8 @@ public record TimeModelSpec(double prefillMsPer1kTokens, double decodeMsPerStep,
 
     public String description() {
         return String.format(Locale.ROOT, "mock engine steps: %s ms overhead + %s ms per 1k prefill tokens + %s ms per "
-                + "decode step (simulated), batch_max_tokens = %d, chunked_prefill_size = %d; every sleep divided by the "
-                + "speedup %s, so simulated time runs %sx faster than wall time.",
+                + "decode step (simulated; the h100-small preset), batch_max_tokens = %d, chunked_prefill_size = %d; every "
+                + "sleep divided by the speedup %s, so simulated time runs %sx faster than wall time.",
                 num(stepOverheadMs), num(prefillMsPer1kTokens), num(decodeMsPerStep), batchMaxTokens, chunkedPrefillSize,
                 num(speedup), num(speedup));
     }

@@ -1,0 +1,131 @@
+package io.kvroute.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvroute.bench.fleet.FleetFactories;
+import io.kvroute.bench.report.Progress;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * CI smoke run of every fleet scenario with {@code --quick}, in process, on the real fleet (router +
+ * mock workers + bundled Qwen3 tokenizer, found through the ServiceLoader). It checks that each
+ * scenario runs with no failed request and that the seed's claims keep their direction: both new
+ * prefill queue strategies cut the short requests' TTFT p50 against {@code default} (seed 002), and
+ * cache_aware's prefix-cache hit rate beats round_robin's (only once the router has cache_aware).
+ * Figures themselves are the benchmark's business (docs/benchmarks.md); this asserts directions
+ * that hold with a 2x margin on a loaded 2-core machine. To keep CI short (about 2.5 min for all),
+ * scenarios without a direction to check run only one or two variants.
+ */
+class BenchSmokeTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void longFirstBurst_bothNewStrategiesCutShortTtftAgainstDefault() throws Exception {
+        JsonNode variants = runQuick("long-first-burst").path("variants");
+        assertNoFailures(variants);
+        assertShortTtftCut(variants);
+    }
+
+    @Test
+    void interleaved_bothNewStrategiesCutShortTtftAgainstDefault() throws Exception {
+        JsonNode variants = runQuick("interleaved").path("variants");
+        assertNoFailures(variants);
+        assertShortTtftCut(variants);
+    }
+
+    @Test
+    void multiTurn_cacheAwareHitsMoreThanRoundRobin_whenTheRouterHasIt() throws Exception {
+        JsonNode variants = runQuick("multi-turn", "round_robin", "cache_aware").path("variants");
+        assertNoFailures(variants);
+        assertThat(variants.has("round_robin")).isTrue();
+        assertThat(variants.path("round_robin").path("requests_ok").asInt()).isPositive();
+        if (variants.has("cache_aware")) { // skipped while the router rejects --policy cache_aware
+            assertThat(variants.path("cache_aware").path("cache_hit_rate").asDouble())
+                    .isGreaterThan(variants.path("round_robin").path("cache_hit_rate").asDouble());
+        }
+    }
+
+    @Test
+    void longContext_runsWithoutFailures() throws Exception {
+        JsonNode variants = runQuick("long-context", "forward").path("variants");
+        assertThat(variants.has("forward")).isTrue();
+        assertNoFailures(variants);
+    }
+
+    @Test
+    void pd_runsWithContinuationsAndWithoutFailures() throws Exception {
+        JsonNode variants = runQuick("pd", "round_robin").path("variants");
+        assertNoFailures(variants);
+        assertThat(variants.path("round_robin").path("continuations").asLong()).isPositive();
+    }
+
+    @Test
+    void saturation_runsWithAndWithoutTheGateWithoutFailures() throws Exception {
+        JsonNode variants = runQuick("saturation", "no-gate", "gate+floor").path("variants");
+        assertThat(variants.has("no-gate")).isTrue();
+        assertNoFailures(variants);
+    }
+
+    @Test
+    void tree_reportsEveryPrefixIndexCase() throws Exception {
+        JsonNode cases = runQuick("tree").path("cases");
+        assertThat(cases.size()).isGreaterThan(10);
+        for (JsonNode c : cases) {
+            assertThat(c.path("median_us").asDouble()).as(c.path("name").asText()).isPositive();
+        }
+    }
+
+    /** Runs {@code --quick} through the CLI and returns the {@code --json} summary. */
+    private JsonNode runQuick(String scenario, String... variants) throws Exception {
+        Path out = dir.resolve(scenario);
+        Path summary = dir.resolve(scenario + ".json");
+        List<String> args = new ArrayList<>(List.of(scenario, "--quick", "--out", out.toString(), "--json", summary.toString()));
+        for (String v : variants) {
+            args.addAll(List.of("--variant", v));
+        }
+        ByteArrayOutputStream console = new ByteArrayOutputStream();
+        PrintStream print = new PrintStream(console, true, StandardCharsets.UTF_8);
+        int code = BenchMain.run(args.toArray(String[]::new), ScenarioRegistry.defaults(), FleetFactories.load(),
+                Progress.silent(), print, print);
+        String text = console.toString(StandardCharsets.UTF_8);
+        System.out.println(text); // the table, for the CI log
+        assertThat(code).as(text).isZero();
+        return JSON.readTree(summary.toFile());
+    }
+
+    private static void assertNoFailures(JsonNode variants) {
+        assertThat(variants.size()).isPositive();
+        for (Iterator<String> it = variants.fieldNames(); it.hasNext(); ) {
+            String name = it.next();
+            JsonNode v = variants.path(name);
+            assertThat(v.path("requests_failed").asInt()).as(name + " failed requests").isZero();
+            assertThat(v.path("requests_ok").asInt()).as(name + " ok requests").isPositive();
+        }
+    }
+
+    private static void assertShortTtftCut(JsonNode variants) {
+        double baseline = shortTtftP50(variants, "default");
+        assertThat(shortTtftP50(variants, "promote_shortest")).isLessThan(baseline);
+        assertThat(shortTtftP50(variants, "hrrn")).isLessThan(baseline);
+    }
+
+    private static double shortTtftP50(JsonNode variants, String variant) {
+        JsonNode p50 = variants.path(variant).path("classes").path("short").path("ttft_p50_ms");
+        assertThat(p50.isNumber()).as(variant + " short TTFT p50").isTrue();
+        return p50.asDouble();
+    }
+}
