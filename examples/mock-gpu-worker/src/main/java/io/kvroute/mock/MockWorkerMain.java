@@ -114,6 +114,7 @@ public final class MockWorkerMain implements Callable<Integer> {
         private final MockWorkerHandler handler;
         private final String baseUrl;
         private final LoadReporting loadReporting;
+        private AutoCloseable tokenizers;
 
         MockWorker(Server server, Engine engine, MockWorkerHandler handler, String baseUrl, LoadReporting loadReporting) {
             this.server = server;
@@ -163,6 +164,13 @@ public final class MockWorkerMain implements Callable<Integer> {
                 }
                 handler.shutdown();
                 engine.close();
+                if (tokenizers != null) {
+                    try {
+                        tokenizers.close();
+                    } catch (Exception e) {
+                        // nothing left to do on shutdown
+                    }
+                }
             }
         }
     }
@@ -260,7 +268,9 @@ public final class MockWorkerMain implements Callable<Integer> {
         }
         staticInfo.put("time_model", timeModel.toString());
         staticInfo.put("tokenizer", tokenizerPath == null ? "stand-in" : tokenizerPath);
-        return new MockWorker(server, engine, handler, baseUrl, loadReporting);
+        MockWorker worker = new MockWorker(server, engine, handler, baseUrl, loadReporting);
+        worker.tokenizers = tokenizers;
+        return worker;
     }
 
     @Override
