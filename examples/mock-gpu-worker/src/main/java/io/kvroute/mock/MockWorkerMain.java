@@ -103,6 +103,10 @@ public final class MockWorkerMain implements Callable<Integer> {
             + "none disables (default tcp://HOST:*). Advertised in /server_info.")
     String loadPublishEndpoint;
 
+    @Option(names = "--tokenizer-threads", description = "Threads that tokenize text prompts, like SGLang's TokenizerManager "
+            + "(default 1); 0 tokenizes on the HTTP threads.")
+    int tokenizerThreads = 1;
+
     @Option(names = "--tokenizer-path", description = "Tokenizer directory (tokenizer.json + tokenizer_config.json), "
             + "or bundled:qwen3; default: a deterministic stand-in (about 4 bytes per token).")
     String tokenizerPath;
@@ -241,6 +245,7 @@ public final class MockWorkerMain implements Callable<Integer> {
             return info;
         }, pd, decodeKvCapacityTokens, kvClient, speedup);
         handlerRef[0] = handler;
+        handler.useTokenizerThreads(tokenizerThreads);
         server.setHandler(handler);
         server.start();
         String baseUrl = "http://" + host + ":" + connector.getLocalPort();

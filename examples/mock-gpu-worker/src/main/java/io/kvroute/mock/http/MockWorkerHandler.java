@@ -125,6 +125,22 @@ public final class MockWorkerHandler extends Handler.Abstract {
         return pendingKvTransfers.get();
     }
 
+    private java.util.concurrent.ExecutorService tokenizerManager;
+
+    /**
+     * Tokenizes text prompts on {@code threads} dedicated threads instead of the HTTP threads (SGLang's
+     * TokenizerManager is one process by default). Null or 0 keeps tokenization inline.
+     */
+    public void useTokenizerThreads(int threads) {
+        if (threads > 0) {
+            tokenizerManager = java.util.concurrent.Executors.newFixedThreadPool(threads, r -> {
+                Thread t = new Thread(r, "mock-tokenizer-manager");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+    }
+
     /** The output text this worker produced for a client {@code rid} (all segments it served). */
     public String outputFor(String rid) {
         return outputByRid.get(rid);
@@ -138,9 +154,12 @@ public final class MockWorkerHandler extends Handler.Abstract {
         return rendezvous;
     }
 
-    /** Stops the PD timers. */
+    /** Stops the PD timers and the tokenizer threads. */
     public void shutdown() {
         timers.shutdownNow();
+        if (tokenizerManager != null) {
+            tokenizerManager.shutdownNow();
+        }
     }
 
     /** Requests aborted because the client (the router) went away mid-generation. */
@@ -268,11 +287,28 @@ public final class MockWorkerHandler extends Handler.Abstract {
                     "injected failure " + status);
             return;
         }
-        int[] inputIds = inputIds(kind, body);
+        int maxTokens = maxTokens(kind, body);
+        if (body.hasNonNull("input_ids") || tokenizerManager == null) {
+            admit(kind, body, inputIds(kind, body), maxTokens, response, callback);
+            return;
+        }
+        // Like SGLang's TokenizerManager: text is tokenized by a small pool (one thread by default), so
+        // under load requests queue for tokenization; forwarded input_ids skip this queue entirely.
+        tokenizerManager.execute(() -> {
+            try {
+                admit(kind, body, inputIds(kind, body), maxTokens, response, callback);
+            } catch (BadRequest e) {
+                error(response, callback, 400, "invalid_request_error", e.getMessage());
+            } catch (RuntimeException e) {
+                error(response, callback, 500, "server_error", "mock worker failure: " + e);
+            }
+        });
+    }
+
+    private void admit(ApiKind kind, JsonNode body, int[] inputIds, int maxTokens, Response response, Callback callback) {
         if (inputIds.length == 0) {
             throw new BadRequest("the prompt is empty");
         }
-        int maxTokens = maxTokens(kind, body);
         String requestId = body.path("rid").asText(kind.name().toLowerCase() + "-" + UUID.randomUUID());
         int segmentIndex = body.path("segment_index").asInt(0);
         boolean highPriority = body.path("high_priority_request").asBoolean(false);
