@@ -48,6 +48,30 @@ public final class ChatRequests {
         }
     }
 
+    /**
+     * A chat whose prompt arrives as token ids, as seed 002 drove its engine ("token ID lists"): the
+     * router never tokenizes it, the engine takes the ids as they are. {@code messages} carries only a
+     * short label, for logs.
+     */
+    public static byte[] tokenPrompt(int[] inputIds, int maxTokens, String label) {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("model", MODEL);
+        root.putArray("messages").addObject().put("role", "user").put("content", label);
+        ArrayNode ids = root.putArray("input_ids");
+        for (int id : inputIds) {
+            ids.add(id);
+        }
+        root.put("max_tokens", maxTokens);
+        root.put("ignore_eos", true);
+        root.put("stream", true);
+        root.putObject("stream_options").put("include_usage", true);
+        try {
+            return JSON.writeValueAsBytes(root);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot serialize a chat body", e);
+        }
+    }
+
     public static byte[] userPrompt(String text, int maxTokens) {
         return body(List.of(new Message("user", text)), maxTokens, null);
     }

@@ -47,14 +47,13 @@ public final class ShortLongWorkloads {
 
     /** Longs 1 ms apart from 0 ms, then shorts 1 ms apart from 60 ms (simulated time). */
     public static Workload longFirstBurst(Sizes sizes, RandomGenerator random, double charsPerToken) {
-        PromptBuilder prompts = new PromptBuilder(random, charsPerToken);
         List<ScheduledRequest> requests = new ArrayList<>();
         for (int i = 0; i < sizes.longCount(); i++) {
-            requests.add(request(i * MILLIS, prompts.text(sizes.longTokens()), sizes.outputTokens(), "long"));
+            requests.add(request(i * MILLIS, ids(random, sizes.longTokens()), sizes.outputTokens(), "long"));
         }
         long shortStartNanos = Math.max(60, sizes.longCount() + 12) * MILLIS;
         for (int i = 0; i < sizes.shortCount(); i++) {
-            requests.add(request(shortStartNanos + i * MILLIS, prompts.text(sizes.shortTokens()), sizes.outputTokens(), "short"));
+            requests.add(request(shortStartNanos + i * MILLIS, ids(random, sizes.shortTokens()), sizes.outputTokens(), "short"));
         }
         String description = String.format("long-first burst: %d long prompts of %d tokens scheduled 1 ms apart from 0 ms, "
                 + "then %d short prompts of %d tokens 1 ms apart from %d ms; output %d tokens each (simulated time).",
@@ -71,13 +70,12 @@ public final class ShortLongWorkloads {
         if (sizes.shortCount() != 3 * sizes.longCount()) {
             throw new IllegalArgumentException("interleaved needs shortCount = 3 x longCount: " + sizes);
         }
-        PromptBuilder prompts = new PromptBuilder(random, charsPerToken);
         int total = sizes.longCount() + sizes.shortCount();
         long intervalNanos = 2 * MILLIS;
         List<ScheduledRequest> requests = new ArrayList<>(total);
         for (int i = 0; i < total; i++) {
             boolean isLong = i % 4 == 0;
-            requests.add(request(i * intervalNanos, prompts.text(isLong ? sizes.longTokens() : sizes.shortTokens()),
+            requests.add(request(i * intervalNanos, ids(random, isLong ? sizes.longTokens() : sizes.shortTokens()),
                     sizes.outputTokens(), isLong ? "long" : "short"));
         }
         String description = String.format("interleaved: %d requests at 500 req/s (2 ms apart, %d ms in all), one long "
@@ -86,7 +84,20 @@ public final class ShortLongWorkloads {
         return new Workload(requests, description);
     }
 
-    private static ScheduledRequest request(long atNanos, String prompt, int outputTokens, String requestClass) {
-        return new ScheduledRequest(atNanos, ChatRequests.PATH, ChatRequests.userPrompt(prompt, outputTokens), requestClass);
+    /**
+     * Prompts are token-id lists, as in seed 002: random ids in the Qwen3 vocabulary, so no two
+     * prompts share a cached prefix and neither the router nor the engine spends CPU tokenizing.
+     */
+    private static int[] ids(RandomGenerator random, int tokens) {
+        int[] ids = new int[tokens];
+        for (int i = 0; i < tokens; i++) {
+            ids[i] = 1000 + random.nextInt(140_000);
+        }
+        return ids;
+    }
+
+    private static ScheduledRequest request(long atNanos, int[] inputIds, int outputTokens, String requestClass) {
+        return new ScheduledRequest(atNanos, ChatRequests.PATH, ChatRequests.tokenPrompt(inputIds, outputTokens, requestClass),
+                requestClass);
     }
 }

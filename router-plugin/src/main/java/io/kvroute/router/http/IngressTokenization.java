@@ -60,9 +60,30 @@ final class IngressTokenization {
     }
 
     Result apply(Endpoint endpoint, String model, byte[] body, boolean policyNeedsTokens) throws ApiException {
+        return apply(endpoint, model, body, policyNeedsTokens, false);
+    }
+
+    /**
+     * @param callerSentIds the body already carries {@code input_ids}: the caller tokenized, so the
+     *     router never tokenizes again; a token-hungry policy routes on the caller's ids, and nothing
+     *     is forwarded (the ids are already there)
+     */
+    Result apply(Endpoint endpoint, String model, byte[] body, boolean policyNeedsTokens, boolean callerSentIds)
+            throws ApiException {
         long estimate = Math.max(1, RequestTokens.estimateTokens(body.length));
         Optional<ModelTokenizer> tokenizer = tokenizerFor(model);
         boolean chatEncoder = endpoint == Endpoint.CHAT && tokenizer.flatMap(ModelTokenizer::chatEncoder).isPresent();
+        if (callerSentIds) {
+            if (chatEncoder) {
+                metrics.inputIdsForwarding(model == null ? "default" : model, "ineligible");
+            }
+            if (!policyNeedsTokens) {
+                return new Result(null, body, estimate, chatEncoder ? "ineligible" : null);
+            }
+            int[] ids = callerIds(body);
+            return ids == null ? new Result(null, body, estimate, chatEncoder ? "ineligible" : null)
+                    : new Result(new RequestTokens(ids, true), body, Math.max(1, ids.length), chatEncoder ? "ineligible" : null);
+        }
         if (tokenizer.isEmpty() && policyNeedsTokens) {
             // No tokenizer for this model: a token-hungry policy keys on the raw text instead.
             return new Result(null, body, estimate, null, routingText(body));
@@ -112,6 +133,30 @@ final class IngressTokenization {
         metrics.inputIdsForwarding(modelLabel, outcome);
         byte[] outgoing = outcome.equals("forwarded") ? withInputIds(body, tokens.get().ids()) : body;
         return new Result(tokens.orElse(null), outgoing, inputTokens, outcome);
+    }
+
+    /** The caller's flat {@code input_ids} (a batch of arrays routes on its first), or null when unusable. */
+    static int[] callerIds(byte[] body) throws ApiException {
+        JsonNode ids;
+        try {
+            ids = JSON.readTree(body).path("input_ids");
+        } catch (java.io.IOException e) {
+            throw new ApiException(400, "invalid JSON body: " + e.getMessage());
+        }
+        if (ids.isArray() && ids.size() > 0 && ids.get(0).isArray()) {
+            ids = ids.get(0);
+        }
+        if (!ids.isArray() || ids.isEmpty()) {
+            return null;
+        }
+        int[] out = new int[ids.size()];
+        for (int i = 0; i < out.length; i++) {
+            if (!ids.get(i).canConvertToInt()) {
+                throw new ApiException(400, "'input_ids' must be integers");
+            }
+            out[i] = ids.get(i).asInt();
+        }
+        return out;
     }
 
     /** The prompt text of a body: message contents joined by newlines, or {@code prompt}, or {@code text}. */

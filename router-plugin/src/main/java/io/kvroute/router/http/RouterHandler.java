@@ -262,8 +262,9 @@ public final class RouterHandler extends Handler.Abstract {
         java.util.function.Supplier<List<Worker>> decodes = pool(WorkerRole.DECODE, model);
         boolean pd = !prefills.get().isEmpty() && !decodes.get().isEmpty();
         String sessionKey = request.getHeaders().get(config.sessionIdHeader());
+        boolean callerSentIds = probe.inputIds == com.fasterxml.jackson.core.JsonToken.START_ARRAY;
         if (pd) {
-            IngressTokenization.Result tokens = tokenization.apply(endpoint, model, body, ctx.prefillPolicy().needsTokens());
+            IngressTokenization.Result tokens = tokenization.apply(endpoint, model, body, ctx.prefillPolicy().needsTokens(), callerSentIds);
             com.fasterxml.jackson.databind.node.ObjectNode tree;
             try {
                 tree = (com.fasterxml.jackson.databind.node.ObjectNode) PD_JSON.readTree(tokens.outgoingBody());
@@ -279,7 +280,7 @@ public final class RouterHandler extends Handler.Abstract {
             throw new ApiException(503, "service_unavailable", "no usable worker for model '"
                     + (model == null ? "(any)" : model) + "'");
         }
-        IngressTokenization.Result tokens = tokenization.apply(endpoint, model, body, ctx.policy().needsTokens());
+        IngressTokenization.Result tokens = tokenization.apply(endpoint, model, body, ctx.policy().needsTokens(), callerSentIds);
         int[] tokenIds = tokens.tokens() == null ? null : tokens.tokens().ids();
         new Dispatch(ctx, endpoint, tokens.outgoingBody(), probe.stream, tokens.inputTokens(), tokenIds,
                 ctx.loads().snapshot(), new RouteHints(sessionKey, tokens.routingText(), model == null ? "default" : model),
