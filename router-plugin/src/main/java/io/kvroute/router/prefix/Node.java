@@ -11,6 +11,10 @@ import java.util.Arrays;
  * memory, which keeps the 64-branch tree under 200 KB) or an {@code int[]} (token ids, any code
  * point). Splitting shares the array between the two halves, so a split never copies.
  *
+ * <p>Layout for the branch-dense case (every level a two-child node, a walk is pointer chasing):
+ * up to two children live in fields of the node, so a child lookup reads only this node; owners
+ * are one array of {@code (id, tick)} pairs, so a touch is one array load.
+ *
  * <p>Not thread-safe: every field access happens under {@link PrefixIndex}'s lock. The one
  * exception is the content of an edge array, which is never written after the array is filled
  * (split shares it, merge and compaction copy into a fresh array): {@link PrefixIndex} compares
