@@ -99,11 +99,11 @@ public final class PrefixIndex {
 
     /**
      * Result of {@link #walkLocked}: the first matched node (full or partial; null when nothing
-     * matched), the fully matched nodes top-down (the deepest ending at {@code fullDepth}), and the
-     * partially matched node with its matched end.
+     * matched), the deepest fully matched node (null when none; the others are its ancestors, reached
+     * through {@code parent}, so no per-level path array is built) ending at {@code fullDepth}, and
+     * the partially matched node with its matched end.
      */
-    private record Walk(Node first, Node[] full, int fullCount, int fullDepth, Node partial,
-            int partialEnd) {}
+    private record Walk(Node first, Node lastFull, int fullDepth, Node partial, int partialEnd) {}
 
     /**
      * One walk along the key, with the lock held on entry and on exit. Long edge compares release
@@ -119,8 +119,7 @@ public final class PrefixIndex {
         while (true) {
             long version = structureVersion;
             Node first = null;
-            Node[] full = new Node[Math.min(keyLength, 64)];
-            int fullCount = 0;
+            Node lastFull = null;
             int fullDepth = 0;
             int pos = 0;
             Node n = root;
@@ -163,17 +162,14 @@ public final class PrefixIndex {
                     first = c;
                 }
                 if (m < len) {
-                    return new Walk(first, full, fullCount, fullDepth, c, pos);
+                    return new Walk(first, lastFull, fullDepth, c, pos);
                 }
-                if (fullCount == full.length) {
-                    full = Arrays.copyOf(full, fullCount * 2);
-                }
-                full[fullCount++] = c;
+                lastFull = c;
                 fullDepth = pos;
                 n = c;
             }
             if (!restart) {
-                return new Walk(first, full, fullCount, fullDepth, null, 0);
+                return new Walk(first, lastFull, fullDepth, null, 0);
             }
         }
     }
@@ -197,7 +193,7 @@ public final class PrefixIndex {
         lock.lock();
         try {
             Walk w = walkLocked(key);
-            hint = new PrefixMatch.WalkHint(this, structureVersion, key, w.full(), w.fullCount(),
+            hint = new PrefixMatch.WalkHint(this, structureVersion, key, w.lastFull(),
                     w.fullDepth(), w.partial(), w.partialEnd());
             Node first = w.first();
             if (first == null) {
@@ -216,8 +212,7 @@ public final class PrefixIndex {
                 seen += recordDepths(partial, w.partialEnd(), depthById);
             }
             int end = w.fullDepth();
-            for (int j = w.fullCount() - 1; j >= 0 && seen < wanted; j--) {
-                Node c = w.full()[j];
+            for (Node c = w.lastFull(); c != root && seen < wanted; c = c.parent) {
                 seen += recordDepths(c, end, depthById);
                 end -= c.edgeLength;
             }
@@ -271,7 +266,7 @@ public final class PrefixIndex {
                 long tick = Math.max(ticks.getAsLong(), lastTick); // LRU needs a monotone clock
                 lastTick = tick;
                 int id = idFor(workerId);
-                insertLocked(key, id, tick, root, 0, null, 0, null, 0);
+                insertLocked(key, id, tick, root, 0, null, 0, null);
             }
         } finally {
             lock.unlock();
@@ -294,14 +289,14 @@ public final class PrefixIndex {
         lock.lock();
         try {
             if (hint.index() == this && hint.structureVersion() == structureVersion) {
-                insertAlong(new Walk(null, hint.fullPath(), hint.fullPathSize(), hint.fullDepth(),
-                        hint.partial(), hint.partialEnd()), key, workerId);
+                insertAlong(new Walk(null, hint.lastFull(), hint.fullDepth(), hint.partial(),
+                        hint.partialEnd()), key, workerId);
             } else if (key.ints.length > unlockedCompareMinElements) {
                 insertAlong(walkLocked(key), key, workerId);
             } else {
                 long tick = Math.max(ticks.getAsLong(), lastTick);
                 lastTick = tick;
-                insertLocked(key, idFor(workerId), tick, root, 0, null, 0, null, 0);
+                insertLocked(key, idFor(workerId), tick, root, 0, null, 0, null);
             }
         } finally {
             lock.unlock();
@@ -319,24 +314,26 @@ public final class PrefixIndex {
         long tick = Math.max(ticks.getAsLong(), lastTick); // LRU needs a monotone clock
         lastTick = tick;
         int id = idFor(workerId);
-        Node start = w.fullCount() == 0 ? root : w.full()[w.fullCount() - 1];
-        insertLocked(key, id, tick, start, w.fullDepth(), w.partial(), w.partialEnd(), w.full(),
-                w.fullCount());
+        Node lastFull = w.lastFull();
+        if (lastFull == null) {
+            insertLocked(key, id, tick, root, 0, w.partial(), w.partialEnd(), null);
+        } else {
+            insertLocked(key, id, tick, lastFull, w.fullDepth(), w.partial(), w.partialEnd(),
+                    lastFull);
+        }
     }
 
     /**
      * Walks from {@code n} at depth {@code pos}, touching, splitting and adding a leaf as needed,
-     * then restores the canonical shape bottom-up and enforces the limits. {@code n} is the root
-     * ({@code fullCount == 0}), or the deepest node {@code full[fullCount - 1]} of a valid walk's
-     * fully matched path, whose nodes are touched here after the part below them, bottom-up (one
-     * pass that touches and merges; a merge only folds a node's child into it, so the nodes above
-     * stay as recorded). Reading them from the array rather than climbing parent links lets the
-     * CPU load many nodes at once instead of one dependent load per level.
+     * then restores the canonical shape bottom-up and enforces the limits. {@code n} is the root,
+     * or the deepest node of a valid walk's fully matched path ({@code fullPathEnd == n}), whose
+     * nodes are touched here after the part below them, climbing the parent links (one pass that
+     * touches and merges; merges only fold a node's child into it, so the links above stay valid).
      * When {@code partial} is met, its matched end {@code partialEnd} is known from a valid walk
      * and its edge is not compared again.
      */
     private void insertLocked(PrefixKey key, int id, long tick, Node n, int pos, Node partial,
-            int partialEnd, Node[] full, int fullCount) {
+            int partialEnd, Node fullPathEnd) {
         {
             ArrayList<Node> p = path;
             p.clear();
@@ -374,8 +371,7 @@ public final class PrefixIndex {
                 mergeWithOnlyChild(p.get(i));
             }
             p.clear();
-            for (int i = fullCount - 1; i >= 0; i--) {
-                Node c = full[i];
+            for (Node c = fullPathEnd; c != null && c != root; c = c.parent) {
                 if (c.touch(id, tick)) {
                     ownedById[id] += c.edgeLength;
                 }
