@@ -11,14 +11,16 @@ import java.util.Arrays;
  * memory, which keeps the 64-branch tree under 200 KB) or an {@code int[]} (token ids, any code
  * point). Splitting shares the array between the two halves, so a split never copies.
  *
+ * <p>Layout for the branch-dense case (every level a two-child node, a walk is pointer chasing):
+ * up to two children live in fields of the node, so a child lookup reads only this node; owners
+ * are one array of {@code (id, tick)} pairs, so a touch is one array load.
+ *
  * <p>Not thread-safe: every field access happens under {@link PrefixIndex}'s lock. The one
  * exception is the content of an edge array, which is never written after the array is filled
  * (split shares it, merge and compaction copy into a fresh array): {@link PrefixIndex} compares
  * long edges against a slice captured under the lock after releasing it.
  */
 final class Node {
-    private static final Node[] NO_KIDS = new Node[0];
-    private static final int[] NO_INTS = new int[0];
     private static final long[] NO_LONGS = new long[0];
 
     Object edge;          // byte[] or int[]; null for the root
@@ -26,12 +28,20 @@ final class Node {
     int edgeLength;
     Node parent;
 
-    int[] kidKeys = NO_INTS; // sorted first elements of the children
-    Node[] kids = NO_KIDS;
+    // Children, sorted by first element. Up to INLINE_KIDS of them live in the fields kid0/kid1
+    // (kids/kidKeys null); above that all of them live in the arrays (kid0/kid1 null).
+    static final int INLINE_KIDS = 2;
     int kidCount;
+    int kid0Key;
+    int kid1Key;
+    Node kid0;
+    Node kid1;
+    int[] kidKeys;
+    Node[] kids;
 
-    int[] ownerIds = NO_INTS; // worker ids, unsorted
-    long[] ownerTicks = NO_LONGS;
+    // Owners packed in one array: owners[2i] = worker id, owners[2i + 1] = its last access tick
+    // (unsorted). One array instead of ids + ticks saves a dependent load per touched node.
+    long[] owners = NO_LONGS;
     int ownerCount;
 
     boolean dead;         // set once detached or merged away; lets eviction heaps skip stale entries
@@ -167,14 +177,43 @@ final class Node {
 
     // ---------------------------------------------------------------- children
 
+    /** The {@code i}-th child in key order, {@code 0 <= i < kidCount}. */
+    Node kidAt(int i) {
+        if (kidCount <= INLINE_KIDS) {
+            return i == 0 ? kid0 : kid1;
+        }
+        return kids[i];
+    }
+
+    /** The first element of the {@code i}-th child (its key in this node). */
+    int kidKeyAt(int i) {
+        if (kidCount <= INLINE_KIDS) {
+            return i == 0 ? kid0Key : kid1Key;
+        }
+        return kidKeys[i];
+    }
+
+    /**
+     * The child whose edge starts with {@code firstElement}, or null. Up to two children this is
+     * one or two compares on fields of this node (no dependent array loads): in the branch-dense
+     * tree every level is a node with two children, so this is the hot lookup.
+     */
     Node child(int firstElement) {
-        int i = findKid(firstElement);
+        int n = kidCount;
+        if (n <= INLINE_KIDS) {
+            if (n > 0 && kid0Key == firstElement) {
+                return kid0;
+            }
+            if (n > 1 && kid1Key == firstElement) {
+                return kid1;
+            }
+            return null;
+        }
+        int i = findKid(kidKeys, n, firstElement);
         return i >= 0 ? kids[i] : null;
     }
 
-    private int findKid(int k) {
-        int[] keys = kidKeys;
-        int n = kidCount;
+    private static int findKid(int[] keys, int n, int k) {
         if (n <= 8) { // linear scan beats binary search on tiny arrays
             for (int i = 0; i < n; i++) {
                 if (keys[i] == k) {
@@ -201,47 +240,126 @@ final class Node {
 
     void addKid(Node kid) {
         int k = kid.firstElement();
+        kid.parent = this;
+        int n = kidCount;
+        if (n == 0) {
+            kid0 = kid;
+            kid0Key = k;
+        } else if (n == 1) {
+            if (k > kid0Key) {
+                kid1 = kid;
+                kid1Key = k;
+            } else {
+                kid1 = kid0;
+                kid1Key = kid0Key;
+                kid0 = kid;
+                kid0Key = k;
+            }
+        } else if (n == INLINE_KIDS) { // spill the inline pair and the new child to arrays
+            Node[] ks = new Node[4];
+            int[] keys = new int[4];
+            ks[0] = kid0;
+            keys[0] = kid0Key;
+            ks[1] = kid1;
+            keys[1] = kid1Key;
+            kid0 = null;
+            kid1 = null;
+            kids = ks;
+            kidKeys = keys;
+            insertIntoArrays(kid, k, 2);
+        } else {
+            insertIntoArrays(kid, k, n);
+        }
+        kidCount = n + 1;
+    }
+
+    private void insertIntoArrays(Node kid, int k, int n) {
         int pos = 0;
-        while (pos < kidCount && kidKeys[pos] < k) { // children stay sorted for binary search
+        while (pos < n && kidKeys[pos] < k) { // children stay sorted for binary search
             pos++;
         }
-        if (kidCount == kids.length) {
-            int cap = Math.max(2, kidCount * 2);
-            kids = Arrays.copyOf(kids, cap);
-            kidKeys = Arrays.copyOf(kidKeys, cap);
+        if (n == kids.length) {
+            kids = Arrays.copyOf(kids, n * 2);
+            kidKeys = Arrays.copyOf(kidKeys, n * 2);
         }
-        System.arraycopy(kids, pos, kids, pos + 1, kidCount - pos);
-        System.arraycopy(kidKeys, pos, kidKeys, pos + 1, kidCount - pos);
+        System.arraycopy(kids, pos, kids, pos + 1, n - pos);
+        System.arraycopy(kidKeys, pos, kidKeys, pos + 1, n - pos);
         kids[pos] = kid;
         kidKeys[pos] = k;
-        kidCount++;
-        kid.parent = this;
     }
 
     void removeKid(Node kid) {
-        int i = findKid(kid.firstElement());
+        int n = kidCount;
+        if (n <= INLINE_KIDS) {
+            if (n > 0 && kid0 == kid) {
+                kid0 = kid1;
+                kid0Key = kid1Key;
+                kid1 = null;
+            } else if (n > 1 && kid1 == kid) {
+                kid1 = null;
+            } else {
+                throw new IllegalStateException("node is not a child of its parent");
+            }
+            kidCount = n - 1;
+            return;
+        }
+        int i = findKid(kidKeys, n, kid.firstElement());
         if (i < 0 || kids[i] != kid) {
             throw new IllegalStateException("node is not a child of its parent");
         }
-        System.arraycopy(kids, i + 1, kids, i, kidCount - i - 1);
-        System.arraycopy(kidKeys, i + 1, kidKeys, i, kidCount - i - 1);
-        kidCount--;
-        kids[kidCount] = null;
+        System.arraycopy(kids, i + 1, kids, i, n - i - 1);
+        System.arraycopy(kidKeys, i + 1, kidKeys, i, n - i - 1);
+        n--;
+        kids[n] = null;
+        kidCount = n;
+        if (n == INLINE_KIDS) { // back to the inline form
+            kid0 = kids[0];
+            kid0Key = kidKeys[0];
+            kid1 = kids[1];
+            kid1Key = kidKeys[1];
+            kids = null;
+            kidKeys = null;
+        }
     }
 
-    /** Replaces the child whose first element equals {@code replacement}'s (same slot). */
-    void replaceKid(Node replacement) {
-        int i = findKid(replacement.firstElement());
-        kids[i] = replacement;
-        replacement.parent = this;
+    /** Takes over all of {@code other}'s children (re-parenting them); {@code other} keeps stale links. */
+    void takeKidsFrom(Node other) {
+        kid0 = other.kid0;
+        kid0Key = other.kid0Key;
+        kid1 = other.kid1;
+        kid1Key = other.kid1Key;
+        kids = other.kids;
+        kidKeys = other.kidKeys;
+        kidCount = other.kidCount;
+        for (int i = 0; i < kidCount; i++) {
+            kidAt(i).parent = this;
+        }
+    }
+
+    /** Drops all children (the caller re-attaches them elsewhere). */
+    void clearKids() {
+        kid0 = null;
+        kid1 = null;
+        kids = null;
+        kidKeys = null;
+        kidCount = 0;
     }
 
     // ---------------------------------------------------------------- owners
 
-    int ownerIndex(int workerId) {
-        int[] ids = ownerIds;
-        for (int i = 0, n = ownerCount; i < n; i++) {
-            if (ids[i] == workerId) {
+    int ownerIdAt(int i) {
+        return (int) owners[2 * i];
+    }
+
+    long ownerTickAt(int i) {
+        return owners[2 * i + 1];
+    }
+
+    /** Slot of the worker in {@link #owners} (even index), or -1. */
+    private int ownerSlot(int workerId) {
+        long[] o = owners;
+        for (int i = 0, end = 2 * ownerCount; i < end; i += 2) {
+            if (o[i] == workerId) {
                 return i;
             }
         }
@@ -249,47 +367,50 @@ final class Node {
     }
 
     boolean owns(int workerId) {
-        return ownerIndex(workerId) >= 0;
+        return ownerSlot(workerId) >= 0;
     }
 
     long tickOf(int workerId) {
-        int i = ownerIndex(workerId);
-        return i < 0 ? Long.MIN_VALUE : ownerTicks[i];
+        int s = ownerSlot(workerId);
+        return s < 0 ? Long.MIN_VALUE : owners[s + 1];
     }
 
     /** Sets the tick; returns true when the worker was not an owner before. */
     boolean touch(int workerId, long tick) {
-        int i = ownerIndex(workerId);
-        if (i >= 0) {
-            ownerTicks[i] = tick;
-            return false;
+        long[] o = owners;
+        int end = 2 * ownerCount;
+        for (int i = 0; i < end; i += 2) {
+            if (o[i] == workerId) {
+                o[i + 1] = tick;
+                return false;
+            }
         }
-        if (ownerCount == ownerIds.length) {
-            int cap = Math.max(2, ownerCount * 2);
-            ownerIds = Arrays.copyOf(ownerIds, cap);
-            ownerTicks = Arrays.copyOf(ownerTicks, cap);
+        if (end == o.length) {
+            o = Arrays.copyOf(o, Math.max(4, end * 2));
+            owners = o;
         }
-        ownerIds[ownerCount] = workerId;
-        ownerTicks[ownerCount] = tick;
+        o[end] = workerId;
+        o[end + 1] = tick;
         ownerCount++;
         return true;
     }
 
     boolean dropOwner(int workerId) {
-        int i = ownerIndex(workerId);
-        if (i < 0) {
+        int s = ownerSlot(workerId);
+        if (s < 0) {
             return false;
         }
         ownerCount--;
-        ownerIds[i] = ownerIds[ownerCount];
-        ownerTicks[i] = ownerTicks[ownerCount];
+        int last = 2 * ownerCount;
+        owners[s] = owners[last];
+        owners[s + 1] = owners[last + 1];
         return true;
     }
 
     long newestTick() {
         long max = Long.MIN_VALUE;
         for (int i = 0; i < ownerCount; i++) {
-            max = Math.max(max, ownerTicks[i]);
+            max = Math.max(max, owners[2 * i + 1]);
         }
         return max;
     }
@@ -299,8 +420,8 @@ final class Node {
             return false;
         }
         for (int i = 0; i < ownerCount; i++) {
-            int j = other.ownerIndex(ownerIds[i]);
-            if (j < 0 || other.ownerTicks[j] != ownerTicks[i]) {
+            int s = other.ownerSlot(ownerIdAt(i));
+            if (s < 0 || other.owners[s + 1] != ownerTickAt(i)) {
                 return false;
             }
         }
@@ -308,15 +429,14 @@ final class Node {
     }
 
     void copyOwnersFrom(Node other) {
-        ownerIds = Arrays.copyOf(other.ownerIds, Math.max(other.ownerCount, 1));
-        ownerTicks = Arrays.copyOf(other.ownerTicks, Math.max(other.ownerCount, 1));
+        owners = Arrays.copyOf(other.owners, Math.max(2 * other.ownerCount, 2));
         ownerCount = other.ownerCount;
     }
 
     /** True when some child is owned by the worker (its owned path continues below this node). */
     boolean anyKidOwnedBy(int workerId) {
         for (int i = 0; i < kidCount; i++) {
-            if (kids[i].owns(workerId)) {
+            if (kidAt(i).owns(workerId)) {
                 return true;
             }
         }

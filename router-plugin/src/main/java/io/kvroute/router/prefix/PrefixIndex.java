@@ -97,8 +97,13 @@ public final class PrefixIndex {
     /** Optimistic walks restarted by a concurrent change of shape before comparing under the lock. */
     private static final int OPTIMISTIC_ATTEMPTS = 3;
 
-    /** Result of {@link #walkLocked}: the fully matched nodes and the partially matched one. */
-    private record Walk(Node[] full, int fullCount, int fullDepth, Node partial, int partialEnd) {}
+    /**
+     * Result of {@link #walkLocked}: the first matched node (full or partial; null when nothing
+     * matched), the deepest fully matched node (null when none; the others are its ancestors, reached
+     * through {@code parent}, so no per-level path array is built) ending at {@code fullDepth}, and
+     * the partially matched node with its matched end.
+     */
+    private record Walk(Node first, Node lastFull, int fullDepth, Node partial, int partialEnd) {}
 
     /**
      * One walk along the key, with the lock held on entry and on exit. Long edge compares release
@@ -113,8 +118,8 @@ public final class PrefixIndex {
         int attempts = 0;
         while (true) {
             long version = structureVersion;
-            Node[] full = new Node[8];
-            int fullCount = 0;
+            Node first = null;
+            Node lastFull = null;
             int fullDepth = 0;
             int pos = 0;
             Node n = root;
@@ -153,18 +158,18 @@ public final class PrefixIndex {
                     m = 1 + c.commonLength(1, key, pos + 1, max);
                 }
                 pos += m;
+                if (first == null) {
+                    first = c;
+                }
                 if (m < len) {
-                    return new Walk(full, fullCount, fullDepth, c, pos);
+                    return new Walk(first, lastFull, fullDepth, c, pos);
                 }
-                if (fullCount == full.length) {
-                    full = Arrays.copyOf(full, fullCount * 2);
-                }
-                full[fullCount++] = c;
+                lastFull = c;
                 fullDepth = pos;
                 n = c;
             }
             if (!restart) {
-                return new Walk(full, fullCount, fullDepth, null, 0);
+                return new Walk(first, lastFull, fullDepth, null, 0);
             }
         }
     }
@@ -188,34 +193,33 @@ public final class PrefixIndex {
         lock.lock();
         try {
             Walk w = walkLocked(key);
-            hint = new PrefixMatch.WalkHint(this, structureVersion, key, w.full(), w.fullCount(),
+            hint = new PrefixMatch.WalkHint(this, structureVersion, key, w.lastFull(),
                     w.fullDepth(), w.partial(), w.partialEnd());
-            Node first = w.fullCount() > 0 ? w.full()[0] : w.partial();
+            Node first = w.first();
             if (first == null) {
                 return new PrefixMatch(keyInts.length, new String[0], new int[0], hint);
             }
+            // Owners of the first matched node are a superset of every deeper node's owners
+            // (prefix closure), and a worker's depth is the end of the deepest matched node it
+            // owns. So read bottom-up and stop once every owner of the first node has its depth:
+            // usually after a few nodes, not the whole path. Depth 0 marks "not seen yet" (every
+            // matched node ends at depth >= 1).
             int[] depthById = new int[nextId];
-            int end = 0;
-            for (int j = 0; j < w.fullCount(); j++) {
-                Node c = w.full()[j];
-                end += c.edgeLength;
-                int[] ids = c.ownerIds;
-                for (int i = 0, k = c.ownerCount; i < k; i++) {
-                    depthById[ids[i]] = end; // prefix closure: deeper nodes overwrite
-                }
-            }
+            int wanted = first.ownerCount;
+            int seen = 0;
             Node partial = w.partial();
             if (partial != null) {
-                int[] ids = partial.ownerIds;
-                for (int i = 0, k = partial.ownerCount; i < k; i++) {
-                    depthById[ids[i]] = w.partialEnd();
-                }
+                seen += recordDepths(partial, w.partialEnd(), depthById);
             }
-            // Owners of the first matched node are a superset of every deeper node's owners.
-            names = new String[first.ownerCount];
-            depths = new int[first.ownerCount];
-            for (int i = 0; i < first.ownerCount; i++) {
-                int id = first.ownerIds[i];
+            int end = w.fullDepth();
+            for (Node c = w.lastFull(); c != root && seen < wanted; c = c.parent) {
+                seen += recordDepths(c, end, depthById);
+                end -= c.edgeLength;
+            }
+            names = new String[wanted];
+            depths = new int[wanted];
+            for (int i = 0; i < wanted; i++) {
+                int id = first.ownerIdAt(i);
                 names[i] = workerById[id];
                 depths[i] = depthById[id];
             }
@@ -223,6 +227,19 @@ public final class PrefixIndex {
             lock.unlock();
         }
         return new PrefixMatch(keyInts.length, names, depths, hint);
+    }
+
+    /** Sets {@code end} for the node's owners without a depth yet; returns how many were new. */
+    private static int recordDepths(Node c, int end, int[] depthById) {
+        int added = 0;
+        for (int i = 0, k = c.ownerCount; i < k; i++) {
+            int id = c.ownerIdAt(i);
+            if (depthById[id] == 0) {
+                depthById[id] = end;
+                added++;
+            }
+        }
+        return added;
     }
 
     // ================================================================ insert
@@ -249,7 +266,7 @@ public final class PrefixIndex {
                 long tick = Math.max(ticks.getAsLong(), lastTick); // LRU needs a monotone clock
                 lastTick = tick;
                 int id = idFor(workerId);
-                insertLocked(key, id, tick, root, 0, null, 0);
+                insertLocked(key, id, tick, root, 0, null, 0, null);
             }
         } finally {
             lock.unlock();
@@ -272,14 +289,14 @@ public final class PrefixIndex {
         lock.lock();
         try {
             if (hint.index() == this && hint.structureVersion() == structureVersion) {
-                insertAlong(new Walk(hint.fullPath(), hint.fullPathSize(), hint.fullDepth(),
-                        hint.partial(), hint.partialEnd()), key, workerId);
+                insertAlong(new Walk(null, hint.lastFull(), hint.fullDepth(), hint.partial(),
+                        hint.partialEnd()), key, workerId);
             } else if (key.ints.length > unlockedCompareMinElements) {
                 insertAlong(walkLocked(key), key, workerId);
             } else {
                 long tick = Math.max(ticks.getAsLong(), lastTick);
                 lastTick = tick;
-                insertLocked(key, idFor(workerId), tick, root, 0, null, 0);
+                insertLocked(key, idFor(workerId), tick, root, 0, null, 0, null);
             }
         } finally {
             lock.unlock();
@@ -287,42 +304,39 @@ public final class PrefixIndex {
     }
 
     /**
-     * Inserts along a walk valid for the current structure version: touches its fully matched
-     * nodes, then continues from the last one (reusing the partial node's compare). Reads the
-     * clock here, after any unlocked compare, so ticks follow the order of the critical sections.
+     * Inserts along a walk valid for the current structure version: continues below its deepest
+     * fully matched node (reusing the partial node's compare), then touches the fully matched nodes
+     * bottom-up through their parent links, merging each with its only child where canonical shape
+     * asks for it. Reads the clock here, after any unlocked compare, so ticks follow the order of
+     * the critical sections.
      */
     private void insertAlong(Walk w, PrefixKey key, String workerId) {
         long tick = Math.max(ticks.getAsLong(), lastTick); // LRU needs a monotone clock
         lastTick = tick;
         int id = idFor(workerId);
-        ArrayList<Node> p = path;
-        p.clear();
-        Node[] full = w.full();
-        for (int i = 0; i < w.fullCount(); i++) {
-            Node c = full[i];
-            if (c.touch(id, tick)) {
-                ownedById[id] += c.edgeLength;
-            }
-            p.add(c);
+        Node lastFull = w.lastFull();
+        if (lastFull == null) {
+            insertLocked(key, id, tick, root, 0, w.partial(), w.partialEnd(), null);
+        } else {
+            insertLocked(key, id, tick, lastFull, w.fullDepth(), w.partial(), w.partialEnd(),
+                    lastFull);
         }
-        Node start = w.fullCount() == 0 ? root : full[w.fullCount() - 1];
-        insertLocked(key, id, tick, start, w.fullDepth(), w.partial(), w.partialEnd());
     }
 
     /**
-     * Walks from {@code n} at depth {@code pos} (the nodes above already touched and in
-     * {@link #path}, or {@code n} is the root and the path empty), touching, splitting and adding
-     * a leaf as needed, then restores the canonical shape and enforces the limits. When
-     * {@code partial} is met, its matched end {@code partialEnd} is known from a valid walk and its
-     * edge is not compared again.
+     * Walks from {@code n} at depth {@code pos}, touching, splitting and adding a leaf as needed,
+     * then restores the canonical shape bottom-up and enforces the limits. {@code n} is the root,
+     * or the deepest node of a valid walk's fully matched path ({@code fullPathEnd == n}), whose
+     * nodes are touched here after the part below them, climbing the parent links (one pass that
+     * touches and merges; merges only fold a node's child into it, so the links above stay valid).
+     * When {@code partial} is met, its matched end {@code partialEnd} is known from a valid walk
+     * and its edge is not compared again.
      */
     private void insertLocked(PrefixKey key, int id, long tick, Node n, int pos, Node partial,
-            int partialEnd) {
+            int partialEnd, Node fullPathEnd) {
         {
             ArrayList<Node> p = path;
-            if (n == root) {
-                p.clear();
-            }
+            p.clear();
             int[] keyInts = key.ints;
             int keyLength = keyInts.length;
             while (pos < keyLength) {
@@ -353,12 +367,16 @@ public final class PrefixIndex {
                 n = c;
             }
             // Restore the canonical shape along the refreshed path, bottom-up.
-            Node last = p.get(p.size() - 1);
-            mergeWithOnlyChild(last);
-            for (int i = p.size() - 1; i >= 1; i--) {
-                mergeWithOnlyChild(p.get(i - 1));
+            for (int i = p.size() - 1; i >= 0; i--) {
+                mergeWithOnlyChild(p.get(i));
             }
             p.clear();
+            for (Node c = fullPathEnd; c != null && c != root; c = c.parent) {
+                if (c.touch(id, tick)) {
+                    ownedById[id] += c.edgeLength;
+                }
+                mergeWithOnlyChild(c);
+            }
             enforceCapacity(id);
             enforceNodeCap();
         }
@@ -368,15 +386,8 @@ public final class PrefixIndex {
     private void split(Node c, int at) {
         Node bottom = new Node(c.edge, c.edgeOffset + at, c.edgeLength - at);
         bottom.copyOwnersFrom(c);
-        bottom.kids = c.kids;
-        bottom.kidKeys = c.kidKeys;
-        bottom.kidCount = c.kidCount;
-        for (int i = 0; i < bottom.kidCount; i++) {
-            bottom.kids[i].parent = bottom;
-        }
-        c.kids = new Node[2];
-        c.kidKeys = new int[2];
-        c.kidCount = 0;
+        bottom.takeKidsFrom(c);
+        c.clearKids();
         c.edgeLength = at;
         c.addKid(bottom);
         structureVersion++;
@@ -391,17 +402,12 @@ public final class PrefixIndex {
         if (n == root || n.kidCount != 1) {
             return false;
         }
-        Node c = n.kids[0];
+        Node c = n.kid0;
         if (!n.sameOwners(c)) {
             return false;
         }
         n.appendEdge(c);
-        n.kids = c.kids;
-        n.kidKeys = c.kidKeys;
-        n.kidCount = c.kidCount;
-        for (int i = 0; i < n.kidCount; i++) {
-            n.kids[i].parent = n;
-        }
+        n.takeKidsFrom(c);
         c.dead = true;
         structureVersion++;
         nodeCount--;
@@ -442,16 +448,16 @@ public final class PrefixIndex {
         PriorityQueue<Candidate> heap = new PriorityQueue<>((a, b) -> Long.compare(a.tick, b.tick));
         ArrayDeque<Node> stack = new ArrayDeque<>();
         for (int i = 0; i < root.kidCount; i++) {
-            if (root.kids[i].owns(id)) {
-                stack.push(root.kids[i]);
+            if (root.kidAt(i).owns(id)) {
+                stack.push(root.kidAt(i));
             }
         }
         while (!stack.isEmpty()) {
             Node n = stack.pop();
             boolean leaf = true;
             for (int i = 0; i < n.kidCount; i++) {
-                if (n.kids[i].owns(id)) {
-                    stack.push(n.kids[i]);
+                if (n.kidAt(i).owns(id)) {
+                    stack.push(n.kidAt(i));
                     leaf = false;
                 }
             }
@@ -475,7 +481,7 @@ public final class PrefixIndex {
                     if (n.kidCount != 1) {
                         throw new IllegalStateException("split left " + n.kidCount + " children");
                     }
-                    Node bottom = n.kids[0];
+                    Node bottom = n.kid0;
                     bottom.dropOwner(id); // still owned by the others: they own n's children
 
                     mergeWithOnlyChild(bottom);
@@ -517,7 +523,7 @@ public final class PrefixIndex {
                 heap.add(new Candidate(n.newestTick(), n));
             }
             for (int i = 0; i < n.kidCount; i++) {
-                stack.push(n.kids[i]);
+                stack.push(n.kidAt(i));
             }
         }
         while (nodeCount > config.maxNodes() && !heap.isEmpty()) {
@@ -526,7 +532,7 @@ public final class PrefixIndex {
                 continue;
             }
             for (int i = 0; i < n.ownerCount; i++) {
-                ownedById[n.ownerIds[i]] -= n.edgeLength;
+                ownedById[n.ownerIdAt(i)] -= n.edgeLength;
                 evictedElements += n.edgeLength;
             }
             n.ownerCount = 0;
@@ -555,16 +561,16 @@ public final class PrefixIndex {
             ArrayList<Node> order = new ArrayList<>();
             ArrayDeque<Node> stack = new ArrayDeque<>();
             for (int i = 0; i < root.kidCount; i++) {
-                if (root.kids[i].owns(id)) {
-                    stack.push(root.kids[i]);
+                if (root.kidAt(i).owns(id)) {
+                    stack.push(root.kidAt(i));
                 }
             }
             while (!stack.isEmpty()) {
                 Node n = stack.pop();
                 order.add(n);
                 for (int i = 0; i < n.kidCount; i++) {
-                    if (n.kids[i].owns(id)) {
-                        stack.push(n.kids[i]);
+                    if (n.kidAt(i).owns(id)) {
+                        stack.push(n.kidAt(i));
                     }
                 }
             }

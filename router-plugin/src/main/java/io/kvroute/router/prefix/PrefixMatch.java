@@ -17,8 +17,8 @@ public final class PrefixMatch {
      * Where the walk went, so {@link PrefixIndex#insertMatched} can skip comparing again when the
      * tree's shape is unchanged. Holds tree nodes: keep a match only for the request's duration.
      */
-    record WalkHint(PrefixIndex index, long structureVersion, PrefixKey key, Node[] fullPath,
-            int fullPathSize, int fullDepth, Node partial, int partialEnd) {}
+    record WalkHint(PrefixIndex index, long structureVersion, PrefixKey key, Node lastFull,
+            int fullDepth, Node partial, int partialEnd) {}
 
     PrefixMatch(int keyLength, String[] workers, int[] lengths, WalkHint hint) {
         this.keyLength = keyLength;

@@ -35,24 +35,24 @@ final class PrefixIndexInvariants {
                     assertThat(n.edgeLength).as("empty edge").isPositive();
                     assertThat(n.ownerCount).as("node without owners (unowned leaf or chain)").isPositive();
                     for (int i = 0; i < n.ownerCount; i++) {
-                        owned.merge(index.workerName(n.ownerIds[i]), (long) n.edgeLength, Long::sum);
+                        owned.merge(index.workerName(n.ownerIdAt(i)), (long) n.edgeLength, Long::sum);
                     }
                     if (n.kidCount == 1) {
-                        assertThat(n.sameOwners(n.kids[0]))
+                        assertThat(n.sameOwners(n.kidAt(0)))
                                 .as("mergeable single-child chain at depth node of length %d", n.edgeLength)
                                 .isFalse();
                     }
                     if (n.parent != root) {
                         for (int i = 0; i < n.ownerCount; i++) {
-                            int id = n.ownerIds[i];
+                            int id = n.ownerIdAt(i);
                             assertThat(n.parent.owns(id)).as("ownership not prefix-closed").isTrue();
                             assertThat(n.parent.tickOf(id)).as("ancestor older than descendant")
-                                    .isGreaterThanOrEqualTo(n.ownerTicks[i]);
+                                    .isGreaterThanOrEqualTo(n.ownerTickAt(i));
                         }
                     }
                 }
                 for (int i = 0; i < n.kidCount; i++) {
-                    stack.push(n.kids[i]);
+                    stack.push(n.kidAt(i));
                 }
             }
             assertThat(stats.nodes()).as("node count").isEqualTo(nodes);
@@ -68,11 +68,11 @@ final class PrefixIndexInvariants {
 
     private static void checkChildren(Node n) {
         for (int i = 0; i < n.kidCount; i++) {
-            Node kid = n.kids[i];
+            Node kid = n.kidAt(i);
             assertThat(kid.parent).as("parent link").isSameAs(n);
-            assertThat(n.kidKeys[i]).as("child key is the child's first element").isEqualTo(kid.firstElement());
+            assertThat(n.kidKeyAt(i)).as("child key is the child's first element").isEqualTo(kid.firstElement());
             if (i > 0) {
-                assertThat(n.kidKeys[i]).as("children sorted and distinct").isGreaterThan(n.kidKeys[i - 1]);
+                assertThat(n.kidKeyAt(i)).as("children sorted and distinct").isGreaterThan(n.kidKeyAt(i - 1));
             }
         }
     }
@@ -93,7 +93,7 @@ final class PrefixIndexInvariants {
                     n.copyEdgeTo(full, prefix.length);
                     Map<String, Long> owners = new HashMap<>();
                     for (int i = 0; i < n.ownerCount; i++) {
-                        owners.put(index.workerName(n.ownerIds[i]), n.ownerTicks[i]);
+                        owners.put(index.workerName(n.ownerIdAt(i)), n.ownerTickAt(i));
                     }
                     for (int len = prefix.length + 1; len <= full.length; len++) {
                         out.put(toList(full, len), owners);
@@ -101,7 +101,7 @@ final class PrefixIndexInvariants {
                     prefix = full;
                 }
                 for (int i = 0; i < n.kidCount; i++) {
-                    nodes.push(n.kids[i]);
+                    nodes.push(n.kidAt(i));
                     prefixes.push(prefix);
                 }
             }
