@@ -54,6 +54,7 @@ final class SaturationScenario implements Scenario {
             double ttftP95Ms, Map<String, Double> reasons, double cacheAwarePins) {}
 
     private final Map<String, List<String>> variants;
+    private final List<String> variantOrder;
     private final SaturationWorkload.Params full;
     private final SaturationWorkload.Params quick;
     private final TimeModelSpec time;
@@ -74,8 +75,6 @@ final class SaturationScenario implements Scenario {
         this.timeout = timeout;
         this.warmupRequests = warmupRequests;
     }
-
-    private final List<String> variantOrder;
 
     @Override
     public String name() {
