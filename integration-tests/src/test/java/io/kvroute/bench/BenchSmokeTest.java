@@ -74,10 +74,15 @@ class BenchSmokeTest {
     }
 
     @Test
-    void saturation_runsWithAndWithoutTheGateWithoutFailures() throws Exception {
+    void saturation_runsWithAndWithoutTheGateWithoutFailuresAndTheFloorPins() throws Exception {
         JsonNode variants = runQuick("saturation", "no-gate", "gate+floor").path("variants");
         assertThat(variants.has("no-gate")).isTrue();
         assertNoFailures(variants);
+        // the last quick step offers 2x the fleet's measured drain rate: every worker queues, so the
+        // floor must pin at least once (direction only; how much it changes the hit rate is for the docs)
+        assertThat(variants.path("gate+floor").path("decision_reasons").path("saturation_pin").asDouble())
+                .as("gate+floor saturation_pin decisions").isPositive();
+        assertThat(variants.path("no-gate").path("decision_reasons").path("saturation_pin").asDouble()).isZero();
     }
 
     @Test

@@ -192,7 +192,7 @@ public final class FleetWorkloadScenario implements Scenario {
     /** Prompt length of each warm-up request: big enough to exercise the large-body paths. */
     static final int WARMUP_PROMPT_TOKENS = 1024;
 
-    private static List<ScheduledRequest> warmup(long seed, int count, int promptTokens) {
+    static List<ScheduledRequest> warmup(long seed, int count, int promptTokens) {
         PromptBuilder prompts = new PromptBuilder(new SplittableRandom(~seed), Scenarios.CHARS_PER_TOKEN);
         List<ScheduledRequest> requests = new ArrayList<>();
         for (int i = 0; i < count; i++) {
