@@ -3,7 +3,6 @@ package io.kvroute.router.load;
 import static java.util.Objects.requireNonNull;
 
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
@@ -32,20 +31,8 @@ public final class DecodePressure implements Comparator<String> {
                                     ToIntFunction<String> routerLocalInFlight) {
         requireNonNull(snapshot, "snapshot");
         requireNonNull(routerLocalInFlight, "routerLocalInFlight");
-        Map<String, WorkerLoad> loads = new HashMap<>();
-        boolean engine = true;
-        boolean any = false;
-        for (String id : comparedSet) {
-            any = true;
-            Optional<WorkerLoad> l = snapshot.fresh(id);
-            if (l.isEmpty()) {
-                engine = false;
-                break;
-            }
-            loads.put(id, l.get());
-        }
-        engine &= any;
-        return new DecodePressure(engine ? loads : Map.of(), engine, routerLocalInFlight);
+        Optional<Map<String, WorkerLoad>> loads = snapshot.freshForAll(comparedSet);
+        return new DecodePressure(loads.orElse(Map.of()), loads.isPresent(), routerLocalInFlight);
     }
 
     /** {@code NATIVE_QUEUE_TOKENS} when engine data is used, else {@code ROUTER_LOCAL}. */

@@ -2,6 +2,7 @@ package io.kvroute.router.load;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -58,6 +59,23 @@ public final class EngineLoadSnapshot {
     }
 
     /** True when every worker of {@code workers} has a fresh sample (and the set is non-empty). */
+    /**
+     * The fresh loads of every worker in {@code workers}, or empty when the set is empty or any of
+     * them lacks a fresh sample: engine data is compared only when the whole set has it (a partly
+     * fresh set would make the unknown workers look idle).
+     */
+    public Optional<Map<String, WorkerLoad>> freshForAll(Iterable<String> workers) {
+        Map<String, WorkerLoad> loads = new java.util.HashMap<>();
+        for (String id : workers) {
+            Optional<WorkerLoad> load = fresh(id);
+            if (load.isEmpty()) {
+                return Optional.empty();
+            }
+            loads.put(id, load.get());
+        }
+        return loads.isEmpty() ? Optional.empty() : Optional.of(loads);
+    }
+
     public boolean allFresh(Iterable<String> workers) {
         boolean any = false;
         for (String id : workers) {

@@ -3,7 +3,6 @@ package io.kvroute.router.load;
 import static java.util.Objects.requireNonNull;
 
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.ToIntFunction;
@@ -40,22 +39,10 @@ public final class PrefillPressure implements Comparator<String> {
                                      ToIntFunction<String> routerLocalInFlight) {
         requireNonNull(snapshot, "snapshot");
         requireNonNull(routerLocalInFlight, "routerLocalInFlight");
-        Map<String, WorkerLoad> loads = new HashMap<>();
-        boolean engine = true;
-        boolean allEstimated = true;
-        boolean any = false;
-        for (String id : comparedSet) {
-            any = true;
-            Optional<WorkerLoad> l = snapshot.fresh(id);
-            if (l.isEmpty()) {
-                engine = false;
-                break;
-            }
-            loads.put(id, l.get());
-            allEstimated &= l.get().estimatedPrefillQueueMs().isPresent();
-        }
-        engine &= any;
-        return new PrefillPressure(engine ? loads : Map.of(), engine, engine && allEstimated, routerLocalInFlight);
+        Optional<Map<String, WorkerLoad>> loads = snapshot.freshForAll(comparedSet);
+        boolean allEstimated = loads.isPresent()
+                && loads.get().values().stream().allMatch(l -> l.estimatedPrefillQueueMs().isPresent());
+        return new PrefillPressure(loads.orElse(Map.of()), loads.isPresent(), allEstimated, routerLocalInFlight);
     }
 
     /** The source this comparator uses for the set as a whole. */
