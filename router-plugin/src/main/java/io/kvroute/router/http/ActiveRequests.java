@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class ActiveRequests {
 
     private final Set<Abortable> active = ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.CompletableFuture<Void> drained = new java.util.concurrent.CompletableFuture<>();
     private volatile boolean draining;
 
     public boolean draining() {
@@ -19,6 +20,18 @@ public final class ActiveRequests {
 
     public void beginDrain() {
         draining = true;
+        completeIfDrained();
+    }
+
+    /** Completes once draining has begun and no request is in flight. */
+    public java.util.concurrent.CompletableFuture<Void> drained() {
+        return drained;
+    }
+
+    private void completeIfDrained() {
+        if (draining && active.isEmpty()) {
+            drained.complete(null);
+        }
     }
 
     public int size() {
@@ -31,6 +44,7 @@ public final class ActiveRequests {
 
     void remove(Abortable dispatch) {
         active.remove(dispatch);
+        completeIfDrained();
     }
 
     /**
@@ -38,18 +52,29 @@ public final class ActiveRequests {
      * passed, then aborts the rest with {@code reason}. Returns how many were aborted.
      */
     public int awaitThenAbort(long deadlineNanos, String reason) throws InterruptedException {
-        while (!active.isEmpty() && System.nanoTime() < deadlineNanos) {
-            Thread.sleep(20);
+        if (awaitDrained(deadlineNanos - System.nanoTime()) && active.isEmpty()) {
+            return 0;
         }
         int aborted = 0;
         for (Abortable dispatch : active) {
             dispatch.abort(reason);
             aborted++;
         }
-        long graceNanos = System.nanoTime() + 2_000_000_000L;
-        while (!active.isEmpty() && System.nanoTime() < graceNanos) {
-            Thread.sleep(10);
-        }
+        awaitDrained(ABORT_GRACE_NANOS);
         return aborted;
+    }
+
+    /** How long aborted requests get to write their error and leave. */
+    private static final long ABORT_GRACE_NANOS = 2_000_000_000L;
+
+    private boolean awaitDrained(long timeoutNanos) throws InterruptedException {
+        try {
+            drained.get(Math.max(0, timeoutNanos), java.util.concurrent.TimeUnit.NANOSECONDS);
+            return true;
+        } catch (java.util.concurrent.TimeoutException e) {
+            return false;
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("the drain future never fails", e);
+        }
     }
 }

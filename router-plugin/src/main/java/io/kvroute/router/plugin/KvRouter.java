@@ -261,16 +261,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     @Override
     public java.util.concurrent.CompletableFuture<Void> shutdown() {
         beginDrain();
-        return java.util.concurrent.CompletableFuture.runAsync(() -> {
-            while (active.size() > 0 && System.nanoTime() - drainStartNanos < (long) (config.shutdownDrainSecs() * 1e9)) {
-                try {
-                    Thread.sleep(20);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-        });
+        return active.drained();
     }
 
     @Override
