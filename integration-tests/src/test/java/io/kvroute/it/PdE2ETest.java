@@ -233,11 +233,9 @@ class PdE2ETest {
     void decodeFailureMidStream_endsWithAnErrorEvent() throws Exception {
         try (PdFleet own = PdFleet.start(1, 1, FAST, List.of("--decode-ms-per-step", "30"), List.of())) {
             CompletableFuture<Http.Reply> reply = http.stream(own.url("/v1/chat/completions"), chat("pd-crash", true, 300));
-            await().atMost(Duration.ofSeconds(10)).until(() -> {
-                String out = own.decodes.get(0).handler().outputFor("pd-crash");
-                return lastBody(own.decodes.get(0), "pd-crash") != null;
-            });
-            Thread.sleep(300);
+            // wait until the decode engine is generating this request, then kill the worker mid-stream
+            await().atMost(Duration.ofSeconds(10)).until(() -> lastBody(own.decodes.get(0), "pd-crash") != null
+                    && own.decodes.get(0).engine().stats().numRunningReqs() > 0);
             own.decodes.get(0).close();
             Http.Reply done = reply.get(20, TimeUnit.SECONDS);
             assertThat(done.body()).contains("\"error\"");

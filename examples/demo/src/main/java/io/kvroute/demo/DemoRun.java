@@ -112,12 +112,7 @@ final class DemoRun {
                     "--health-check-interval-secs", "0.5");
             log.println("kvroute demo, phase 2: prefill/decode disaggregation, 2 prefill + 2 decode workers, router "
                     + router.baseUrl());
-            RouterMain.RunningRouter pdRouter = router;
-            long deadline = System.nanoTime() + 10_000_000_000L;
-            while (System.nanoTime() < deadline && pdRouter.router().workers().fleet().all().stream()
-                    .anyMatch(w -> w.role() == io.kvroute.router.worker.WorkerRole.PREFILL && w.bootstrapPort() == null)) {
-                Thread.sleep(50);
-            }
+            awaitBootstrapPorts(router);
             List<DemoWorkload.Item> items = DemoWorkload.generate(pdRequests, tenants, 400, maxTokens, new SplittableRandom(seed + 1));
             return measure(client, router, items,
                     new DemoSummary.Builder("pd (prefill " + policy + ", decode power_of_two)", 4), log);
@@ -142,16 +137,40 @@ final class DemoRun {
         }
     }
 
-    /** Waits (bounded) until the router has fresh load reports from every worker. */
+    /**
+     * Waits (at most 10 s) until the router learned every prefill worker's bootstrap port from its
+     * /server_info: woken by the registry's change notifications, not by polling.
+     */
+    private static void awaitBootstrapPorts(RouterMain.RunningRouter router) throws Exception {
+        io.kvroute.router.worker.WorkerRegistry registry = router.router().workers();
+        java.util.concurrent.CompletableFuture<Void> learned = new java.util.concurrent.CompletableFuture<>();
+        Runnable check = () -> {
+            if (registry.fleet().all().stream().noneMatch(
+                    w -> w.role() == io.kvroute.router.worker.WorkerRole.PREFILL && w.bootstrapPort() == null)) {
+                learned.complete(null);
+            }
+        };
+        registry.addListener(change -> check.run());
+        check.run();
+        try {
+            learned.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            // the router still routes; the first PD requests then wait for discovery themselves
+        }
+    }
+
+    /**
+     * Waits (at most 10 s) until the router has fresh load reports from every worker, so the summary
+     * shows engine-reported pressure. The load plane has no change callback; a short poll it is.
+     */
     private static void awaitFreshLoads(RouterMain.RunningRouter router, int workers) throws InterruptedException {
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (System.nanoTime() < deadline) {
             io.kvroute.router.load.EngineLoadSnapshot snapshot = router.router().loads().snapshot();
-            long fresh = router.router().workers().fleet().all().stream().filter(w -> snapshot.isFresh(w.id())).count();
-            if (fresh >= workers) {
+            if (router.router().workers().fleet().all().stream().filter(w -> snapshot.isFresh(w.id())).count() >= workers) {
                 return;
             }
-            Thread.sleep(50);
+            java.util.concurrent.locks.LockSupport.parkNanos(50_000_000L);
         }
     }
 

@@ -41,7 +41,6 @@ public final class RouterHandler extends Handler.Abstract {
     static final String WORKER_HEADER = "x-kvroute-worker";
     private static final Logger LOG = LoggerFactory.getLogger(RouterHandler.class);
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final ObjectMapper PD_JSON = JSON;
     private static final HttpField JSON_TYPE = new PreEncodedHttpField(HttpHeader.CONTENT_TYPE, "application/json");
 
     private final RouterContext ctx;
@@ -267,7 +266,7 @@ public final class RouterHandler extends Handler.Abstract {
             IngressTokenization.Result tokens = tokenization.apply(endpoint, model, body, ctx.prefillPolicy().needsTokens(), callerSentIds);
             com.fasterxml.jackson.databind.node.ObjectNode tree;
             try {
-                tree = (com.fasterxml.jackson.databind.node.ObjectNode) PD_JSON.readTree(tokens.outgoingBody());
+                tree = (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(tokens.outgoingBody());
             } catch (java.io.IOException e) {
                 throw new ApiException(400, "invalid JSON body: " + e.getMessage());
             }
