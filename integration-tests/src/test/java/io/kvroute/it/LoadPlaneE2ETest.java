@@ -33,7 +33,8 @@ class LoadPlaneE2ETest {
                 List.of("--policy", "power_of_two", "--health-check-interval-secs", "0.2"));
                 Http http = new Http()) {
             // the router learns the worker's load endpoint from /server_info, then subscribes
-            await().atMost(Duration.ofSeconds(10)).until(() -> loads(http, fleet).get(0).path("fresh").asBoolean());
+            // (the load plane replaces a SUB socket stuck in the JeroMQ handshake after 3 s of silence)
+            await().atMost(Duration.ofSeconds(20)).until(() -> loads(http, fleet).get(0).path("fresh").asBoolean());
             List<CompletableFuture<Http.Reply>> replies = new ArrayList<>();
             for (int i = 0; i < 12; i++) {
                 replies.add(http.stream(fleet.url("/v1/chat/completions"), chat(40)));
@@ -55,7 +56,7 @@ class LoadPlaneE2ETest {
         try (TestFleet fleet = TestFleet.start(2, List.of("--decode-ms-per-step", "2"),
                 List.of("--policy", "power_of_two", "--load-freshness-secs", "1", "--health-check-interval-secs", "0.2"));
                 Http http = new Http()) {
-            await().atMost(Duration.ofSeconds(10)).until(() -> {
+            await().atMost(Duration.ofSeconds(20)).until(() -> {
                 JsonNode workers = loads(http, fleet);
                 return workers.get(0).path("fresh").asBoolean() && workers.get(1).path("fresh").asBoolean();
             });

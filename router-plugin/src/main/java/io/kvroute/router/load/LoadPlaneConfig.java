@@ -47,7 +47,7 @@ public record LoadPlaneConfig(Duration freshnessWindow, Duration pollTimeout, in
 
     public static LoadPlaneConfig defaults() {
         return new LoadPlaneConfig(Duration.ofSeconds(5), Duration.ofMillis(20), 1000, DispatchLog.DEFAULT_CAPACITY,
-                Duration.ofMillis(5), Duration.ofSeconds(10));
+                Duration.ofMillis(5), Duration.ofSeconds(3));
     }
 
     public LoadPlaneConfig withFreshnessWindow(Duration d) {
