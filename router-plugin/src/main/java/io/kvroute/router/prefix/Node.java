@@ -43,6 +43,13 @@ final class Node {
     // (unsorted). One array instead of ids + ticks saves a dependent load per touched node.
     long[] owners = NO_LONGS;
     int ownerCount;
+    // The owner touched last, with its tick, in fields of the node: its slot in owners holds a
+    // stale tick, hotTick is the real one (-1 = none). A worker re-inserting a path it owns (the
+    // common case: the same prompt prefix routed to the same worker) refreshes every node of the
+    // path, and this way the refresh writes the node it is already reading instead of loading the
+    // owners array as well.
+    int hotOwner = -1;
+    long hotTick;
 
     boolean dead;         // set once detached or merged away; lets eviction heaps skip stale entries
 
@@ -352,7 +359,8 @@ final class Node {
     }
 
     long ownerTickAt(int i) {
-        return owners[2 * i + 1];
+        int id = (int) owners[2 * i];
+        return id == hotOwner ? hotTick : owners[2 * i + 1];
     }
 
     /** Slot of the worker in {@link #owners} (even index), or -1. */
@@ -367,38 +375,57 @@ final class Node {
     }
 
     boolean owns(int workerId) {
-        return ownerSlot(workerId) >= 0;
+        return workerId == hotOwner || ownerSlot(workerId) >= 0;
     }
 
     long tickOf(int workerId) {
+        if (workerId == hotOwner) {
+            return hotTick;
+        }
         int s = ownerSlot(workerId);
         return s < 0 ? Long.MIN_VALUE : owners[s + 1];
     }
 
-    /** Sets the tick; returns true when the worker was not an owner before. */
+    /**
+     * Sets the tick; returns true when the worker was not an owner before. The hot owner's touch
+     * reads and writes only this node; another worker's moves the hot tick back into its slot.
+     */
     boolean touch(int workerId, long tick) {
+        if (workerId == hotOwner) {
+            hotTick = tick;
+            return false;
+        }
         long[] o = owners;
         int end = 2 * ownerCount;
+        int hot = hotOwner;
+        boolean added = true;
         for (int i = 0; i < end; i += 2) {
-            if (o[i] == workerId) {
-                o[i + 1] = tick;
-                return false;
+            if (o[i] == hot) {
+                o[i + 1] = hotTick;
+            } else if (o[i] == workerId) {
+                added = false;
             }
         }
-        if (end == o.length) {
-            o = Arrays.copyOf(o, Math.max(4, end * 2));
-            owners = o;
+        if (added) {
+            if (end == o.length) {
+                o = Arrays.copyOf(o, Math.max(4, end * 2));
+                owners = o;
+            }
+            o[end] = workerId;
+            ownerCount++;
         }
-        o[end] = workerId;
-        o[end + 1] = tick;
-        ownerCount++;
-        return true;
+        hotOwner = workerId;
+        hotTick = tick;
+        return added;
     }
 
     boolean dropOwner(int workerId) {
         int s = ownerSlot(workerId);
         if (s < 0) {
             return false;
+        }
+        if (workerId == hotOwner) {
+            hotOwner = -1;
         }
         ownerCount--;
         int last = 2 * ownerCount;
@@ -407,10 +434,16 @@ final class Node {
         return true;
     }
 
+    /** Forgets every owner (the node is about to be detached). */
+    void clearOwners() {
+        ownerCount = 0;
+        hotOwner = -1;
+    }
+
     long newestTick() {
         long max = Long.MIN_VALUE;
         for (int i = 0; i < ownerCount; i++) {
-            max = Math.max(max, owners[2 * i + 1]);
+            max = Math.max(max, ownerTickAt(i));
         }
         return max;
     }
@@ -420,8 +453,8 @@ final class Node {
             return false;
         }
         for (int i = 0; i < ownerCount; i++) {
-            int s = other.ownerSlot(ownerIdAt(i));
-            if (s < 0 || other.owners[s + 1] != ownerTickAt(i)) {
+            int id = ownerIdAt(i);
+            if (!other.owns(id) || other.tickOf(id) != ownerTickAt(i)) {
                 return false;
             }
         }
@@ -431,6 +464,8 @@ final class Node {
     void copyOwnersFrom(Node other) {
         owners = Arrays.copyOf(other.owners, Math.max(2 * other.ownerCount, 2));
         ownerCount = other.ownerCount;
+        hotOwner = other.hotOwner;
+        hotTick = other.hotTick;
     }
 
     /** True when some child is owned by the worker (its owned path continues below this node). */

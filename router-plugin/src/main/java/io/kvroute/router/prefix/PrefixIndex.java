@@ -535,7 +535,7 @@ public final class PrefixIndex {
                 ownedById[n.ownerIdAt(i)] -= n.edgeLength;
                 evictedElements += n.edgeLength;
             }
-            n.ownerCount = 0;
+            n.clearOwners();
             evictedNodes++;
             Node parent = n.parent;
             detachLeaf(n);
