@@ -172,23 +172,29 @@ public final class RouterMetrics {
     /**
      * Prefix-tree gauges, read at scrape time: {@code kvroute_prefix_tree_nodes},
      * {@code kvroute_prefix_tree_elements}, {@code kvroute_prefix_evicted_elements},
-     * {@code kvroute_prefix_evicted_nodes} (cumulative, exported as gauges of the tree's own counters).
+     * {@code kvroute_prefix_evicted_nodes} (cumulative, exported as gauges of the tree's own counters),
+     * tagged {@code policy} and {@code key_mode} (one tree per key kind: tokens, chars, sampled).
      */
-    public void bindPrefixIndex(String policy, io.kvroute.router.prefix.PrefixIndex index) {
+    public void bindPrefixIndex(String policy, String keyMode, io.kvroute.router.prefix.PrefixIndex index) {
         Gauge.builder("kvroute.prefix.tree.nodes", index, i -> i.stats().nodes()).tag("policy", policy)
-                .strongReference(true).register(registry);
+                .tag("key_mode", keyMode).strongReference(true).register(registry);
         Gauge.builder("kvroute.prefix.tree.elements", index, i -> i.stats().elements()).tag("policy", policy)
-                .strongReference(true).register(registry);
+                .tag("key_mode", keyMode).strongReference(true).register(registry);
         Gauge.builder("kvroute.prefix.evicted.elements", index, i -> i.stats().evictedElements()).tag("policy", policy)
-                .strongReference(true).register(registry);
+                .tag("key_mode", keyMode).strongReference(true).register(registry);
         Gauge.builder("kvroute.prefix.evicted.nodes", index, i -> i.stats().evictedNodes()).tag("policy", policy)
-                .strongReference(true).register(registry);
+                .tag("key_mode", keyMode).strongReference(true).register(registry);
     }
 
-    /** {@code kvroute_prefix_worker_owned_elements{policy,worker}}: key elements a worker owns in the tree. */
-    public void bindPrefixOwned(String policy, String workerUrl, String workerId, io.kvroute.router.prefix.PrefixIndex index) {
+    /**
+     * {@code kvroute_prefix_worker_owned_elements{policy,key_mode,worker}}: key elements a worker owns
+     * in the tree of that key kind.
+     */
+    public void bindPrefixOwned(String policy, String keyMode, String workerUrl, String workerId,
+            io.kvroute.router.prefix.PrefixIndex index) {
         Gauge.builder("kvroute.prefix.worker.owned.elements", index, i -> i.stats().ownedElements(workerId))
-                .tag("policy", policy).tag("worker", workerUrl).strongReference(true).register(registry);
+                .tag("policy", policy).tag("key_mode", keyMode).tag("worker", workerUrl).strongReference(true)
+                .register(registry);
     }
 
     /** {@code kvroute_worker_in_flight{worker}}: router-local in-flight requests. */

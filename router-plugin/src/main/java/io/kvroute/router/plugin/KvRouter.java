@@ -93,7 +93,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
                 tokenizers, prefillPolicy, decodePolicy, loads, sessionPolicy, prefillSessionPolicy,
                 java.util.List.copyOf(cacheAwarePolicies.values()));
         for (CacheAwarePolicy cacheAware : cacheAwarePolicies.values()) {
-            metrics.bindPrefixIndex(cacheAware.name(), cacheAware.prefixIndex());
+            cacheAware.prefixIndexes().forEach((mode, index) -> metrics.bindPrefixIndex(cacheAware.name(), mode, index));
         }
         metrics.bindDraining(active::draining);
         metrics.bindActive(active::size);
@@ -105,7 +105,8 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
                 metrics.bindHealthy(worker.url(), () -> registry.fleet().isHealthy(id));
                 metrics.bindBreakerState(worker.url(), () -> breakers.state(id).ordinal());
                 for (CacheAwarePolicy cacheAware : cacheAwarePolicies.values()) {
-                    metrics.bindPrefixOwned(cacheAware.name(), worker.url(), id, cacheAware.prefixIndex());
+                    cacheAware.prefixIndexes().forEach((mode, index) ->
+                            metrics.bindPrefixOwned(cacheAware.name(), mode, worker.url(), id, index));
                 }
                 subscribe(worker);
             } else if (change.kind() == WorkerRegistry.ChangeKind.UPDATED) {
@@ -115,7 +116,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
                 loads.removeWorker(id);
                 breakers.forget(id);
                 for (CacheAwarePolicy cacheAware : cacheAwarePolicies.values()) {
-                    cacheAware.prefixIndex().removeWorker(id);
+                    cacheAware.removeWorker(id);
                 }
             }
         });

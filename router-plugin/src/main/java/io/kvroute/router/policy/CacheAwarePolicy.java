@@ -50,7 +50,8 @@ public final class CacheAwarePolicy implements RoutingPolicy {
     static final int GATE_BLIND_LOG_SAMPLE = 64;
 
     private final CacheAwareConfig config;
-    private final PrefixIndex index;
+    /** One index per key kind ({@link CacheKey#TOKENS}, ...), null for kinds the key mode never uses. */
+    private final PrefixIndex[] indexes;
     private final MinLoadChoicesPolicy fallback;
     private final AtomicLong gateBlindDecisions = new AtomicLong();
 
@@ -61,7 +62,14 @@ public final class CacheAwarePolicy implements RoutingPolicy {
     public CacheAwarePolicy(CacheAwareConfig config, int minLoadChoices, Supplier<RandomGenerator> random,
                             LongSupplier ticks) {
         this.config = requireNonNull(config, "config");
-        this.index = new PrefixIndex(PrefixIndexConfig.withPerWorkerCapacity(config.maxTreeSizeElements()), ticks);
+        boolean[] used = CacheKey.modesUsed(config.keyMode());
+        this.indexes = new PrefixIndex[used.length];
+        for (int mode = 0; mode < used.length; mode++) {
+            if (used[mode]) {
+                indexes[mode] = new PrefixIndex(
+                        PrefixIndexConfig.withPerWorkerCapacity(config.maxTreeSizeElements()), ticks);
+            }
+        }
         this.fallback = new MinLoadChoicesPolicy("cache_aware", minLoadChoices, random);
     }
 
@@ -75,9 +83,33 @@ public final class CacheAwarePolicy implements RoutingPolicy {
         return true;
     }
 
-    /** The policy's index: call {@code removeWorker} on fleet changes, bind {@code stats()} to metrics. */
-    public PrefixIndex prefixIndex() {
-        return index;
+    /**
+     * The policy's indexes by key kind ({@code tokens}, {@code chars}, {@code sampled}; only the
+     * kinds its key mode uses): bind their {@code stats()} to metrics. Each kind has its own tree
+     * and its own per-worker capacity, in its own unit.
+     */
+    public Map<String, PrefixIndex> prefixIndexes() {
+        Map<String, PrefixIndex> out = new java.util.LinkedHashMap<>();
+        for (int mode = 0; mode < indexes.length; mode++) {
+            if (indexes[mode] != null) {
+                out.put(CacheKey.MODE_NAMES[mode], indexes[mode]);
+            }
+        }
+        return java.util.Collections.unmodifiableMap(out);
+    }
+
+    /** Forgets a worker that left the fleet in every index. */
+    public void removeWorker(String workerId) {
+        for (PrefixIndex index : indexes) {
+            if (index != null) {
+                index.removeWorker(workerId);
+            }
+        }
+    }
+
+    /** The index that holds keys of {@code key}'s kind. */
+    PrefixIndex indexFor(CacheKey key) {
+        return indexes[key.mode];
     }
 
     public CacheAwareConfig config() {
@@ -96,7 +128,11 @@ public final class CacheAwarePolicy implements RoutingPolicy {
     public void recordDispatch(Decision decision) {
         CacheAwareDetail detail = decision.cacheAware();
         if (detail != null && detail.prefixMatch() != null) {
-            index.insertMatched(detail.prefixMatch(), decision.worker().id());
+            for (PrefixIndex index : indexes) {
+                if (index != null && index.produced(detail.prefixMatch())) {
+                    index.insertMatched(detail.prefixMatch(), decision.worker().id());
+                }
+            }
         }
     }
 
@@ -112,7 +148,7 @@ public final class CacheAwarePolicy implements RoutingPolicy {
         List<Worker> pool = request.candidates();
         EngineLoadSnapshot loads = request.loads();
         CacheKey key = CacheKey.of(request, config);
-        PrefixMatch match = key == null ? null : index.match(key.key);
+        PrefixMatch match = key == null ? null : indexFor(key).match(key.key);
 
         Map<String, Long> matchedTokens = new HashMap<>();
         long bestMatched = 0;

@@ -1,29 +1,36 @@
 package io.kvroute.router.policy;
 
 import io.kvroute.router.prefix.KeyBuilder;
+import io.kvroute.router.prefix.PrefixKey;
 import io.kvroute.router.prefix.PrefixMatch;
 
 /**
- * One request's prefix-index key and how its matched elements convert to tokens.
+ * One request's prefix-index key, which of the policy's indexes it belongs to, and how its matched
+ * elements convert to tokens.
  *
- * <p>Every key starts with a negative mode sentinel (-1 tokens, -2 chars, -3 sampled): token ids
- * and code points are never negative, so in {@code auto} mode a token key can never match a
- * character key of another request, even though they share one tree. The sentinel is not counted
- * in matched lengths. Character matches convert to tokens with
+ * <p>Each key kind (token ids, code points, sampled code points) has its own index, so in
+ * {@code auto} mode a token key can never match a character key of another request, and a sampled
+ * key of ASCII/Latin-1 text keeps its byte form (every element in 0..255): its edges compare with
+ * the vectorized byte compare. (An in-key mode sentinel, the earlier design, was negative and so
+ * ruled the byte form out for every key.) Character matches convert to tokens with
  * {@link CacheAwareConfig#CHARS_PER_TOKEN}; sampled matches first to characters with LightLLM's
  * {@code min((depth - 1) * stride + 1, length)}.
  */
 final class CacheKey {
-    private static final int TOKENS = -1;
-    private static final int CHARS = -2;
-    private static final int SAMPLED = -3;
+    /** Index slots, one per key kind; also the order of {@link #MODE_NAMES}. */
+    static final int TOKENS = 0;
+    static final int CHARS = 1;
+    static final int SAMPLED = 2;
+    static final String[] MODE_NAMES = {
+        CacheAwareConfig.MODE_TOKENS, CacheAwareConfig.MODE_CHARS, CacheAwareConfig.MODE_SAMPLED,
+    };
 
-    final int[] key;
-    private final int mode;
+    final PrefixKey key;
+    final int mode;
     private final int stride;
     private final int textLengthChars;
 
-    private CacheKey(int[] key, int mode, int stride, int textLengthChars) {
+    private CacheKey(PrefixKey key, int mode, int stride, int textLengthChars) {
         this.key = key;
         this.mode = mode;
         this.stride = stride;
@@ -40,25 +47,40 @@ final class CacheKey {
         }
         switch (mode) {
             case CacheAwareConfig.MODE_TOKENS:
-                return ids == null ? null : new CacheKey(withSentinel(TOKENS, ids), TOKENS, 1, 0);
+                return ids == null ? null : new CacheKey(PrefixKey.of(ids), TOKENS, 1, 0);
             case CacheAwareConfig.MODE_CHARS:
                 return text == null ? null
-                        : new CacheKey(withSentinel(CHARS, KeyBuilder.codePoints(text)), CHARS, 1, text.length());
+                        : new CacheKey(PrefixKey.of(KeyBuilder.codePoints(text)), CHARS, 1, text.length());
             default:
                 return text == null ? null : new CacheKey(
-                        withSentinel(SAMPLED, KeyBuilder.sampled(text, config.sampleStride())), SAMPLED,
-                        config.sampleStride(), text.length());
+                        KeyBuilder.sampledKey(text, config.sampleStride()), SAMPLED, config.sampleStride(),
+                        text.length());
         }
     }
 
-    /** Matched key elements of the worker, sentinel excluded. */
-    int matchedElements(PrefixMatch match, String workerId) {
-        return Math.max(0, match.matchedLength(workerId) - 1);
+    /** Which key kinds a policy in {@code keyMode} can produce (the indexes it needs). */
+    static boolean[] modesUsed(String keyMode) {
+        boolean[] used = new boolean[MODE_NAMES.length];
+        switch (keyMode) {
+            case CacheAwareConfig.MODE_AUTO -> {
+                used[TOKENS] = true;
+                used[SAMPLED] = true;
+            }
+            case CacheAwareConfig.MODE_TOKENS -> used[TOKENS] = true;
+            case CacheAwareConfig.MODE_CHARS -> used[CHARS] = true;
+            default -> used[SAMPLED] = true;
+        }
+        return used;
     }
 
-    /** Fraction of the key (sentinel excluded) the worker holds. */
+    /** Matched key elements of the worker. */
+    int matchedElements(PrefixMatch match, String workerId) {
+        return match.matchedLength(workerId);
+    }
+
+    /** Fraction of the key the worker holds. */
     double matchRatio(int matchedElements) {
-        int length = key.length - 1;
+        int length = key.length();
         return length <= 0 ? 0.0 : (double) matchedElements / length;
     }
 
@@ -73,12 +95,5 @@ final class CacheKey {
                 return KeyBuilder.sampledDepthToChars(matchedElements, stride, textLengthChars)
                         / CacheAwareConfig.CHARS_PER_TOKEN;
         }
-    }
-
-    private static int[] withSentinel(int sentinel, int[] elements) {
-        int[] out = new int[elements.length + 1];
-        out[0] = sentinel;
-        System.arraycopy(elements, 0, out, 1, elements.length);
-        return out;
     }
 }

@@ -273,6 +273,11 @@ public final class PrefixIndex {
         }
     }
 
+    /** True when {@code match} came from this index (so {@link #insertMatched} can reuse its walk). */
+    public boolean produced(PrefixMatch match) {
+        return requireNonNull(match, "match").hint().index() == this;
+    }
+
     /**
      * Records that the worker holds the key of {@code match}, reusing that match's walk when the
      * tree has not changed shape since (no element is compared again); otherwise walks afresh.

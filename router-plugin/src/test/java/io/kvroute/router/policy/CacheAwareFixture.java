@@ -45,7 +45,8 @@ final class CacheAwareFixture {
     /** Makes {@code workerId} own the first {@code tokens} tokens of the standard prompt. */
     CacheAwareFixture own(String workerId, int tokens) {
         RoutingRequest r = new RoutingRequest(pool(workerId), id -> 0, tokens, null, prompt(tokens));
-        policy.prefixIndex().insert(CacheKey.of(r, config).key, workerId);
+        CacheKey key = CacheKey.of(r, config);
+        policy.indexFor(key).insert(key.key, workerId);
         return this;
     }
 

@@ -263,6 +263,36 @@ class CacheAwarePolicyTest {
     }
 
     @Test
+    void sampledKeysOfLatin1Text_keepTheirByteForm_andEachKeyModeHasItsOwnTree() {
+        CacheAwareConfig config = CacheAwareConfig.defaults();
+        RoutingRequest latin1 = new RoutingRequest(pool("w-a"), id -> 0, 10, null, null, null, "é".repeat(4096));
+        RoutingRequest cjk = new RoutingRequest(pool("w-a"), id -> 0, 10, null, null, null, "中".repeat(4096));
+        assertThat(CacheKey.of(latin1, config).key.toString()).contains("bytes=true");
+        assertThat(CacheKey.of(cjk, config).key.toString()).contains("bytes=false");
+        for (String mode : new String[] {"tokens", "chars", "sampled"}) {
+            assertThat(new CacheAwareFixture(config.withKeyMode(mode)).policy.prefixIndexes()).containsOnlyKeys(mode);
+        }
+    }
+
+    @Test
+    void removeWorker_forgetsTheWorkerInEveryKeyModesTree() {
+        CacheAwareFixture f = defaults();
+        RoutingRequest tokens = new RoutingRequest(pool("w-a"), id -> 0, 2048, null, CacheAwareFixture.prompt(2048), null);
+        RoutingRequest text = new RoutingRequest(pool("w-a"), id -> 0, 2048, null, null, null, "y".repeat(8192));
+        for (RoutingRequest r : List.of(tokens, text)) {
+            f.policy.recordDispatch(new Decision(CacheAwareFixture.w("w-a"), DecisionReason.CACHE_MISS_MIN_LOAD,
+                    "none", f.policy.select(r).cacheAware()));
+        }
+        assertThat(f.policy.prefixIndexes().values()).allSatisfy(
+                index -> assertThat(index.stats().ownedElements("w-a")).isPositive());
+        f.policy.removeWorker("w-a");
+        assertThat(f.policy.prefixIndexes().values()).allSatisfy(index -> {
+            assertThat(index.stats().ownedElements("w-a")).isZero();
+            assertThat(index.stats().nodes()).isZero();
+        });
+    }
+
+    @Test
     void requestWithoutKey_isACacheMissWithoutAMatch() {
         Decision d = defaults().policy.select(new RoutingRequest(pool("w-a"), id -> 0, 10, null));
         assertThat(d.cacheAware().label()).isEqualTo(CacheAwareDetail.CACHE_MISS);
@@ -274,7 +304,7 @@ class CacheAwarePolicyTest {
         RoutingPolicy cache = Policies.create("cache_aware", 2);
         assertThat(cache.name()).isEqualTo("cache_aware");
         assertThat(cache.needsTokens()).isTrue();
-        assertThat(((CacheAwarePolicy) cache).prefixIndex()).isNotNull();
+        assertThat(((CacheAwarePolicy) cache).prefixIndexes()).containsOnlyKeys("tokens", "sampled"); // auto
         RoutingPolicy sticky = Policies.create("sticky", 2);
         assertThat(sticky.name()).isEqualTo("sticky");
         assertThat(((StickySessionPolicy) sticky).delegate().name()).isEqualTo("power_of_two");
