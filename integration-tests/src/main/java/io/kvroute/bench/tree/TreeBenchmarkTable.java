@@ -95,6 +95,8 @@ public final class TreeBenchmarkTable {
                     name += "-prebuiltKey";
                 } else if (methodName.equals("sampledKey")) {
                     name += "-sampledKey";
+                } else if (methodName.equals("sampledKeyOddStride")) {
+                    name += "-sampledKey-stride509";
                 }
                 name += "/" + r.getParams().getParam("promptChars");
                 if (group.equals("select")) {
