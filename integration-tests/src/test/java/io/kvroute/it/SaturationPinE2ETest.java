@@ -8,17 +8,25 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Under saturation, diverting requests away
- * from their prefix owners only turns a burst into cache misses. With --saturation-queue-floor
- * the router pins such requests to the least-pressured owner instead, so the measured hit rate
- * stays higher than with the gate alone, whose own saturation tier needs every worker at or over
- * the limit at once (limit 4 here) while the floor (1) only needs no worker to be provably idle:
- * seed 000's point that the strict condition rarely holds. Direction only; magnitudes go to the
- * benchmark page.
+ * Under saturation, diverting requests away from their prefix owners only turns a burst into cache
+ * misses. With --saturation-queue-floor the router pins such requests to the least-pressured owner
+ * instead, while the gate alone keeps the owner only through its own saturation tier, which needs
+ * every worker at or over the limit at once (limit 4 here); the floor (1) only needs no worker to be
+ * provably idle: seed 000's point that the strict condition rarely holds.
+ *
+ * <p>What is asserted is the routing effect through real load reports: with the floor, fewer
+ * requests leave their owners for a less loaded worker (and pins happen; none without a floor).
+ * The measured hit rates are printed, not asserted: in a closed burst on this 2-core box they
+ * overlap. Two batches of 48 gave gate 0.50-0.76 vs floor 0.60-0.83 over six runs (one CI run
+ * failed on it); 192 requests in batches of 24 gave gate 0.52-0.66 vs floor 0.58-0.77 over eight
+ * runs, one of them inverted. Diversions were 13-22 vs 6-9 over the same eight runs, never
+ * overlapping. The hit-rate effect is measured open-loop by the harness's saturation scenario
+ * (docs/benchmarks.md).
  */
 class SaturationPinE2ETest {
 
     private static long lastPins;
+    private static long lastDiversions;
 
     private static double burstHitRate(List<String> extraRouterArgs) throws Exception {
         String tokenizer = BundledTokenizer.qwen3().toString();
@@ -33,22 +41,33 @@ class SaturationPinE2ETest {
                 return fleet.router.router().workers().fleet().all().stream().allMatch(w -> snapshot.isFresh(w.id()));
             });
             CacheAwareE2ETest.hitRate(fleet, http, 24, 1); // warm: each tenant gets an owner
-            double rate = CacheAwareE2ETest.hitRate(fleet, http, 96, 48); // a burst far above what 4 workers drain
+            double rate = CacheAwareE2ETest.hitRate(fleet, http, 192, 24); // a burst far above what 4 workers drain
             String scrape = http.get(fleet.url("/metrics")).getContentAsString();
             scrape.lines().filter(l -> l.startsWith("kvroute_cache_aware_decisions_total") || l.startsWith("kvroute_policy_decisions_total"))
                     .forEach(System.out::println);
-            lastPins = scrape.lines().filter(l -> l.startsWith("kvroute_cache_aware_decisions_total{decision=\"saturation_pin\""))
-                    .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+            lastPins = counter(scrape, "kvroute_cache_aware_decisions_total{decision=\"saturation_pin\"");
+            // Requests sent off their owners to a less loaded worker while owners existed.
+            lastDiversions = counter(scrape, "kvroute_policy_decisions_total{policy=\"cache_aware\",reason=\"capacity_fallback_min_load\"")
+                    + counter(scrape, "kvroute_policy_decisions_total{policy=\"cache_aware\",reason=\"all_queued_min_load\"");
             return rate;
         }
     }
 
+    private static long counter(String scrape, String prefix) {
+        return scrape.lines().filter(l -> l.startsWith(prefix))
+                .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+    }
+
     @Test
-    void saturationFloor_keepsTheHitRateAboveTheGateAlone() throws Exception {
+    void saturationFloor_keepsMoreRequestsOnTheirOwnersThanTheGateAlone() throws Exception {
         double gateOnly = burstHitRate(List.of());
+        long gateDiversions = lastDiversions;
+        assertThat(lastPins).as("no pins without a floor").isZero();
         double gateAndFloor = burstHitRate(List.of("--saturation-queue-floor", "1"));
+        long floorDiversions = lastDiversions;
         assertThat(lastPins).as("saturation pins during the burst").isPositive();
-        System.out.printf("burst hit rate: gate %.3f, gate+floor %.3f%n", gateOnly, gateAndFloor);
-        assertThat(gateAndFloor).as("gate+floor %.3f vs gate %.3f", gateAndFloor, gateOnly).isGreaterThanOrEqualTo(gateOnly);
+        System.out.printf("burst hit rate: gate %.3f, gate+floor %.3f; diversions %d vs %d%n", gateOnly, gateAndFloor,
+                gateDiversions, floorDiversions);
+        assertThat(floorDiversions).as("off-owner diversions, gate+floor vs gate").isLessThan(gateDiversions);
     }
 }
