@@ -141,22 +141,11 @@ final class DemoRun {
      * Waits (at most 10 s) until the router learned every prefill worker's bootstrap port from its
      * /server_info: woken by the registry's change notifications, not by polling.
      */
-    private static void awaitBootstrapPorts(RouterMain.RunningRouter router) throws Exception {
-        io.kvroute.router.worker.WorkerRegistry registry = router.router().workers();
-        java.util.concurrent.CompletableFuture<Void> learned = new java.util.concurrent.CompletableFuture<>();
-        Runnable check = () -> {
-            if (registry.fleet().all().stream().noneMatch(
-                    w -> w.role() == io.kvroute.router.worker.WorkerRole.PREFILL && w.bootstrapPort() == null)) {
-                learned.complete(null);
-            }
-        };
-        registry.addListener(change -> check.run());
-        check.run();
-        try {
-            learned.get(10, java.util.concurrent.TimeUnit.SECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
-            // the router still routes; the first PD requests then wait for discovery themselves
-        }
+    private static void awaitBootstrapPorts(RouterMain.RunningRouter router) throws InterruptedException {
+        // On timeout the router still routes; the first PD requests then wait for discovery themselves.
+        router.router().workers().awaitFleet(fleet -> fleet.all().stream().noneMatch(
+                w -> w.role() == io.kvroute.router.worker.WorkerRole.PREFILL && w.bootstrapPort() == null),
+                java.time.Duration.ofSeconds(10));
     }
 
     /**

@@ -6,6 +6,7 @@ import io.kvroute.router.config.ConfigException;
 import io.kvroute.router.config.RouterOptions;
 import io.kvroute.router.plugin.RouterMain;
 import io.kvroute.router.worker.Worker;
+import io.kvroute.router.worker.WorkerRegistry;
 import io.kvroute.router.worker.WorkerRole;
 import io.kvroute.bench.workload.ChatRequests;
 import java.util.ArrayList;
@@ -14,7 +15,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The production {@link FleetFactory}: mock GPU workers ({@link MockWorkerMain#start}) and the router
@@ -114,19 +114,19 @@ public final class InProcessFleetFactory implements FleetFactory {
     }
 
     private static void awaitBootstrapPorts(InProcessFleet fleet) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BOOTSTRAP_WAIT_MILLIS);
-        while (true) {
-            List<Worker> prefills = fleet.router.router().workers().fleet().all().stream()
-                    .filter(w -> w.role() == WorkerRole.PREFILL).toList();
-            if (!prefills.isEmpty() && prefills.stream().allMatch(w -> w.bootstrapPort() != null)) {
-                return;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("router did not learn the prefill bootstrap ports within "
-                        + BOOTSTRAP_WAIT_MILLIS + " ms: " + prefills);
-            }
-            Thread.sleep(50);
+        WorkerRegistry registry = fleet.router.router().workers();
+        boolean learned = registry.awaitFleet(f -> {
+            List<Worker> prefills = prefills(f);
+            return !prefills.isEmpty() && prefills.stream().allMatch(w -> w.bootstrapPort() != null);
+        }, java.time.Duration.ofMillis(BOOTSTRAP_WAIT_MILLIS));
+        if (!learned) {
+            throw new IllegalStateException("router did not learn the prefill bootstrap ports within "
+                    + BOOTSTRAP_WAIT_MILLIS + " ms: " + prefills(registry.fleet()));
         }
+    }
+
+    private static List<Worker> prefills(WorkerRegistry.Fleet fleet) {
+        return fleet.all().stream().filter(w -> w.role() == WorkerRole.PREFILL).toList();
     }
 
     /** Workers in start order, then the router; closes the router first. */

@@ -155,7 +155,7 @@ public final class CacheAwarePolicy implements RoutingPolicy {
         List<Owner> owners = new ArrayList<>();
         if (match != null) {
             for (Worker w : pool) {
-                int elements = key.matchedElements(match, w.id());
+                int elements = match.matchedLength(w.id());
                 if (elements == 0) {
                     continue;
                 }

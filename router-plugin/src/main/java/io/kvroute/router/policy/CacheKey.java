@@ -2,7 +2,6 @@ package io.kvroute.router.policy;
 
 import io.kvroute.router.prefix.KeyBuilder;
 import io.kvroute.router.prefix.PrefixKey;
-import io.kvroute.router.prefix.PrefixMatch;
 
 /**
  * One request's prefix-index key, which of the policy's indexes it belongs to, and how its matched
@@ -71,11 +70,6 @@ final class CacheKey {
             default -> used[SAMPLED] = true;
         }
         return used;
-    }
-
-    /** Matched key elements of the worker. */
-    int matchedElements(PrefixMatch match, String workerId) {
-        return match.matchedLength(workerId);
     }
 
     /** Fraction of the key the worker holds. */

@@ -5,8 +5,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 
 /**
@@ -65,6 +70,38 @@ public final class WorkerRegistry {
 
     public void addListener(Consumer<Change> listener) {
         listeners.add(listener);
+    }
+
+    public void removeListener(Consumer<Change> listener) {
+        listeners.remove(listener);
+    }
+
+    /**
+     * Blocks until {@code condition} holds for the fleet, woken by change notifications rather than
+     * by polling; returns false when it still does not hold after {@code timeout}. For startup code
+     * and tools (e.g. waiting for discovery), never for the request path.
+     */
+    public boolean awaitFleet(Predicate<Fleet> condition, java.time.Duration timeout) throws InterruptedException {
+        CompletableFuture<Void> met = new CompletableFuture<>();
+        Consumer<Change> listener = change -> {
+            if (condition.test(fleet)) {
+                met.complete(null);
+            }
+        };
+        listeners.add(listener);
+        try {
+            if (condition.test(fleet)) { // checked after subscribing, so no change falls in between
+                return true;
+            }
+            met.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            return false;
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("fleet condition failed", e.getCause());
+        } finally {
+            listeners.remove(listener);
+        }
     }
 
     /** Adds a worker; returns false (and changes nothing) if its id is already present. */

@@ -34,6 +34,31 @@ class WorkerRegistryTest {
     }
 
     @Test
+    void awaitFleet_wakesOnTheChangeThatMeetsTheCondition_timesOutOtherwise_andUnsubscribes() throws Exception {
+        WorkerRegistry registry = new WorkerRegistry();
+        Worker a = Worker.regular("http://a:1");
+        registry.add(a);
+        java.util.function.Predicate<WorkerRegistry.Fleet> hasModel =
+                f -> f.all().stream().allMatch(w -> "m".equals(w.modelId()));
+        assertThat(registry.awaitFleet(hasModel, java.time.Duration.ofMillis(50))).isFalse();
+        java.util.concurrent.CompletableFuture<Boolean> waiting = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return registry.awaitFleet(hasModel, java.time.Duration.ofSeconds(30));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        registry.setHealthy(a.id(), false); // a change that does not meet the condition
+        registry.update(a.id(), w -> w.withModelId("m"));
+        assertThat(waiting.get(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(registry.awaitFleet(hasModel, java.time.Duration.ZERO)).isTrue(); // already holds
+        List<WorkerRegistry.Change> seen = new ArrayList<>();
+        registry.addListener(seen::add);
+        registry.remove(a.id());
+        assertThat(seen).hasSize(1); // the waiters' listeners were removed; only this one remains
+    }
+
+    @Test
     void inFlight_neverGoesNegative() {
         InFlightCounters counters = new InFlightCounters();
         counters.acquire("w");
