@@ -182,6 +182,9 @@ public final class RouterOptions {
     @Option(names = "--sticky-fallback-policy", description = "Policy choosing a new session's worker under --policy sticky (default power_of_two).")
     String stickyFallbackPolicy = "power_of_two";
 
+    @Option(names = "--tokenizer-cache-bytes", description = "Per model, bytes of chat-prefix token ids kept so a conversation's earlier turns are not tokenized again (default 67108864 = 64 MiB; 0 = off).")
+    long tokenizerCacheBytes = 64L << 20;
+
     /**
      * Parses flags (and the config file they name) into a validated config.
      *
@@ -268,6 +271,7 @@ public final class RouterOptions {
                 .sessionIdHeader(sessionIdHeader)
                 .sessionIdleSecs(sessionIdleSecs)
                 .stickyFallbackPolicy(stickyFallbackPolicy)
+                .tokenizerCacheBytes(tokenizerCacheBytes)
                 .build();
     }
 
