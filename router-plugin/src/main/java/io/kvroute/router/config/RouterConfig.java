@@ -62,7 +62,8 @@ public record RouterConfig(
         long cacheMaxTreeSize,
         String sessionIdHeader,
         double sessionIdleSecs,
-        String stickyFallbackPolicy) {
+        String stickyFallbackPolicy,
+        ServiceDiscoveryConfig serviceDiscovery) {
 
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
 
@@ -74,6 +75,7 @@ public record RouterConfig(
         tokenizerPaths = tokenizerPaths == null ? List.of() : List.copyOf(tokenizerPaths);
         prefillUrls = prefillUrls == null ? List.of() : List.copyOf(prefillUrls);
         decodeUrls = decodeUrls == null ? List.of() : List.copyOf(decodeUrls);
+        serviceDiscovery = serviceDiscovery == null ? ServiceDiscoveryConfig.disabled() : serviceDiscovery;
     }
 
     public static Builder builder() {
@@ -150,6 +152,13 @@ public record RouterConfig(
         String sessionIdHeader = "x-session-id";
         double sessionIdleSecs = 600;
         String stickyFallbackPolicy = "power_of_two";
+        boolean serviceDiscovery = false;
+        List<String> selector = List.of();
+        List<String> prefillSelector = List.of();
+        List<String> decodeSelector = List.of();
+        String serviceDiscoveryNamespace = null;
+        int serviceDiscoveryPort = ServiceDiscoveryConfig.DEFAULT_PORT;
+        String bootstrapPortAnnotation = ServiceDiscoveryConfig.DEFAULT_BOOTSTRAP_PORT_ANNOTATION;
 
         public Builder host(String v) { host = v; return this; }
         public Builder port(int v) { port = v; return this; }
@@ -203,10 +212,17 @@ public record RouterConfig(
         public Builder sessionIdHeader(String v) { sessionIdHeader = v; return this; }
         public Builder sessionIdleSecs(double v) { sessionIdleSecs = v; return this; }
         public Builder stickyFallbackPolicy(String v) { stickyFallbackPolicy = v; return this; }
+        public Builder serviceDiscovery(boolean v) { serviceDiscovery = v; return this; }
+        public Builder selector(List<String> v) { selector = v; return this; }
+        public Builder prefillSelector(List<String> v) { prefillSelector = v; return this; }
+        public Builder decodeSelector(List<String> v) { decodeSelector = v; return this; }
+        public Builder serviceDiscoveryNamespace(String v) { serviceDiscoveryNamespace = v; return this; }
+        public Builder serviceDiscoveryPort(int v) { serviceDiscoveryPort = v; return this; }
+        public Builder bootstrapPortAnnotation(String v) { bootstrapPortAnnotation = v; return this; }
 
         public RouterConfig build() {
-            ConfigValidator.validate(this);
-            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy);
+            ServiceDiscoveryConfig discovery = ConfigValidator.validate(this);
+            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy, discovery);
         }
     }
 }
