@@ -14,7 +14,8 @@ public final class ConfigValidator {
 
     private ConfigValidator() {}
 
-    static void validate(RouterConfig.Builder b) {
+    /** Validates everything; returns the parsed service discovery settings. */
+    static ServiceDiscoveryConfig validate(RouterConfig.Builder b) {
         if (b.port < 0 || b.port > 65535) {
             throw fail("--port", b.port, "must be between 0 and 65535");
         }
@@ -130,6 +131,7 @@ public final class ConfigValidator {
             throw fail("--policy", b.policy, "is not one of: " + String.join(", ", Policies.NAMES));
         }
         validateCacheAwarePolicy(b);
+        return ServiceDiscoveryValidator.validate(b);
     }
 
     /**
@@ -282,7 +284,7 @@ public final class ConfigValidator {
         }
     }
 
-    private static ConfigException fail(String flag, Object value, String problem) {
+    static ConfigException fail(String flag, Object value, String problem) {
         return new ConfigException(flag + " " + problem + " (got '" + value + "')");
     }
 }

@@ -63,7 +63,8 @@ public record RouterConfig(
         String sessionIdHeader,
         double sessionIdleSecs,
         String stickyFallbackPolicy,
-        long tokenizerCacheBytes) {
+        long tokenizerCacheBytes,
+        ServiceDiscoveryConfig serviceDiscovery) {
 
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
 
@@ -75,6 +76,7 @@ public record RouterConfig(
         tokenizerPaths = tokenizerPaths == null ? List.of() : List.copyOf(tokenizerPaths);
         prefillUrls = prefillUrls == null ? List.of() : List.copyOf(prefillUrls);
         decodeUrls = decodeUrls == null ? List.of() : List.copyOf(decodeUrls);
+        serviceDiscovery = serviceDiscovery == null ? ServiceDiscoveryConfig.disabled() : serviceDiscovery;
     }
 
     public static Builder builder() {
@@ -153,6 +155,13 @@ public record RouterConfig(
         String stickyFallbackPolicy = "power_of_two";
         /** Per-model chat prefix token cache: 64 MiB holds a few hundred 100k-token conversations' ids. */
         long tokenizerCacheBytes = 64L << 20;
+        boolean serviceDiscovery = false;
+        List<String> selector = List.of();
+        List<String> prefillSelector = List.of();
+        List<String> decodeSelector = List.of();
+        String serviceDiscoveryNamespace = null;
+        int serviceDiscoveryPort = ServiceDiscoveryConfig.DEFAULT_PORT;
+        String bootstrapPortAnnotation = ServiceDiscoveryConfig.DEFAULT_BOOTSTRAP_PORT_ANNOTATION;
 
         public Builder host(String v) { host = v; return this; }
         public Builder port(int v) { port = v; return this; }
@@ -207,11 +216,17 @@ public record RouterConfig(
         public Builder sessionIdleSecs(double v) { sessionIdleSecs = v; return this; }
         public Builder stickyFallbackPolicy(String v) { stickyFallbackPolicy = v; return this; }
         public Builder tokenizerCacheBytes(long v) { tokenizerCacheBytes = v; return this; }
+        public Builder serviceDiscovery(boolean v) { serviceDiscovery = v; return this; }
+        public Builder selector(List<String> v) { selector = v; return this; }
+        public Builder prefillSelector(List<String> v) { prefillSelector = v; return this; }
+        public Builder decodeSelector(List<String> v) { decodeSelector = v; return this; }
+        public Builder serviceDiscoveryNamespace(String v) { serviceDiscoveryNamespace = v; return this; }
+        public Builder serviceDiscoveryPort(int v) { serviceDiscoveryPort = v; return this; }
+        public Builder bootstrapPortAnnotation(String v) { bootstrapPortAnnotation = v; return this; }
 
         public RouterConfig build() {
-            ConfigValidator.validate(this);
-            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy,
-                    tokenizerCacheBytes);
+            ServiceDiscoveryConfig discovery = ConfigValidator.validate(this);
+            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy, tokenizerCacheBytes, discovery);
         }
     }
 }

@@ -185,6 +185,27 @@ public final class RouterOptions {
     @Option(names = "--tokenizer-cache-bytes", description = "Per model, bytes of chat-prefix token ids kept so a conversation's earlier turns are not tokenized again (default 67108864 = 64 MiB; 0 = off).")
     long tokenizerCacheBytes = 64L << 20;
 
+    @Option(names = "--service-discovery", arity = "0..1", fallbackValue = "true", description = "Discover workers from Kubernetes pods (excludes --worker-urls, --prefill-urls, --decode-urls).")
+    boolean serviceDiscovery;
+
+    @Option(names = "--selector", arity = "1..*", split = ",", description = "Service discovery: labels k=v (all must match) of regular worker pods.")
+    List<String> selector = new ArrayList<>();
+
+    @Option(names = "--prefill-selector", arity = "1..*", split = ",", description = "Service discovery: labels k=v of PD prefill worker pods.")
+    List<String> prefillSelector = new ArrayList<>();
+
+    @Option(names = "--decode-selector", arity = "1..*", split = ",", description = "Service discovery: labels k=v of PD decode worker pods.")
+    List<String> decodeSelector = new ArrayList<>();
+
+    @Option(names = "--service-discovery-namespace", description = "Service discovery: namespace to watch (default: the client's namespace, else default).")
+    String serviceDiscoveryNamespace;
+
+    @Option(names = "--service-discovery-port", description = "Service discovery: workers' HTTP port (default 80; a pod's kvroute.io/worker-port annotation overrides it).")
+    int serviceDiscoveryPort = ServiceDiscoveryConfig.DEFAULT_PORT;
+
+    @Option(names = "--bootstrap-port-annotation", description = "Service discovery: pod annotation holding a prefill worker's bootstrap port (default sglang.ai/bootstrap-port).")
+    String bootstrapPortAnnotation = ServiceDiscoveryConfig.DEFAULT_BOOTSTRAP_PORT_ANNOTATION;
+
     /**
      * Parses flags (and the config file they name) into a validated config.
      *
@@ -272,6 +293,13 @@ public final class RouterOptions {
                 .sessionIdleSecs(sessionIdleSecs)
                 .stickyFallbackPolicy(stickyFallbackPolicy)
                 .tokenizerCacheBytes(tokenizerCacheBytes)
+                .serviceDiscovery(serviceDiscovery)
+                .selector(selector)
+                .prefillSelector(prefillSelector)
+                .decodeSelector(decodeSelector)
+                .serviceDiscoveryNamespace(serviceDiscoveryNamespace)
+                .serviceDiscoveryPort(serviceDiscoveryPort)
+                .bootstrapPortAnnotation(bootstrapPortAnnotation)
                 .build();
     }
 

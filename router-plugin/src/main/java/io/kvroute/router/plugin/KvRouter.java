@@ -2,6 +2,8 @@ package io.kvroute.router.plugin;
 
 import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.config.RouterOptions;
+import io.kvroute.router.discovery.KubernetesDiscovery;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kvroute.router.http.ActiveRequests;
 import io.kvroute.router.http.RouterContext;
 import io.kvroute.router.http.RouterHandler;
@@ -54,8 +56,10 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     private final RouterContext context;
     private final TokenizerRegistry tokenizers;
     private final LoadPlane loads;
+    /** Kubernetes pod discovery, or null without {@code --service-discovery}. */
+    private final KubernetesDiscovery discovery;
 
-    private KvRouter(RouterConfig config) {
+    private KvRouter(RouterConfig config, KubernetesClient kubernetes) {
         this.config = Objects.requireNonNull(config, "config");
         QueuedThreadPool clientThreads = new QueuedThreadPool();
         clientThreads.setName("kvroute-upstream");
@@ -132,11 +136,22 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         for (String url : config.decodeUrls()) {
             registry.add(Worker.of(url, WorkerRole.DECODE, null));
         }
+        this.discovery = !config.serviceDiscovery().enabled() ? null : KubernetesDiscovery.create(kubernetes,
+                config.serviceDiscovery(), registry, inFlight::get, health::probeAll,
+                (long) (config.shutdownDrainSecs() * 1e9), metrics.registry());
     }
 
     /** A router for {@code config}; not started. */
     public static KvRouter create(RouterConfig config) {
-        return new KvRouter(config);
+        return new KvRouter(config, null);
+    }
+
+    /**
+     * A router whose {@code --service-discovery} uses {@code kubernetes} (not closed by the router)
+     * instead of fabric8's default in-cluster/kubeconfig resolution; not started.
+     */
+    public static KvRouter create(RouterConfig config, KubernetesClient kubernetes) {
+        return new KvRouter(config, kubernetes);
     }
 
     /**
@@ -292,10 +307,16 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
             subscribe(worker);
         }
         health.start();
+        if (discovery != null) {
+            discovery.start();
+        }
     }
 
     @Override
     protected void doStop() throws Exception {
+        if (discovery != null) {
+            discovery.close(); // the fleet stays as it is while the drain runs
+        }
         drain();
         health.close();
         loads.close();
@@ -321,5 +342,10 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
 
     public HealthChecker health() {
         return health;
+    }
+
+    /** Kubernetes discovery, or null without {@code --service-discovery}. */
+    public KubernetesDiscovery discovery() {
+        return discovery;
     }
 }

@@ -3,6 +3,7 @@ package io.kvroute.router.plugin;
 import io.kvroute.router.config.ConfigException;
 import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.config.RouterOptions;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
@@ -57,6 +58,11 @@ public final class RouterMain {
     }
 
     public static RunningRouter start(RouterConfig config) throws Exception {
+        return start(config, null);
+    }
+
+    /** {@link #start(RouterConfig)} with the API client {@code --service-discovery} uses (null: fabric8's default). */
+    public static RunningRouter start(RouterConfig config, KubernetesClient kubernetes) throws Exception {
         QueuedThreadPool threads = new QueuedThreadPool(400, 8);
         threads.setName("kvroute-router");
         Server server = new Server(threads);
@@ -68,7 +74,7 @@ public final class RouterMain {
         connector.setPort(config.port());
         connector.setIdleTimeout(Math.max(30_000L, (long) (config.requestTimeoutSecs() * 1000)));
         server.addConnector(connector);
-        KvRouter router = KvRouter.create(config);
+        KvRouter router = KvRouter.create(config, kubernetes);
         server.setHandler(router.handler(true));
         server.setErrorHandler(new io.kvroute.router.http.JsonErrorHandler());
         server.addBean(router);

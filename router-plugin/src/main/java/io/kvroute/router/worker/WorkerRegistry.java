@@ -192,6 +192,23 @@ public final class WorkerRegistry {
         return true;
     }
 
+    /** Lets a draining worker take new traffic again (a discovered pod turned Ready again); no-op otherwise. */
+    public boolean resume(String workerId) {
+        Worker worker;
+        synchronized (lock) {
+            Fleet current = fleet;
+            worker = current.workers().get(workerId);
+            if (worker == null || !current.draining().contains(workerId)) {
+                return false;
+            }
+            java.util.Set<String> draining = new java.util.HashSet<>(current.draining());
+            draining.remove(workerId);
+            fleet = new Fleet(current.version() + 1, current.workers(), current.healthy(), java.util.Set.copyOf(draining));
+        }
+        notifyListeners(new Change(ChangeKind.DRAINING, worker));
+        return true;
+    }
+
     private void notifyListeners(Change change) {
         for (Consumer<Change> listener : listeners) {
             listener.accept(change);

@@ -1,0 +1,141 @@
+package io.kvroute.router.discovery;
+
+import static io.kvroute.router.discovery.FleetReconcilerModelTest.CONFIG;
+import static io.kvroute.router.discovery.FleetReconcilerModelTest.DRAIN_TIMEOUT_NANOS;
+import static io.kvroute.router.discovery.FleetReconcilerModelTest.apply;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvroute.router.worker.Worker;
+import io.kvroute.router.worker.WorkerRegistry;
+import io.kvroute.router.worker.WorkerRole;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class FleetReconcilerTest {
+
+    private final FleetReconciler reconciler = new FleetReconciler(new DiscoveryRules(CONFIG), DRAIN_TIMEOUT_NANOS);
+    private final WorkerRegistry registry = new WorkerRegistry();
+    private final Map<String, Integer> inFlight = new HashMap<>();
+
+    static PodFacts ready(String name, String ip, Map<String, String> labels, Map<String, String> annotations) {
+        return new PodFacts("ns/" + name, true, true, false, ip, labels, annotations);
+    }
+
+    private List<ReconcileAction> reconcile(long nowNanos) {
+        List<ReconcileAction> actions = reconciler.plan(registry.fleet(), id -> inFlight.getOrDefault(id, 0), nowNanos);
+        apply(actions, registry);
+        return actions;
+    }
+
+    @Test
+    void readyPod_becomesRegularWorkerOnTheDefaultPort() {
+        reconciler.upsert(ready("a", "10.1.0.7", Map.of("app", "llm"), Map.of()));
+        reconcile(0);
+        assertThat(registry.fleet().routable()).extracting(Worker::url, Worker::role)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("http://10.1.0.7:8000", WorkerRole.REGULAR));
+    }
+
+    @Test
+    void notReadyPod_isDrainedThenRemovedOnlyWhenItsInFlightWorkIsDone() {
+        reconciler.upsert(ready("a", "10.1.0.7", Map.of("app", "llm"), Map.of()));
+        reconcile(0);
+        String id = Worker.idFor("http://10.1.0.7:8000");
+        inFlight.put(id, 2);
+        reconciler.upsert(new PodFacts("ns/a", true, false, false, "10.1.0.7", Map.of("app", "llm"), Map.of()));
+        assertThat(reconcile(1)).containsExactly(new ReconcileAction.Drain(id));
+        assertThat(registry.fleet().isDraining(id)).isTrue();
+        assertThat(reconcile(2)).as("in-flight requests keep it registered").isEmpty();
+        inFlight.put(id, 0);
+        assertThat(reconcile(3)).containsExactly(new ReconcileAction.Remove(id));
+        assertThat(registry.fleet().workers()).isEmpty();
+    }
+
+    @Test
+    void drainDeadline_removesAWorkerWhoseRequestsNeverFinish() {
+        reconciler.upsert(ready("a", "10.1.0.7", Map.of("app", "llm"), Map.of()));
+        reconcile(0);
+        String id = Worker.idFor("http://10.1.0.7:8000");
+        inFlight.put(id, 1);
+        reconciler.delete("ns/a");
+        reconcile(10);
+        assertThat(reconcile(10 + DRAIN_TIMEOUT_NANOS - 1)).isEmpty();
+        assertThat(reconcile(10 + DRAIN_TIMEOUT_NANOS)).containsExactly(new ReconcileAction.Remove(id));
+    }
+
+    @Test
+    void podReadyAgainWhileDraining_resumesTheSameWorker() {
+        PodFacts pod = ready("a", "10.1.0.7", Map.of("app", "llm"), Map.of());
+        reconciler.upsert(pod);
+        reconcile(0);
+        String id = Worker.idFor("http://10.1.0.7:8000");
+        inFlight.put(id, 1);
+        reconciler.upsert(new PodFacts("ns/a", true, false, false, "10.1.0.7", Map.of("app", "llm"), Map.of()));
+        reconcile(1);
+        reconciler.upsert(pod);
+        assertThat(reconcile(2)).containsExactly(new ReconcileAction.Resume(id));
+        assertThat(registry.fleet().routable()).extracting(Worker::id).containsExactly(id);
+    }
+
+    @Test
+    void labelChange_movesThePodBetweenRolesAndAnnotationSetsTheBootstrapPort() {
+        reconciler.upsert(ready("a", "10.1.0.7", Map.of("app", "llm", "role", "decode"), Map.of()));
+        reconcile(0);
+        String id = Worker.idFor("http://10.1.0.7:8000");
+        assertThat(registry.get(id).orElseThrow().role()).isEqualTo(WorkerRole.DECODE);
+        reconciler.upsert(ready("a", "10.1.0.7", Map.of("app", "llm", "role", "prefill"),
+                Map.of("sglang.ai/bootstrap-port", "8998")));
+        assertThat(reconcile(1)).containsExactly(new ReconcileAction.Update(id, WorkerRole.PREFILL, 8998));
+        reconciler.upsert(ready("a", "10.1.0.7", Map.of("app", "llm", "role", "prefill"),
+                Map.of("sglang.ai/bootstrap-port", "9001")));
+        reconcile(2);
+        assertThat(registry.get(id).orElseThrow().bootstrapPort()).isEqualTo(9001);
+        reconciler.upsert(ready("a", "10.1.0.7", Map.of("app", "llm"), Map.of("sglang.ai/bootstrap-port", "9001")));
+        reconcile(3);
+        assertThat(registry.get(id).orElseThrow()).extracting(Worker::role, Worker::bootstrapPort)
+                .containsExactly(WorkerRole.REGULAR, null);
+    }
+
+    @Test
+    void perPodPortAnnotation_overridesTheDefaultPortAndAMalformedOneExcludesThePod() {
+        reconciler.upsert(ready("a", "10.1.0.7", Map.of("app", "llm"), Map.of("kvroute.io/worker-port", "31007")));
+        reconciler.upsert(ready("b", "10.1.0.8", Map.of("app", "llm"), Map.of("kvroute.io/worker-port", "70000")));
+        reconcile(0);
+        assertThat(registry.fleet().all()).extracting(Worker::url).containsExactly("http://10.1.0.7:31007");
+    }
+
+    @Test
+    void adminAddedWorker_noPodNames_isLeftAlone() {
+        registry.add(Worker.regular("http://10.9.9.9:8000"));
+        reconciler.upsert(ready("a", "10.1.0.7", Map.of("app", "llm"), Map.of()));
+        reconcile(0);
+        reconciler.delete("ns/a");
+        reconcile(1);
+        reconcile(2);
+        assertThat(registry.fleet().all()).extracting(Worker::url).containsExactly("http://10.9.9.9:8000");
+    }
+
+    @Test
+    void quickChurn_deleteAndRecreateOnTheSameIp_leavesOneRoutableWorker() {
+        reconciler.upsert(ready("a", "10.1.0.7", Map.of("app", "llm"), Map.of()));
+        reconcile(0);
+        reconciler.delete("ns/a");
+        reconcile(1); // drained
+        reconciler.upsert(ready("a2", "10.1.0.7", Map.of("app", "llm"), Map.of()));
+        reconcile(2); // the replacement pod reuses the IP: resumed, not removed
+        reconcile(3);
+        assertThat(registry.fleet().routable()).extracting(Worker::url).containsExactly("http://10.1.0.7:8000");
+        reconciler.delete("ns/a2");
+        reconcile(4);
+        reconcile(5);
+        assertThat(registry.fleet().all()).isEmpty();
+    }
+
+    @Test
+    void ipv6PodIp_isBracketedInTheUrl() {
+        reconciler.upsert(ready("a", "fd00::7", Map.of("app", "llm"), Map.of()));
+        reconcile(0);
+        assertThat(registry.fleet().all()).extracting(Worker::url).containsExactly("http://[fd00::7]:8000");
+    }
+}
