@@ -203,13 +203,13 @@ public final class ConfigValidator {
     }
 
     /**
-     * Every cache flag changed from its default needs a cache_aware policy: {@code --policy},
-     * {@code --prefill-policy}, or the fallback of {@code --policy sticky}.
+     * Every cache flag changed from its default needs a policy that really runs cache_aware: {@code --policy},
+     * the PD prefill policy ({@code --prefill-policy}, which defaults to {@code --policy}), or the fallback of
+     * either when it is {@code sticky}.
      */
     private static void validateCacheAwarePolicy(RouterConfig.Builder b) {
-        boolean cacheAware = "cache_aware".equalsIgnoreCase(b.policy) || "cache_aware".equalsIgnoreCase(b.prefillPolicy)
-                || ("sticky".equalsIgnoreCase(b.policy) && "cache_aware".equalsIgnoreCase(b.stickyFallbackPolicy));
-        if (cacheAware) {
+        String prefillPolicy = b.prefillPolicy == null ? b.policy : b.prefillPolicy;
+        if (runsCacheAware(b.policy, b) || runsCacheAware(prefillPolicy, b)) {
             return;
         }
         RouterConfig.Builder d = new RouterConfig.Builder();
@@ -246,8 +246,15 @@ public final class ConfigValidator {
             tuned = "--cache-max-tree-size";
         }
         if (tuned != null) {
-            throw new ConfigException(tuned + " requires --policy cache_aware (got --policy " + b.policy + ")");
+            throw new ConfigException(tuned + " requires --policy cache_aware or --prefill-policy cache_aware (got --policy "
+                    + b.policy + (b.prefillPolicy == null ? "" : ", --prefill-policy " + b.prefillPolicy) + ")");
         }
+    }
+
+    /** True when {@code name} builds a cache_aware instance: itself, or sticky over a cache_aware fallback. */
+    private static boolean runsCacheAware(String name, RouterConfig.Builder b) {
+        return "cache_aware".equalsIgnoreCase(name)
+                || ("sticky".equalsIgnoreCase(name) && "cache_aware".equalsIgnoreCase(b.stickyFallbackPolicy));
     }
 
     /** Null when {@code url} is an http(s) URL with a host and no query; a reason otherwise. */

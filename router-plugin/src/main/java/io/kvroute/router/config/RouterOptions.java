@@ -35,7 +35,7 @@ public final class RouterOptions {
     @Option(names = "--worker-urls", split = ",", description = "Worker base URLs, comma separated.")
     List<String> workerUrls = new ArrayList<>();
 
-    @Option(names = "--policy", description = "Routing policy (default round_robin).")
+    @Option(names = "--policy", description = "Routing policy (default round_robin); also the PD prefill policy unless --prefill-policy is set.")
     String policy = "round_robin";
 
     @Option(names = "--min-load-choices", description = "k for power-of-k sampling (default 2).")
