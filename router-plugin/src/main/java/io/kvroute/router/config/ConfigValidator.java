@@ -18,6 +18,12 @@ public final class ConfigValidator {
         if (b.port < 0 || b.port > 65535) {
             throw fail("--port", b.port, "must be between 0 and 65535");
         }
+        if (b.metricsPort != null && (b.metricsPort < 0 || b.metricsPort > 65535)) {
+            throw fail("--metrics-port", b.metricsPort, "must be between 0 and 65535");
+        }
+        if (b.metricsPort != null && b.metricsPort != 0 && b.metricsPort == b.port) {
+            throw fail("--metrics-port", b.metricsPort, "must differ from --port");
+        }
         if (b.host == null || b.host.isBlank()) {
             throw fail("--host", b.host, "must not be empty");
         }

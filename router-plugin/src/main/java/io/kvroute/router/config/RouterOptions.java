@@ -98,7 +98,7 @@ public final class RouterOptions {
     @Option(names = "--admin-api-key", description = "Bearer token for the admin API; env KVROUTE_ADMIN_API_KEY. Unset = admin API disabled.")
     String adminApiKey = null;
 
-    @Option(names = "--api-key", description = "Bearer token required on inference endpoints; env KVROUTE_API_KEY. Unset = open.")
+    @Option(names = "--api-key", description = "Bearer token required on every path but /healthz and /readyz (inference, /v1/models, /v1/loads, /metrics); env KVROUTE_API_KEY. Unset = open.")
     String apiKey = null;
 
     @Option(names = "--tokenizer-path", split = ",", description = "Tokenizer directories (tokenizer.json + tokenizer_config.json): DIR for every model, or MODEL=DIR, comma separated.")
@@ -181,6 +181,9 @@ public final class RouterOptions {
 
     @Option(names = "--sticky-fallback-policy", description = "Policy choosing a new session's worker under --policy sticky (default power_of_two).")
     String stickyFallbackPolicy = "power_of_two";
+
+    @Option(names = "--metrics-port", description = "Serve /metrics on this port (same --host, no API key) instead of the main port; 0 picks a free one (default unset: /metrics on the main port, behind --api-key when set).")
+    Integer metricsPort;
 
     /**
      * Parses flags (and the config file they name) into a validated config.
@@ -268,6 +271,7 @@ public final class RouterOptions {
                 .sessionIdHeader(sessionIdHeader)
                 .sessionIdleSecs(sessionIdleSecs)
                 .stickyFallbackPolicy(stickyFallbackPolicy)
+                .metricsPort(metricsPort)
                 .build();
     }
 

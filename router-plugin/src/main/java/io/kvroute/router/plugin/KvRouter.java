@@ -151,7 +151,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         if (existing != null) {
             sequence.addHandler(existing);
         }
-        server.setHandler(sequence);
+        server.setHandler(MetricsPort.install(server, config, router.metrics(), sequence));
         server.addBean(router);
         return router;
     }
