@@ -27,7 +27,7 @@ class PdE2ETest {
 
     @BeforeAll
     static void start() throws Exception {
-        fleet = PdFleet.start(2, 2, FAST, FAST, List.of());
+        fleet = PdFleet.start(2, 2, FAST, FAST, List.of("--prefill-policy", "cache_aware"));
         http = new Http();
     }
 
@@ -103,7 +103,7 @@ class PdE2ETest {
     @Test
     void prefill_isChosenCacheAware_forRepeatedPrefixes() throws Exception {
         // Two long shared prefixes (tenants); every repeat of a tenant must reach the prefill worker that
-        // already holds its prefix (cache_aware is the default PD prefill policy).
+        // already holds its prefix (the shared fleet runs --prefill-policy cache_aware).
         java.util.Map<Integer, java.util.Set<String>> prefillByTenant = new java.util.HashMap<>();
         for (int i = 0; i < 8; i++) {
             int tenant = i % 2;

@@ -201,7 +201,7 @@ class AdminApiTest {
             assertThat(ok.status()).isEqualTo(200);
             assertThat(client.get(fleet.url("/healthz")).status()).isEqualTo(200);
             assertThat(client.get(fleet.url("/readyz")).status()).isEqualTo(200);
-            assertThat(client.get(fleet.url("/metrics")).status()).isEqualTo(200);
+            assertThat(client.get(fleet.url("/metrics")).status()).as("see ApiKeyBoundaryTest").isEqualTo(401);
             assertThat(client.get(fleet.url("/workers"), "Authorization", "Bearer inference-key").status())
                     .as("the inference key is not an admin key").isEqualTo(404);
         }

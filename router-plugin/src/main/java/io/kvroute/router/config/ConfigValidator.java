@@ -19,6 +19,12 @@ public final class ConfigValidator {
         if (b.port < 0 || b.port > 65535) {
             throw fail("--port", b.port, "must be between 0 and 65535");
         }
+        if (b.metricsPort != null && (b.metricsPort < 0 || b.metricsPort > 65535)) {
+            throw fail("--metrics-port", b.metricsPort, "must be between 0 and 65535");
+        }
+        if (b.metricsPort != null && b.metricsPort != 0 && b.metricsPort == b.port) {
+            throw fail("--metrics-port", b.metricsPort, "must differ from --port");
+        }
         if (b.host == null || b.host.isBlank()) {
             throw fail("--host", b.host, "must not be empty");
         }
@@ -208,13 +214,13 @@ public final class ConfigValidator {
     }
 
     /**
-     * Every cache flag changed from its default needs a cache_aware policy: {@code --policy},
-     * {@code --prefill-policy}, or the fallback of {@code --policy sticky}.
+     * Every cache flag changed from its default needs a policy that really runs cache_aware: {@code --policy},
+     * the PD prefill policy ({@code --prefill-policy}, which defaults to {@code --policy}), or the fallback of
+     * either when it is {@code sticky}.
      */
     private static void validateCacheAwarePolicy(RouterConfig.Builder b) {
-        boolean cacheAware = "cache_aware".equalsIgnoreCase(b.policy) || "cache_aware".equalsIgnoreCase(b.prefillPolicy)
-                || ("sticky".equalsIgnoreCase(b.policy) && "cache_aware".equalsIgnoreCase(b.stickyFallbackPolicy));
-        if (cacheAware) {
+        String prefillPolicy = b.prefillPolicy == null ? b.policy : b.prefillPolicy;
+        if (runsCacheAware(b.policy, b) || runsCacheAware(prefillPolicy, b)) {
             return;
         }
         RouterConfig.Builder d = new RouterConfig.Builder();
@@ -251,8 +257,15 @@ public final class ConfigValidator {
             tuned = "--cache-max-tree-size";
         }
         if (tuned != null) {
-            throw new ConfigException(tuned + " requires --policy cache_aware (got --policy " + b.policy + ")");
+            throw new ConfigException(tuned + " requires --policy cache_aware or --prefill-policy cache_aware (got --policy "
+                    + b.policy + (b.prefillPolicy == null ? "" : ", --prefill-policy " + b.prefillPolicy) + ")");
         }
+    }
+
+    /** True when {@code name} builds a cache_aware instance: itself, or sticky over a cache_aware fallback. */
+    private static boolean runsCacheAware(String name, RouterConfig.Builder b) {
+        return "cache_aware".equalsIgnoreCase(name)
+                || ("sticky".equalsIgnoreCase(name) && "cache_aware".equalsIgnoreCase(b.stickyFallbackPolicy));
     }
 
     /** Null when {@code url} is an http(s) URL with a host and no query; a reason otherwise. */

@@ -35,7 +35,7 @@ public final class RouterOptions {
     @Option(names = "--worker-urls", split = ",", description = "Worker base URLs, comma separated.")
     List<String> workerUrls = new ArrayList<>();
 
-    @Option(names = "--policy", description = "Routing policy (default round_robin).")
+    @Option(names = "--policy", description = "Routing policy (default round_robin); also the PD prefill policy unless --prefill-policy is set.")
     String policy = "round_robin";
 
     @Option(names = "--min-load-choices", description = "k for power-of-k sampling (default 2).")
@@ -98,7 +98,7 @@ public final class RouterOptions {
     @Option(names = "--admin-api-key", description = "Bearer token for the admin API; env KVROUTE_ADMIN_API_KEY. Unset = admin API disabled.")
     String adminApiKey = null;
 
-    @Option(names = "--api-key", description = "Bearer token required on inference endpoints; env KVROUTE_API_KEY. Unset = open.")
+    @Option(names = "--api-key", description = "Bearer token required on every path but /healthz and /readyz (inference, /v1/models, /v1/loads, /metrics); env KVROUTE_API_KEY. Unset = open.")
     String apiKey = null;
 
     @Option(names = "--tokenizer-path", split = ",", description = "Tokenizer directories (tokenizer.json + tokenizer_config.json): DIR for every model, or MODEL=DIR, comma separated.")
@@ -206,6 +206,9 @@ public final class RouterOptions {
     @Option(names = "--bootstrap-port-annotation", description = "Service discovery: pod annotation holding a prefill worker's bootstrap port (default sglang.ai/bootstrap-port).")
     String bootstrapPortAnnotation = ServiceDiscoveryConfig.DEFAULT_BOOTSTRAP_PORT_ANNOTATION;
 
+    @Option(names = "--metrics-port", description = "Serve /metrics on this port (same --host, no API key) instead of the main port; 0 picks a free one (default unset: /metrics on the main port, behind --api-key when set).")
+    Integer metricsPort;
+
     /**
      * Parses flags (and the config file they name) into a validated config.
      *
@@ -300,6 +303,7 @@ public final class RouterOptions {
                 .serviceDiscoveryNamespace(serviceDiscoveryNamespace)
                 .serviceDiscoveryPort(serviceDiscoveryPort)
                 .bootstrapPortAnnotation(bootstrapPortAnnotation)
+                .metricsPort(metricsPort)
                 .build();
     }
 

@@ -35,6 +35,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>When {@code claimUnknownPaths} is false (embedded in an existing server), paths the router does
  * not own return {@code false} so the host's next handler can serve them.
+ *
+ * <p>With {@code --api-key} every path but {@code /healthz} and {@code /readyz} needs the key:
+ * inference, {@code /v1/models}, {@code /v1/loads}, {@code /metrics} (unless it is served on
+ * {@code --metrics-port} by {@link MetricsHandler}, and then not here at all) and, standalone, unknown
+ * paths (401 before 404, so probing reveals nothing). The admin API keeps its own key.
  */
 public final class RouterHandler extends Handler.Abstract {
 
@@ -74,6 +79,13 @@ public final class RouterHandler extends Handler.Abstract {
                 return true;
             }
             Endpoint endpoint = Endpoint.forPath(path);
+            if (endpoint == null && !open(path) && (claimUnknownPaths || owns(path))
+                    && inferenceAuth != null && !inferenceAuth.accepts(request)) {
+                response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer");
+                OpenAiErrors.send(response, callback, 401, "authentication_error",
+                        "a valid API key is required (Authorization: Bearer ...)");
+                return true;
+            }
             if (endpoint != null) {
                 if (!"POST".equals(method)) {
                     return methodNotAllowed(response, callback, path, "POST");
@@ -87,21 +99,16 @@ public final class RouterHandler extends Handler.Abstract {
                 case "/readyz":
                     return get(method, response, callback, path, () -> readyz(response, callback));
                 case "/metrics":
-                    return get(method, response, callback, path, () -> {
-                        response.setStatus(200);
-                        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
-                        response.write(true, ByteBuffer.wrap(metrics.scrape().getBytes(StandardCharsets.UTF_8)), callback);
-                    });
+                    if (config.metricsPort() != null) {
+                        return notFound(method, path, response, callback); // served on --metrics-port only
+                    }
+                    return get(method, response, callback, path, () -> MetricsHandler.scrape(metrics, response, callback));
                 case "/v1/models":
                     return get(method, response, callback, path, () -> models(response, callback));
                 case "/v1/loads":
                     return get(method, response, callback, path, () -> loads(response, callback));
                 default:
-                    if (!claimUnknownPaths) {
-                        return false;
-                    }
-                    OpenAiErrors.send(response, callback, 404, "not_found_error", "no route for " + method + " " + path);
-                    return true;
+                    return notFound(method, path, response, callback);
             }
         } catch (RuntimeException e) {
             LOG.warn("unexpected failure handling {} {}", method, path, e);
@@ -112,6 +119,25 @@ public final class RouterHandler extends Handler.Abstract {
             }
             return true;
         }
+    }
+
+    private boolean notFound(String method, String path, Response response, Callback callback) {
+        if (!claimUnknownPaths) {
+            return false;
+        }
+        OpenAiErrors.send(response, callback, 404, "not_found_error", "no route for " + method + " " + path);
+        return true;
+    }
+
+    /** The probes answer without the API key (as SGLang's router does): orchestrators call them unauthenticated. */
+    private static boolean open(String path) {
+        return "/healthz".equals(path) || "/readyz".equals(path);
+    }
+
+    /** Paths this handler answers itself besides inference and admin (embedded mode declines the rest). */
+    private boolean owns(String path) {
+        return "/v1/models".equals(path) || "/v1/loads".equals(path)
+                || ("/metrics".equals(path) && config.metricsPort() == null);
     }
 
     private boolean get(String method, Response response, Callback callback, String path, Runnable action) {

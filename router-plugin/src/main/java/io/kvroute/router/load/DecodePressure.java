@@ -5,7 +5,6 @@ import static java.util.Objects.requireNonNull;
 import java.util.Comparator;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalDouble;
 import java.util.function.ToIntFunction;
 
 /**
@@ -13,17 +12,22 @@ import java.util.function.ToIntFunction;
  *
  * <p>Same all-or-nothing freshness rule as {@link PrefillPressure}. With engine data the order is:
  * waiting requests; running requests; KV usage fraction {@code num_tokens / max_total_num_tokens}
- * (only when both capacities are known); KV tokens in use; then router-local in-flight. Ties
- * return 0. Bound to one snapshot, immutable after construction.
+ * (only when every worker of the set knows its capacity: a per-pair choice would not be transitive);
+ * KV tokens in use; then router-local in-flight, each worker's count read once at construction
+ * ({@link InFlightSnapshot}). Ties return 0. A total order over the set, bound to one decision on
+ * one thread.
  */
 public final class DecodePressure implements Comparator<String> {
     private final Map<String, WorkerLoad> loads;
     private final boolean engine;
     private final ToIntFunction<String> routerLocalInFlight;
 
+    private final boolean allCapacitiesKnown;
+
     private DecodePressure(Map<String, WorkerLoad> loads, boolean engine, ToIntFunction<String> routerLocalInFlight) {
         this.loads = loads;
         this.engine = engine;
+        this.allCapacitiesKnown = engine && loads.values().stream().allMatch(l -> l.kvUsageFraction().isPresent());
         this.routerLocalInFlight = routerLocalInFlight;
     }
 
@@ -32,7 +36,8 @@ public final class DecodePressure implements Comparator<String> {
         requireNonNull(snapshot, "snapshot");
         requireNonNull(routerLocalInFlight, "routerLocalInFlight");
         Optional<Map<String, WorkerLoad>> loads = snapshot.freshForAll(comparedSet);
-        return new DecodePressure(loads.orElse(Map.of()), loads.isPresent(), routerLocalInFlight);
+        return new DecodePressure(loads.orElse(Map.of()), loads.isPresent(),
+                new InFlightSnapshot(routerLocalInFlight));
     }
 
     /** {@code NATIVE_QUEUE_TOKENS} when engine data is used, else {@code ROUTER_LOCAL}. */
@@ -53,10 +58,8 @@ public final class DecodePressure implements Comparator<String> {
             if (c != 0) {
                 return c;
             }
-            OptionalDouble ua = la.kvUsageFraction();
-            OptionalDouble ub = lb.kvUsageFraction();
-            if (ua.isPresent() && ub.isPresent()) {
-                c = Double.compare(ua.getAsDouble(), ub.getAsDouble());
+            if (allCapacitiesKnown) {
+                c = Double.compare(la.kvUsageFraction().getAsDouble(), lb.kvUsageFraction().getAsDouble());
                 if (c != 0) {
                     return c;
                 }

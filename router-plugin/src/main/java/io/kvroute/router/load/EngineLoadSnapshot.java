@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The engine load view one request uses for its whole routing decision (REFERENCE §2).
@@ -12,15 +13,19 @@ import java.util.Optional;
  * the router's clock). Freshness is judged against that instant, so every lookup in one decision
  * agrees: a worker is fresh only when EVERY one of its dp ranks reported within the freshness
  * window (summing only the fresh ranks would make a half-reporting worker look idle). Router
- * dispatches are counted up to the capture instant only, so later dispatches by concurrent
- * requests do not change this snapshot's answers (see {@link WorkerLoad} for exactly what is
- * added). Thread-safe; cheap to create ({@link LoadPlane#snapshot()} allocates this one object).
+ * dispatches are counted up to the capture instant only (see {@link WorkerLoad} for exactly what
+ * is added), and each worker's count is taken once, on its first lookup, and kept: the live
+ * {@link DispatchLog} still moves under a decision (a slot reserved before the capture instant may
+ * be written after it), so re-counting on every {@link #fresh} would let one decision see two loads
+ * for one worker. Thread-safe; cheap to create (the per-worker answers are filled lazily).
  */
 public final class EngineLoadSnapshot {
     private final LoadTable table;
     private final long nowNanos;
     private final long freshnessWindowNanos;
     private final DispatchLog dispatchLog;
+    /** Each worker's fresh load as first computed; empty Optional = not fresh. */
+    private final ConcurrentHashMap<String, Optional<WorkerLoad>> freshLoads = new ConcurrentHashMap<>();
 
     EngineLoadSnapshot(LoadTable table, long nowNanos, long freshnessWindowNanos, DispatchLog dispatchLog) {
         this.table = table;
@@ -43,8 +48,21 @@ public final class EngineLoadSnapshot {
         return freshnessWindowNanos;
     }
 
-    /** The worker's load when every rank is fresh, with this router's later dispatches added. */
+    /**
+     * The worker's load when every rank is fresh, with this router's later dispatches added. The
+     * same answer on every call for one snapshot.
+     */
     public Optional<WorkerLoad> fresh(String workerId) {
+        Optional<WorkerLoad> known = freshLoads.get(workerId);
+        if (known != null) {
+            return known;
+        }
+        Optional<WorkerLoad> load = computeFresh(workerId);
+        Optional<WorkerLoad> raced = freshLoads.putIfAbsent(workerId, load);
+        return raced != null ? raced : load;
+    }
+
+    private Optional<WorkerLoad> computeFresh(String workerId) {
         WorkerState w = table.get(workerId);
         if (w == null || !isFresh(w)) {
             return Optional.empty();
@@ -58,7 +76,6 @@ public final class EngineLoadSnapshot {
         return w != null && isFresh(w);
     }
 
-    /** True when every worker of {@code workers} has a fresh sample (and the set is non-empty). */
     /**
      * The fresh loads of every worker in {@code workers}, or empty when the set is empty or any of
      * them lacks a fresh sample: engine data is compared only when the whole set has it (a partly

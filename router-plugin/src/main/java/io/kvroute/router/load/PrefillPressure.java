@@ -13,24 +13,31 @@ import java.util.function.ToIntFunction;
  *
  * <p>Engine data is used only if EVERY worker of the compared set has a fresh sample in the
  * snapshot; otherwise all are compared on the router-local in-flight count (mixing sources would
- * compare unlike numbers). With engine data the order is: estimated prefill queue ms when both
- * have one; then {@code (num_waiting_uncached_tokens, num_waiting_reqs, num_running_reqs)} (the
- * uncached tokens only when both report the extension); then router-local in-flight. Ties return 0
- * so the caller can break them by worker id. Loads are resolved once at construction, so one
- * comparator is consistent for a whole sort. Not thread-safe to share across requests only in the
- * sense that it is bound to one snapshot; it holds no mutable state after construction.
+ * compare unlike numbers). With engine data the order is: estimated prefill queue ms; then
+ * {@code (num_waiting_uncached_tokens, num_waiting_reqs, num_running_reqs)}; then router-local
+ * in-flight. Ties return 0 so the caller can break them by worker id.
+ *
+ * <p>A total order, by construction: every field is chosen once for the whole set, never per pair.
+ * Upstream compares the estimate "when both have one", which is not transitive when only some
+ * workers have an estimate (A < C on ms, C < B and B < A on waiting counts), and TimSort may then
+ * throw; here the estimate is a key only when every worker of the set has one, and the uncached
+ * tokens only when every worker reports the extension. Every input is frozen at construction (the
+ * snapshot's loads and each worker's in-flight count, see {@link InFlightSnapshot}), so the
+ * comparator answers the same during a whole sort while other threads dispatch. Compare members of
+ * the set only. Bound to one decision on one thread.
  */
 public final class PrefillPressure implements Comparator<String> {
     private final Map<String, WorkerLoad> loads;
     private final boolean engine;
     private final boolean allEstimated;
+    private final boolean allExtension;
     private final ToIntFunction<String> routerLocalInFlight;
 
-    private PrefillPressure(Map<String, WorkerLoad> loads, boolean engine, boolean allEstimated,
-                            ToIntFunction<String> routerLocalInFlight) {
+    private PrefillPressure(Map<String, WorkerLoad> loads, boolean engine, ToIntFunction<String> routerLocalInFlight) {
         this.loads = loads;
         this.engine = engine;
-        this.allEstimated = allEstimated;
+        this.allEstimated = engine && loads.values().stream().allMatch(l -> l.estimatedPrefillQueueMs().isPresent());
+        this.allExtension = engine && loads.values().stream().allMatch(WorkerLoad::hasExtension);
         this.routerLocalInFlight = routerLocalInFlight;
     }
 
@@ -40,9 +47,14 @@ public final class PrefillPressure implements Comparator<String> {
         requireNonNull(snapshot, "snapshot");
         requireNonNull(routerLocalInFlight, "routerLocalInFlight");
         Optional<Map<String, WorkerLoad>> loads = snapshot.freshForAll(comparedSet);
-        boolean allEstimated = loads.isPresent()
-                && loads.get().values().stream().allMatch(l -> l.estimatedPrefillQueueMs().isPresent());
-        return new PrefillPressure(loads.orElse(Map.of()), loads.isPresent(), allEstimated, routerLocalInFlight);
+        return new PrefillPressure(loads.orElse(Map.of()), loads.isPresent(),
+                new InFlightSnapshot(routerLocalInFlight));
+    }
+
+    /** Router-local comparison only (no load plane): in-flight counts frozen for {@code comparedSet}. */
+    public static PrefillPressure routerLocal(Iterable<String> comparedSet, ToIntFunction<String> routerLocalInFlight) {
+        requireNonNull(routerLocalInFlight, "routerLocalInFlight");
+        return new PrefillPressure(Map.of(), false, new InFlightSnapshot(routerLocalInFlight));
     }
 
     /** The source this comparator uses for the set as a whole. */
@@ -63,13 +75,13 @@ public final class PrefillPressure implements Comparator<String> {
         WorkerLoad la = loads.get(a);
         WorkerLoad lb = loads.get(b);
         if (engine && la != null && lb != null) {
-            if (la.estimatedPrefillQueueMs().isPresent() && lb.estimatedPrefillQueueMs().isPresent()) {
+            if (allEstimated) {
                 int c = Double.compare(la.estimatedPrefillQueueMs().getAsDouble(), lb.estimatedPrefillQueueMs().getAsDouble());
                 if (c != 0) {
                     return c;
                 }
             }
-            if (la.hasExtension() && lb.hasExtension()) {
+            if (allExtension) {
                 int c = Long.compare(la.numWaitingUncachedTokens(), lb.numWaitingUncachedTokens());
                 if (c != 0) {
                     return c;

@@ -83,8 +83,8 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
                     metrics.breakerTransition(w.url(), label(transition.from()), label(transition.to()));
                 }));
         this.tokenizers = loadTokenizers(config);
-        // PD prefill: cache_aware by default, so repeated prefixes land on the prefill worker that holds them.
-        RoutingPolicy prefillPolicy = buildPolicy(config.prefillPolicy() == null ? "cache_aware" : config.prefillPolicy());
+        // PD prefill: --policy unless --prefill-policy names another (the same instance, so one prefix index).
+        RoutingPolicy prefillPolicy = config.prefillPolicy() == null ? policy : buildPolicy(config.prefillPolicy());
         RoutingPolicy decodePolicy = Policies.createDecode(config.decodePolicy(), config.minLoadChoices());
         this.loads = new LoadPlane(LoadPlaneConfig.defaults().withFreshnessWindow(
                 java.time.Duration.ofNanos((long) (config.loadFreshnessSecs() * 1e9))), System::nanoTime, metrics.registry());
@@ -167,7 +167,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         if (existing != null) {
             sequence.addHandler(existing);
         }
-        server.setHandler(sequence);
+        server.setHandler(MetricsPort.install(server, config, router.metrics(), sequence));
         server.addBean(router);
         return router;
     }
@@ -347,5 +347,15 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     /** Kubernetes discovery, or null without {@code --service-discovery}. */
     public KubernetesDiscovery discovery() {
         return discovery;
+    }
+
+    /** The policy choosing PD prefill workers (the same instance as the main policy unless {@code --prefill-policy}). */
+    RoutingPolicy prefillPolicy() {
+        return context.prefillPolicy();
+    }
+
+    /** The main policy ({@code --policy}). */
+    RoutingPolicy policy() {
+        return policy;
     }
 }

@@ -4,6 +4,7 @@ import io.kvroute.router.config.ConfigException;
 import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.config.RouterOptions;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
@@ -36,6 +37,16 @@ public final class RouterMain {
 
         public Server server() {
             return server;
+        }
+
+        /** The {@code --metrics-port} connector's base URL, or null when {@code /metrics} is on the main port. */
+        public String metricsUrl() {
+            for (Connector c : server.getConnectors()) {
+                if (MetricsPort.CONNECTOR_NAME.equals(c.getName()) && c instanceof ServerConnector sc) {
+                    return baseUrl.substring(0, baseUrl.lastIndexOf(':') + 1) + sc.getLocalPort();
+                }
+            }
+            return null;
         }
 
         /** Drains (see {@link KvRouter#drain()}), then stops the server. */
@@ -75,7 +86,7 @@ public final class RouterMain {
         connector.setIdleTimeout(Math.max(30_000L, (long) (config.requestTimeoutSecs() * 1000)));
         server.addConnector(connector);
         KvRouter router = KvRouter.create(config, kubernetes);
-        server.setHandler(router.handler(true));
+        server.setHandler(MetricsPort.install(server, config, router.metrics(), router.handler(true)));
         server.setErrorHandler(new io.kvroute.router.http.JsonErrorHandler());
         server.addBean(router);
         server.setStopTimeout(30_000);

@@ -176,10 +176,11 @@ public final class CacheAwarePolicy implements RoutingPolicy {
         if (owners.isEmpty()) {
             return ladder.fallback(false);
         }
+        // Every sort key is frozen before sorting (matched tokens in Owner, loads and in-flight counts in the
+        // comparator) and the last key is the unique id: a total order however other threads move the counters.
         List<String> ownerIds = ids(owners);
         Comparator<String> ownerPressure = pressure(loads, ownerIds, request);
-        owners.sort(Comparator.comparingLong(Owner::matchedTokens).reversed()
-                .thenComparing(Owner::id, ownerPressure).thenComparing(Owner::id));
+        owners.sort(OWNER_ORDER_HEAD.thenComparing(Owner::id, ownerPressure).thenComparing(Owner::id));
         int cap = config.candidateCap(pool.size());
         if (owners.size() > cap) {
             owners = new ArrayList<>(owners.subList(0, cap));
@@ -344,8 +345,11 @@ public final class CacheAwarePolicy implements RoutingPolicy {
         }
     }
 
+    private static final Comparator<Owner> OWNER_ORDER_HEAD = Comparator.comparingLong(Owner::matchedTokens).reversed();
+
     private static Comparator<String> pressure(EngineLoadSnapshot loads, List<String> ids, RoutingRequest request) {
-        return loads == null ? Comparator.comparingInt(request.inFlight()) : PrefillPressure.of(loads, ids, request.inFlight());
+        return loads == null ? PrefillPressure.routerLocal(ids, request.inFlight())
+                : PrefillPressure.of(loads, ids, request.inFlight());
     }
 
     private static boolean anyFresh(EngineLoadSnapshot loads, List<Worker> pool) {

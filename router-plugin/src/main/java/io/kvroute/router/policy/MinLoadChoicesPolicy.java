@@ -12,7 +12,7 @@ import java.util.random.RandomGenerator;
  * to registry order). {@code power_of_two} is k = 2.
  *
  * <p>Load is compared as prefill pressure (REFERENCE §3): the engine's estimated prefill queue ms
- * when both have it, then (waiting uncached tokens, waiting requests, running requests), then
+ * when every sampled worker has it, then (waiting uncached tokens, waiting requests, running requests), then
  * router-local in-flight; engine data is used only when every sampled worker has a fresh report,
  * otherwise all of them are compared on router-local in-flight. A decode pool is compared on decode
  * pressure instead (waiting, running, KV usage fraction, used tokens).
@@ -77,7 +77,7 @@ final class MinLoadChoicesPolicy implements RoutingPolicy {
         java.util.Comparator<String> pressure;
         String source;
         if (request.loads() == null) {
-            pressure = java.util.Comparator.comparingInt(request.inFlight());
+            pressure = io.kvroute.router.load.PrefillPressure.routerLocal(ids, request.inFlight());
             source = Decision.SOURCE_ROUTER_LOCAL;
         } else if (decodePressure) {
             io.kvroute.router.load.DecodePressure p = io.kvroute.router.load.DecodePressure.of(request.loads(), ids, request.inFlight());
