@@ -267,10 +267,9 @@ public final class MockWorkerMain implements Callable<Integer> {
         if (!endpoint.equals("none")) {
             loadReporting = new LoadReporting(io.kvroute.scheduler.report.LoadPublisher.bind(endpoint, 1), engine,
                     handler::pendingKvTransfers);
-            staticInfo.put("load_endpoints", loadReporting.endpoints());
-        } else {
-            staticInfo.put("load_endpoints", java.util.List.of());
         }
+        staticInfo.put("kv_events", KvEventsBlock.of(host, engine.info().pageSize(), loadReporting == null ? null
+                : loadReporting.endpoints()));
         staticInfo.put("time_model", timeModel.toString());
         staticInfo.put("tokenizer", tokenizerPath == null ? "stand-in" : tokenizerPath);
         MockWorker worker = new MockWorker(server, engine, handler, baseUrl, loadReporting);

@@ -37,7 +37,14 @@ class MockWorkerEdgeTest {
                 assertThat(info.path("page_size").asInt()).isPositive();
                 assertThat(info.path("max_total_num_tokens").asLong()).isPositive();
                 assertThat(info.path("max_running_requests").asInt()).isPositive();
-                assertThat(info.path("load_endpoints").get(0).asText()).startsWith("tcp://127.0.0.1:");
+                JsonNode kv = info.path("kv_events"); // SGLang's block: rank r's load on base + r
+                assertThat(kv.path("endpoint_host").asText()).isEqualTo("127.0.0.1");
+                assertThat(kv.path("dp_size").asInt()).isEqualTo(1);
+                assertThat(kv.path("load_topic").asText()).isEqualTo("load");
+                assertThat(kv.path("block_size").asInt()).isEqualTo(info.path("page_size").asInt());
+                assertThat("tcp://127.0.0.1:" + kv.path("load_endpoint_port_base").asInt())
+                        .isEqualTo(worker.loadEndpoints().get(0));
+                assertThat(info.has("load_endpoints")).isFalse();
                 assertThat(JSON.readTree(client.GET(worker.baseUrl() + "/scheduler").getContentAsString())
                         .path("counters").has("processed_prefill_tokens")).isTrue();
             } finally {

@@ -3,6 +3,7 @@ package io.kvroute.router.load;
 import static java.util.Objects.requireNonNull;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -18,7 +19,7 @@ import org.zeromq.ZContext;
 import org.zeromq.ZMQ;
 
 /**
- * The router's engine load plane: one SUB socket per worker (connected to every endpoint the
+ * The router's engine load plane: one SUB socket per advertised endpoint (one per dp rank, as the
  * worker advertises), all owned by ONE load-plane thread (ZeroMQ sockets are single-threaded).
  *
  * <p><b>Concurrency.</b> {@link #addWorker}/{@link #removeWorker} may be called from any thread;
@@ -54,22 +55,32 @@ public final class LoadPlane implements AutoCloseable {
 
     private sealed interface Command permits Add, Remove {}
 
-    private record Add(String workerId, List<String> endpoints, int dpSize) implements Command {}
+    private record Add(String workerId, List<String> endpoints, int dpSize, String topic) implements Command {}
 
     private record Remove(String workerId) implements Command {}
 
-    /** Load-plane-thread-only state of one subscribed worker. */
+    /**
+     * Load-plane-thread-only state of one subscribed worker: one SUB socket per advertised endpoint.
+     * When the worker advertises one endpoint per rank (SGLang's {@code load_endpoint_port_base + r}),
+     * a report's rank is the rank of the socket it came on, whatever its {@code attn_dp_rank} says
+     * (SGLang's router does the same; the field may be null). A single endpoint shared by several
+     * ranks is keyed by the report's {@code attn_dp_rank}.
+     */
     private static final class Slot {
         final String workerId;
-        ZMQ.Socket socket;
+        final String topic;
+        final ZMQ.Socket[] sockets;
+        final boolean rankBySocket;
         long lastMessageNanos;
         final long[] lastSeq;
         final boolean[] seen;
         int index;
 
-        Slot(String workerId, ZMQ.Socket socket, int dpSize) {
+        Slot(String workerId, String topic, ZMQ.Socket[] sockets, int dpSize) {
             this.workerId = workerId;
-            this.socket = socket;
+            this.topic = topic;
+            this.sockets = sockets;
+            this.rankBySocket = sockets.length == dpSize;
             this.lastSeq = new long[dpSize];
             this.seen = new boolean[dpSize];
         }
@@ -90,6 +101,9 @@ public final class LoadPlane implements AutoCloseable {
     // load-plane thread only
     private final LinkedHashMap<String, Slot> slots = new LinkedHashMap<>();
     private Slot[] slotArray = new Slot[0];
+    /** Poller item i reads socket {@code pollSocket[i]} of slot {@code pollSlot[i]}. */
+    private Slot[] pollSlot = new Slot[0];
+    private int[] pollSocket = new int[0];
     private WorkerState[] states = new WorkerState[0];
     private Map<String, Integer> index = Map.of();
     /** States of workers added in the current command batch, before reindexing. */
@@ -133,7 +147,13 @@ public final class LoadPlane implements AutoCloseable {
      * with the same ones it is a no-op.
      */
     public void addWorker(String workerId, List<String> endpoints, int dpSize) {
+        addWorker(workerId, endpoints, dpSize, "load");
+    }
+
+    /** As {@link #addWorker(String, List, int)}, subscribing to {@code topic} (SGLang's {@code load_topic}). */
+    public void addWorker(String workerId, List<String> endpoints, int dpSize, String topic) {
         requireNonNull(workerId, "workerId");
+        requireNonNull(topic, "topic");
         List<String> eps = List.copyOf(endpoints);
         if (eps.isEmpty()) {
             throw new IllegalArgumentException("worker " + workerId + " advertises no load endpoint");
@@ -141,7 +161,11 @@ public final class LoadPlane implements AutoCloseable {
         if (dpSize < 1) {
             throw new IllegalArgumentException("worker " + workerId + " dp size must be at least 1, got " + dpSize);
         }
-        commands.add(new Add(workerId, eps, dpSize));
+        if (eps.size() != 1 && eps.size() != dpSize) {
+            throw new IllegalArgumentException("worker " + workerId + " advertises " + eps.size()
+                    + " load endpoints for dp size " + dpSize + "; need 1 or one per rank");
+        }
+        commands.add(new Add(workerId, eps, dpSize, topic));
     }
 
     /** Unsubscribes from a worker; its entry disappears from later snapshots. */
@@ -196,10 +220,7 @@ public final class LoadPlane implements AutoCloseable {
                         if (poller != null) {
                             poller.close();
                         }
-                        poller = ctx.createPoller(slotArray.length);
-                        for (Slot s : slotArray) {
-                            poller.register(s.socket, ZMQ.Poller.POLLIN);
-                        }
+                        poller = registerAll(ctx);
                         publish();
                     }
                     if (slotArray.length == 0) {
@@ -208,9 +229,9 @@ public final class LoadPlane implements AutoCloseable {
                     }
                     if (poller.poll(pollMillis) > 0) {
                         boolean changed = false;
-                        for (int i = 0; i < slotArray.length; i++) {
+                        for (int i = 0; i < pollSlot.length; i++) {
                             if (poller.pollin(i)) {
-                                changed |= drain(slotArray[i]);
+                                changed |= drain(pollSlot[i], pollSocket[i]);
                             }
                         }
                         if (changed) {
@@ -232,7 +253,7 @@ public final class LoadPlane implements AutoCloseable {
                 poller.close();
             }
             for (Slot s : slots.values()) {
-                s.socket.close();
+                closeSockets(s);
             }
             slots.clear();
             metrics.removeAll();
@@ -251,12 +272,14 @@ public final class LoadPlane implements AutoCloseable {
                 Slot old = slots.get(add.workerId());
                 if (old != null) {
                     WorkerState st = states[old.index];
-                    if (st.endpoints().equals(add.endpoints()) && st.dpSize() == add.dpSize()) {
+                    if (st.endpoints().equals(add.endpoints()) && st.dpSize() == add.dpSize()
+                            && old.topic.equals(add.topic())) {
                         continue;
                     }
                     closeSlot(ctx, add.workerId());
                 }
-                Slot slot = new Slot(add.workerId(), subscribe(ctx, add.endpoints()), add.dpSize());
+                Slot slot = new Slot(add.workerId(), add.topic(), subscribe(ctx, add.endpoints(), add.topic()),
+                        add.dpSize());
                 slot.lastMessageNanos = System.nanoTime();
                 slots.put(add.workerId(), slot);
                 metrics.addWorker(add.workerId(), this::snapshot);
@@ -276,15 +299,47 @@ public final class LoadPlane implements AutoCloseable {
         return changed;
     }
 
-    private ZMQ.Socket subscribe(ZContext ctx, List<String> endpoints) {
-        ZMQ.Socket sub = ctx.createSocket(SocketType.SUB);
-        sub.setRcvHWM(cfg.rcvHwm());
-        sub.setLinger(0);
-        sub.subscribe(new byte[] {'l', 'o', 'a', 'd'});
-        for (String ep : endpoints) {
-            sub.connect(ep);
+    /** One SUB socket per endpoint, so each report is keyed by the socket (rank) it came on. */
+    private ZMQ.Socket[] subscribe(ZContext ctx, List<String> endpoints, String topic) {
+        ZMQ.Socket[] out = new ZMQ.Socket[endpoints.size()];
+        byte[] prefix = topic.getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i < out.length; i++) {
+            ZMQ.Socket sub = ctx.createSocket(SocketType.SUB);
+            sub.setRcvHWM(cfg.rcvHwm());
+            sub.setLinger(0);
+            sub.subscribe(prefix);
+            sub.connect(endpoints.get(i));
+            out[i] = sub;
         }
-        return sub;
+        return out;
+    }
+
+    private static void closeSockets(Slot s) {
+        for (ZMQ.Socket socket : s.sockets) {
+            socket.close();
+        }
+    }
+
+    private ZMQ.Poller registerAll(ZContext ctx) {
+        int n = 0;
+        for (Slot s : slotArray) {
+            n += s.sockets.length;
+        }
+        ZMQ.Poller poller = ctx.createPoller(n);
+        Slot[] slotOf = new Slot[n];
+        int[] socketOf = new int[n];
+        int i = 0;
+        for (Slot s : slotArray) {
+            for (int k = 0; k < s.sockets.length; k++) {
+                poller.register(s.sockets[k], ZMQ.Poller.POLLIN);
+                slotOf[i] = s;
+                socketOf[i] = k;
+                i++;
+            }
+        }
+        pollSlot = slotOf;
+        pollSocket = socketOf;
+        return poller;
     }
 
     /**
@@ -298,8 +353,9 @@ public final class LoadPlane implements AutoCloseable {
         boolean any = false;
         for (Slot s : slotArray) {
             if (nowNanos - s.lastMessageNanos >= resubscribeAfterNanos) {
-                s.socket.close();
-                s.socket = subscribe(ctx, states[s.index].endpoints());
+                closeSockets(s);
+                ZMQ.Socket[] fresh = subscribe(ctx, states[s.index].endpoints(), s.topic);
+                System.arraycopy(fresh, 0, s.sockets, 0, fresh.length);
                 s.lastMessageNanos = nowNanos;
                 Arrays.fill(s.seen, false); // the first seq on the new connection is not a gap
                 metrics.resubscribes.increment();
@@ -311,7 +367,7 @@ public final class LoadPlane implements AutoCloseable {
 
     private void closeSlot(ZContext ctx, String workerId) {
         Slot s = slots.remove(workerId);
-        s.socket.close();
+        closeSockets(s);
         metrics.removeWorker(workerId);
         pendingStates.remove(workerId);
     }
@@ -338,10 +394,11 @@ public final class LoadPlane implements AutoCloseable {
     }
 
     /** Reads what the socket has; true when some report was applied. */
-    private boolean drain(Slot slot) {
+    private boolean drain(Slot slot, int socketIndex) {
         boolean applied = false;
+        ZMQ.Socket socket = slot.sockets[socketIndex];
         for (int n = 0; n < MAX_DRAIN_PER_SOCKET; n++) {
-            byte[] first = slot.socket.recv(ZMQ.DONTWAIT);
+            byte[] first = socket.recv(ZMQ.DONTWAIT);
             if (first == null) {
                 break;
             }
@@ -350,15 +407,18 @@ public final class LoadPlane implements AutoCloseable {
             }
             int count = 1;
             frames[0] = first;
-            while (slot.socket.hasReceiveMore()) {
-                byte[] f = slot.socket.recv(0);
+            while (socket.hasReceiveMore()) {
+                byte[] f = socket.recv(0);
                 if (count < MAX_FRAMES) {
                     frames[count] = f;
                 }
                 count++;
             }
             try {
-                applied |= apply(slot, LoadReportDecoder.decode(frames, count));
+                LoadReport report = LoadReportDecoder.decode(frames, count);
+                if (report.seq() != LoadReportDecoder.END_SEQ) { // -1 marks no report (replay end); not a gap
+                    applied |= apply(slot, slot.rankBySocket ? socketIndex : report.attnDpRank(), report);
+                }
             } catch (LoadReportDecoder.Malformed m) {
                 metrics.malformed(m.reason);
             }
@@ -367,10 +427,9 @@ public final class LoadPlane implements AutoCloseable {
         return applied;
     }
 
-    private boolean apply(Slot slot, LoadReport report) {
-        int rank = report.attnDpRank();
+    private boolean apply(Slot slot, int rank, LoadReport report) {
         WorkerState st = states[slot.index];
-        if (rank >= st.dpSize()) {
+        if (rank < 0 || rank >= st.dpSize()) {
             metrics.malformed(MalformedReason.RANK_OUT_OF_RANGE);
             return false;
         }
@@ -389,7 +448,11 @@ public final class LoadPlane implements AutoCloseable {
         }
         slot.seen[rank] = true;
         slot.lastSeq[rank] = seq;
-        states[slot.index] = st.withSample(RankSample.next(prev, report, nanoClock.getAsLong()), missedNow);
+        WorkerState next = st.withSample(rank, RankSample.next(prev, report, nanoClock.getAsLong()), missedNow);
+        if (WorkerLoad.sumsOverflow(next)) {
+            metrics.malformed(MalformedReason.SUM_OVERFLOW); // applied, but the sums are clamped
+        }
+        states[slot.index] = next;
         metrics.received.increment();
         return true;
     }

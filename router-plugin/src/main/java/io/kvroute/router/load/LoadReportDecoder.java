@@ -2,6 +2,7 @@ package io.kvroute.router.load;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.msgpack.core.MessageFormat;
@@ -11,15 +12,22 @@ import org.msgpack.core.MessageUnpacker;
 import org.msgpack.value.ValueType;
 
 /**
- * Strict decoder of the three frames {@code [b"load", seq u64 BE, msgpack ["LoadStat", ...]]}.
- *
- * <p>Accepts exactly 6 (SGLang base) or 11 (with the all-or-nothing extension) array elements,
- * every count a non-negative msgpack integer in any width. Anything else is a
- * {@link Malformed} with a {@link MalformedReason}; the decoder never throws anything else, so a
- * hostile publisher cannot stop the load-plane thread. Stateless and thread-safe.
+ * Decoder of the three frames {@code [topic, seq 8-byte BE, msgpack ["LoadStat", ...]]}, as lenient
+ * as SGLang's own router: the topic frame's value is not checked (the SUB filter already chose it);
+ * the four base counts are required, {@code attn_dp_rank} may be absent or {@code null} (the plane
+ * keys reports by the socket they came on, so it is informational; -1 here); further elements are
+ * ignored unless all five extension fields are present (a 7-element fork frame decodes as base).
+ * Every count is a non-negative msgpack integer in any width. Anything else is a {@link Malformed}
+ * with a {@link MalformedReason}; the decoder never throws anything else, so a hostile publisher
+ * cannot stop the load-plane thread. Stateless and thread-safe.
  */
 final class LoadReportDecoder {
-    private static final byte[] TOPIC = "load".getBytes(StandardCharsets.US_ASCII);
+    /** The seq that marks "no report" (the replay protocol's end marker); dropped without a gap. */
+    static final long END_SEQ = -1L;
+    /** Elements of the base frame without and with the rank: tag + 4 counts (+ rank). */
+    private static final int BASE_MIN_ARITY = 5;
+    /** Tag + 4 counts + rank + 5 extension fields. */
+    private static final int EXTENDED_ARITY = 11;
     private static final byte[] TAG = "LoadStat".getBytes(StandardCharsets.US_ASCII);
 
     /** A dropped message; no stack trace, it is a value on the hot path. */
@@ -36,7 +44,7 @@ final class LoadReportDecoder {
     private LoadReportDecoder() {}
 
     static LoadReport decode(byte[][] frames, int frameCount) throws Malformed {
-        if (frameCount != 3 || !Arrays.equals(frames[0], TOPIC) || frames[1].length != Long.BYTES) {
+        if (frameCount != 3 || frames[1].length != Long.BYTES) {
             throw new Malformed(MalformedReason.BAD_FRAMES);
         }
         return decodePayload(ByteBuffer.wrap(frames[1]).getLong(), frames[2]);
@@ -62,20 +70,31 @@ final class LoadReportDecoder {
                     || !Arrays.equals(u.readPayload(TAG.length), TAG)) {
                 throw new Malformed(MalformedReason.UNKNOWN_TAG);
             }
-            if (n != 6 && n != 11) {
+            if (n < BASE_MIN_ARITY) {
                 throw new Malformed(MalformedReason.WRONG_ARITY);
             }
             int running = intField(u);
             int waiting = intField(u);
             long tokens = longField(u);
             long maxTotal = longField(u);
-            int rank = intField(u);
+            int rank = -1;
+            if (n > BASE_MIN_ARITY) {
+                if (u.getNextFormat() == MessageFormat.NIL) {
+                    u.unpackNil();
+                } else {
+                    rank = intField(u);
+                }
+            }
             LoadReport r;
-            if (n == 11) {
+            if (n >= EXTENDED_ARITY) {
                 r = new LoadReport(seq, running, waiting, tokens, maxTotal, rank, true,
                         longField(u), longField(u), intField(u), longField(u), longField(u));
             } else {
                 r = new LoadReport(seq, running, waiting, tokens, maxTotal, rank, false, 0, 0, 0, 0, 0);
+            }
+            int consumed = n >= EXTENDED_ARITY ? EXTENDED_ARITY : Math.min(n, BASE_MIN_ARITY + 1);
+            for (int extra = n - consumed; extra > 0; extra--) {
+                u.skipValue();
             }
             if (u.hasNext()) {
                 throw new Malformed(MalformedReason.TRAILING_BYTES);
@@ -94,7 +113,7 @@ final class LoadReportDecoder {
         }
         MessageFormat f = u.getNextFormat();
         if (f == MessageFormat.UINT64) {
-            java.math.BigInteger big = u.unpackBigInteger();
+            BigInteger big = u.unpackBigInteger();
             if (big.bitLength() > 63) {
                 throw new Malformed(MalformedReason.BAD_FIELD);
             }

@@ -2,7 +2,7 @@ package io.kvroute.router.load;
 
 /** Why a received message was dropped; the label is the {@code reason} tag of the malformed counter. */
 enum MalformedReason {
-    /** Not exactly three frames, a topic other than {@code load}, or a seq frame that is not 8 bytes. */
+    /** Not exactly three frames, or a seq frame that is not 8 bytes (the topic's value is not checked). */
     BAD_FRAMES("bad_frames"),
     NOT_ARRAY("not_array"),
     WRONG_ARITY("wrong_arity"),
@@ -13,7 +13,9 @@ enum MalformedReason {
     TRAILING_BYTES("trailing_bytes"),
     GARBAGE("garbage"),
     /** {@code attn_dp_rank} is not below the worker's advertised dp size. */
-    RANK_OUT_OF_RANGE("rank_out_of_range");
+    RANK_OUT_OF_RANGE("rank_out_of_range"),
+    /** Applied, but a sum over the worker's ranks overflowed its field and was clamped. */
+    SUM_OVERFLOW("sum_overflow");
 
     private final String label;
 

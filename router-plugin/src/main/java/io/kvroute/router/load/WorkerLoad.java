@@ -32,14 +32,19 @@ public record WorkerLoad(int numRunningReqs, int numWaitingReqs, long numTokens,
         return numWaitingReqs - routerDispatchesSinceCapture;
     }
 
-    /** Sums the ranks of {@code w}; the caller has checked that every rank is present. */
+    /**
+     * Sums the ranks of {@code w}; the caller has checked that every rank is present. Sums saturate
+     * (int at {@code Integer.MAX_VALUE}, long at {@code Long.MAX_VALUE}) instead of wrapping: an
+     * absurd report must not make a worker look idle ({@link #sumsOverflow} tells the plane to
+     * count it as malformed).
+     */
     static WorkerLoad aggregate(WorkerState w, int dispatches) {
-        int running = 0;
-        int waiting = 0;
+        long running = 0;
+        long waiting = 0;
         long tokens = 0;
         long maxTotal = 0;
         long totalTokens = 0;
-        int maxRunning = 0;
+        long maxRunning = 0;
         long uncached = 0;
         double tput = 0;
         boolean allExt = true;
@@ -48,16 +53,16 @@ public record WorkerLoad(int numRunningReqs, int numWaitingReqs, long numTokens,
         long oldest = Long.MAX_VALUE;
         for (RankSample s : w.ranks()) {
             LoadReport r = s.report();
-            running += r.numRunningReqs();
+            running += r.numRunningReqs(); // int fields: a long sum of at most 1024 ranks cannot wrap
             waiting += r.numWaitingReqs();
-            tokens += r.numTokens();
+            tokens = satAdd(tokens, r.numTokens());
             anyMaxUnknown |= r.maxTotalNumTokens() == 0;
-            maxTotal += r.maxTotalNumTokens();
+            maxTotal = satAdd(maxTotal, r.maxTotalNumTokens());
             oldest = Math.min(oldest, s.receivedAtNanos());
             if (r.hasExtension()) {
-                totalTokens += r.numTotalTokens();
+                totalTokens = satAdd(totalTokens, r.numTotalTokens());
                 maxRunning += r.maxRunningRequests();
-                uncached += r.numWaitingUncachedTokens();
+                uncached = satAdd(uncached, r.numWaitingUncachedTokens());
                 if (!Double.isNaN(s.prefillTokensPerUs())) {
                     tput += s.prefillTokensPerUs();
                 } else if (r.numWaitingUncachedTokens() > 0) {
@@ -65,7 +70,7 @@ public record WorkerLoad(int numRunningReqs, int numWaitingReqs, long numTokens,
                 }
             } else {
                 allExt = false;
-                totalTokens += r.numTokens();
+                totalTokens = satAdd(totalTokens, r.numTokens());
             }
         }
         OptionalDouble est;
@@ -76,11 +81,44 @@ public record WorkerLoad(int numRunningReqs, int numWaitingReqs, long numTokens,
         } else {
             est = tput > 0 ? OptionalDouble.of(uncached / tput / 1000.0) : OptionalDouble.empty();
         }
-        return new WorkerLoad(running, sat(waiting + (long) dispatches), tokens, anyMaxUnknown ? 0 : maxTotal,
-                totalTokens, allExt ? maxRunning : 0, allExt ? uncached : 0, est, oldest, allExt, dispatches);
+        return new WorkerLoad(sat(running), sat(waiting + dispatches), tokens, anyMaxUnknown ? 0 : maxTotal,
+                totalTokens, allExt ? sat(maxRunning) : 0, allExt ? uncached : 0, est, oldest, allExt, dispatches);
+    }
+
+    /** True when some sum over the present ranks of {@code w} does not fit its field and would be clamped. */
+    static boolean sumsOverflow(WorkerState w) {
+        long running = 0;
+        long waiting = 0;
+        long maxRunning = 0;
+        long tokens = 0;
+        long maxTotal = 0;
+        long totalTokens = 0;
+        long uncached = 0;
+        for (RankSample s : w.ranks()) {
+            if (s == null) {
+                continue;
+            }
+            LoadReport r = s.report();
+            running += r.numRunningReqs();
+            waiting += r.numWaitingReqs();
+            maxRunning += r.maxRunningRequests();
+            tokens = satAdd(tokens, r.numTokens());
+            maxTotal = satAdd(maxTotal, r.maxTotalNumTokens());
+            totalTokens = satAdd(totalTokens, r.hasExtension() ? r.numTotalTokens() : r.numTokens());
+            uncached = satAdd(uncached, r.numWaitingUncachedTokens());
+        }
+        return running > Integer.MAX_VALUE || waiting > Integer.MAX_VALUE || maxRunning > Integer.MAX_VALUE
+                || tokens == Long.MAX_VALUE || maxTotal == Long.MAX_VALUE || totalTokens == Long.MAX_VALUE
+                || uncached == Long.MAX_VALUE;
     }
 
     private static int sat(long v) {
         return (int) Math.min(Integer.MAX_VALUE, v);
+    }
+
+    /** Saturating addition of two non-negative longs. */
+    private static long satAdd(long a, long b) {
+        long r = a + b;
+        return r < 0 ? Long.MAX_VALUE : r;
     }
 }

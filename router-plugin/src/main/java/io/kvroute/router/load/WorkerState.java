@@ -13,9 +13,15 @@ record WorkerState(String workerId, List<String> endpoints, int dpSize, RankSamp
         return new WorkerState(workerId, List.copyOf(endpoints), dpSize, new RankSample[dpSize], 0);
     }
 
+    /** Keyed by the report's own rank (tests; a single shared endpoint). */
     WorkerState withSample(RankSample sample, long newlyMissed) {
+        return withSample(sample.report().attnDpRank(), sample, newlyMissed);
+    }
+
+    /** This state with {@code sample} as rank {@code rank}'s latest (the rank of the socket it came on). */
+    WorkerState withSample(int rank, RankSample sample, long newlyMissed) {
         RankSample[] copy = ranks.clone();
-        copy[sample.report().attnDpRank()] = sample;
+        copy[rank] = sample;
         return new WorkerState(workerId, endpoints, dpSize, copy, missedReports + newlyMissed);
     }
 

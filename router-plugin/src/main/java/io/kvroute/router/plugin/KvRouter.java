@@ -203,17 +203,22 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         }
     }
 
-    /** Follows a worker's advertised load endpoints (one per dp rank) on the load plane. */
+    /**
+     * Follows a worker's load endpoints (one per dp rank) on the load plane: learned from its
+     * {@code /server_info} {@code kv_events} block, or given by an operator when the worker was added
+     * through the admin API (engines that advertise nothing).
+     */
     private void subscribe(Worker worker) {
         if (worker.loadEndpoints().isEmpty()) {
             return;
         }
-        String host = java.net.URI.create(worker.url()).getHost();
+        String host = worker.host();
         java.util.List<String> endpoints = new java.util.ArrayList<>();
         for (String advertised : worker.loadEndpoints()) {
             endpoints.add(LoadEndpoints.connectable(advertised, host));
         }
-        loads.addWorker(worker.id(), endpoints);
+        String topic = worker.kvEvents() == null ? "load" : worker.kvEvents().loadTopic();
+        loads.addWorker(worker.id(), endpoints, endpoints.size(), topic);
     }
 
     public LoadPlane loads() {

@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * Active health checks and discovery. Every interval, each worker's {@code /health} is probed
  * asynchronously with a timeout; {@code failureThreshold} consecutive failures mark it unhealthy
  * and {@code successThreshold} consecutive successes mark it healthy again. A healthy worker whose
- * model id is still unknown is asked for {@code /server_info} (model id, load endpoints), so
+ * model id is still unknown is asked for {@code /server_info} (model id, the {@code kv_events} block
+ * with its load and KV-event ranges), so
  * workers may start after the router.
  *
  * <p>Threading: one scheduler thread issues probes; results arrive on HTTP client threads and
@@ -117,8 +118,9 @@ public final class HealthChecker implements AutoCloseable {
                         try {
                             JsonNode info = JSON.readTree(getContent());
                             String modelId = info.path("model_id").asText(info.path("model_path").asText(null));
-                            List<String> endpoints = new java.util.ArrayList<>();
-                            info.path("load_endpoints").forEach(e -> endpoints.add(e.asText()));
+                            // SGLang's kv_events block (REFERENCE §9); a worker without one publishes nothing.
+                            KvEventsAdvert advert = KvEventsAdvert.parse(info);
+                            List<String> endpoints = advert == null ? List.of() : advert.loadEndpoints(worker.host());
                             WorkerRole advertised = WorkerRole.parse(info.path("role").asText(null));
                             if (advertised != null && advertised != worker.role()) {
                                 LOG.error("worker {} is configured as {} but reports role {}; it gets no traffic",
@@ -131,6 +133,9 @@ public final class HealthChecker implements AutoCloseable {
                                 Worker updated = modelId == null ? w : w.withModelId(modelId);
                                 if (w.role() == WorkerRole.PREFILL && w.bootstrapPort() == null && bootstrapPort != null) {
                                     updated = updated.withRole(WorkerRole.PREFILL, bootstrapPort);
+                                }
+                                if (advert != null) {
+                                    updated = updated.withKvEvents(advert);
                                 }
                                 return w.loadEndpoints().isEmpty() && !endpoints.isEmpty()
                                         ? updated.withLoadEndpoints(endpoints) : updated;

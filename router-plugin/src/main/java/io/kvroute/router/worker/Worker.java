@@ -1,5 +1,6 @@
 package io.kvroute.router.worker;
 
+import java.net.URI;
 import java.util.List;
 import java.util.Objects;
 
@@ -14,15 +15,20 @@ import java.util.Objects;
  * @param modelId the served model, or null while unknown (serves any model)
  * @param bootstrapPort the prefill worker's KV bootstrap port, or null
  * @param loadEndpoints ZeroMQ endpoints publishing this worker's load reports, one per dp rank
+ * @param kvEvents the {@code kv_events} block of its {@code /server_info}, or null when it advertises none
  */
-public record Worker(
-        String id, String url, WorkerRole role, String modelId, Integer bootstrapPort, List<String> loadEndpoints) {
+public record Worker(String id, String url, WorkerRole role, String modelId, Integer bootstrapPort,
+                     List<String> loadEndpoints, KvEventsAdvert kvEvents) {
 
     public Worker {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(url, "url");
         Objects.requireNonNull(role, "role");
         loadEndpoints = loadEndpoints == null ? List.of() : List.copyOf(loadEndpoints);
+    }
+
+    public Worker(String id, String url, WorkerRole role, String modelId, Integer bootstrapPort, List<String> loadEndpoints) {
+        this(id, url, role, modelId, bootstrapPort, loadEndpoints, null);
     }
 
     public static Worker regular(String url) {
@@ -47,15 +53,25 @@ public record Worker(
     }
 
     public Worker withModelId(String newModelId) {
-        return new Worker(id, url, role, newModelId, bootstrapPort, loadEndpoints);
+        return new Worker(id, url, role, newModelId, bootstrapPort, loadEndpoints, kvEvents);
     }
 
     public Worker withLoadEndpoints(List<String> endpoints) {
-        return new Worker(id, url, role, modelId, bootstrapPort, endpoints);
+        return new Worker(id, url, role, modelId, bootstrapPort, endpoints, kvEvents);
+    }
+
+    /** This worker with its advertised {@code kv_events} block (load endpoints derived by the caller). */
+    public Worker withKvEvents(KvEventsAdvert advert) {
+        return new Worker(id, url, role, modelId, bootstrapPort, loadEndpoints, advert);
+    }
+
+    /** The host of {@link #url()}, for wildcard endpoint hosts. */
+    public String host() {
+        return URI.create(url).getHost();
     }
 
     public Worker withRole(WorkerRole newRole, Integer newBootstrapPort) {
-        return new Worker(id, url, newRole, modelId, newBootstrapPort, loadEndpoints);
+        return new Worker(id, url, newRole, modelId, newBootstrapPort, loadEndpoints, kvEvents);
     }
 
     /** True when this worker can serve {@code requestedModel} (null = any). */

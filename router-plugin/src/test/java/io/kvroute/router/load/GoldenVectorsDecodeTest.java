@@ -9,6 +9,8 @@ import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import io.kvroute.scheduler.report.HandLoadVectors;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
 
@@ -60,9 +62,45 @@ class GoldenVectorsDecodeTest {
         byte[] payload = HexFormat.of().parseHex("96a84c6f616453746174" + "0c03cdbc550001");
         byte[] seq = new byte[8];
         assertMalformed(new byte[][] {"load".getBytes(), seq, payload}, 2, MalformedReason.BAD_FRAMES);
-        assertMalformed(new byte[][] {"lode".getBytes(), seq, payload}, 3, MalformedReason.BAD_FRAMES);
         assertMalformed(new byte[][] {"load".getBytes(), new byte[7], payload}, 3, MalformedReason.BAD_FRAMES);
         assertMalformed(new byte[][] {"load".getBytes(), seq, payload}, 4, MalformedReason.BAD_FRAMES);
+    }
+
+    @Test
+    void topicFrameValue_isIgnored() throws Exception {
+        byte[] payload = HexFormat.of().parseHex("96a84c6f616453746174" + "0c03cdbc550001");
+        LoadReport r = LoadReportDecoder.decode(new byte[][] {new byte[0], new byte[8], payload}, 3);
+        assertThat(r.numRunningReqs()).isEqualTo(12);
+    }
+
+    /** Vectors a person assembled from the msgpack spec (scheduler test-jar, {@code /load-vectors-hand/}). */
+    @Test
+    void everyHandWrittenVector_decodesAsItsCommentsSay() throws Exception {
+        List<HandLoadVectors.Vector> vectors = HandLoadVectors.all();
+        assertThat(vectors).hasSizeGreaterThanOrEqualTo(10);
+        for (HandLoadVectors.Vector v : vectors) {
+            Map<String, String> e = v.expected();
+            if (!v.valid()) {
+                assertThatThrownBy(() -> LoadReportDecoder.decodePayload(0, v.payload())).as(v.name())
+                        .isInstanceOfSatisfying(LoadReportDecoder.Malformed.class,
+                                m -> assertThat(m.reason.label()).as(v.name()).isEqualTo(e.get("reason")));
+                continue;
+            }
+            LoadReport r = LoadReportDecoder.decodePayload(0, v.payload());
+            assertThat(r.numRunningReqs()).as(v.name()).isEqualTo(Integer.parseInt(e.get("num_running_reqs")));
+            assertThat(r.numWaitingReqs()).as(v.name()).isEqualTo(Integer.parseInt(e.get("num_waiting_reqs")));
+            assertThat(r.numTokens()).as(v.name()).isEqualTo(Long.parseLong(e.get("num_tokens")));
+            assertThat(r.maxTotalNumTokens()).as(v.name()).isEqualTo(Long.parseLong(e.get("max_total_num_tokens")));
+            assertThat(r.attnDpRank()).as(v.name()).isEqualTo(Integer.parseInt(e.get("attn_dp_rank")));
+            assertThat(r.hasExtension()).as(v.name()).isEqualTo(Boolean.parseBoolean(e.get("has_extension")));
+            if (r.hasExtension()) {
+                assertThat(r.numWaitingUncachedTokens()).as(v.name()).isEqualTo(Long.parseLong(e.get("num_waiting_uncached_tokens")));
+                assertThat(r.numTotalTokens()).as(v.name()).isEqualTo(Long.parseLong(e.get("num_total_tokens")));
+                assertThat(r.maxRunningRequests()).as(v.name()).isEqualTo(Integer.parseInt(e.get("max_running_requests")));
+                assertThat(r.totalPrefillUncachedTokens()).as(v.name()).isEqualTo(Long.parseLong(e.get("total_prefill_uncached_tokens")));
+                assertThat(r.totalPrefillBusyUs()).as(v.name()).isEqualTo(Long.parseLong(e.get("total_prefill_busy_us")));
+            }
+        }
     }
 
     @Test

@@ -157,8 +157,9 @@ class LoadPlaneTest {
             send(pub, "load", seq[0]++, GoldenVectorsDecodeTest.resource("base_idle.msgpack"));
             return plane.snapshot().isFresh("w");
         });
-        // Every invalid golden vector, then frame-level defects, then a rank beyond dp size 1.
-        String[] invalid = {"unknown_tag", "partial_extension", "missing_rank", "map_not_array", "string_field",
+        // Every invalid golden vector, then frame-level defects, then reports claiming ranks 3 and 1:
+        // keyed by the socket they came on (rank 0), so not dropped.
+        String[] invalid = {"unknown_tag", "map_not_array", "string_field",
             "negative_field", "float_field", "truncated", "trailing_bytes", "garbage", "empty"};
         for (String name : invalid) {
             send(pub, "load", seq[0]++, GoldenVectorsDecodeTest.resource(name + ".msgpack"));
@@ -173,17 +174,59 @@ class LoadPlaneTest {
         send(pub, "load", seq[0]++, last);
         await().atMost(WAIT).until(() -> plane.snapshot().fresh("w").map(WorkerLoad::numWaitingReqs).orElse(-1) == 7);
         assertThat(malformed("unknown_tag")).isEqualTo(1);
-        assertThat(malformed("wrong_arity")).isEqualTo(2);
+        assertThat(malformed("wrong_arity")).isZero();
         assertThat(malformed("not_array")).isEqualTo(1);
         assertThat(malformed("bad_field")).isEqualTo(3);
         assertThat(malformed("truncated")).isEqualTo(2);
         assertThat(malformed("trailing_bytes")).isEqualTo(1);
         assertThat(malformed("garbage")).isEqualTo(1);
         assertThat(malformed("bad_frames")).isEqualTo(2);
-        assertThat(malformed("rank_out_of_range")).isEqualTo(2);
+        assertThat(malformed("rank_out_of_range")).isZero();
         assertThat(registry.get("kvroute.load.loop.errors").counter().count()).isZero();
         // Seqs were consumed by dropped messages, so the accepted report after them shows a gap.
         assertThat(registry.get("kvroute.load.seq.gaps").counter().count()).isEqualTo(1);
+    }
+
+    /**
+     * SGLang's contract: one SUB per rank at {@code load_endpoint_port_base + r}; a report belongs to
+     * the rank of its socket whatever its {@code attn_dp_rank} says (here null, or a wrong 1); the
+     * topic frame's value is not checked; seq -1 is dropped without a gap; a report whose per-rank
+     * sum overflows an int is applied clamped and counted as malformed.
+     */
+    @Test
+    void reportsAreKeyedByTheirSocket_seqMinusOneIsNoGap_andOverflowingSumsClampAndCount() throws Exception {
+        startPlane();
+        ZMQ.Socket pub0 = ctx.createSocket(SocketType.PUB);
+        pub0.bind("inproc://rank0");
+        ZMQ.Socket pub1 = ctx.createSocket(SocketType.PUB);
+        pub1.bind("inproc://rank1");
+        plane.addWorker("w", List.of("inproc://rank0", "inproc://rank1"), 2, "load");
+        byte[] nullRank = hand("null_rank"); // running 5, rank nil
+        byte[] claimsRank2 = hand("extended_plus_one"); // running 1, claims rank 2
+        long[] seq = {0};
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() -> {
+            send(pub0, "load-anything", seq[0], nullRank);
+            send(pub1, "load", seq[0]++, claimsRank2);
+            return plane.snapshot().isFresh("w");
+        });
+        assertThat(plane.snapshot().fresh("w").orElseThrow().numRunningReqs()).isEqualTo(6);
+        double gaps = registry.get("kvroute.load.seq.gaps").counter().count();
+        long last = seq[0] - 1; // both ranks' latest seq
+        send(pub0, "load", -1, hand("base_rank1")); // END_SEQ: not a report, not a gap
+        send(pub0, "load", last + 1, nullRank);
+        // rank 1 now reports 2^31 - 1 running: the sum with rank 0's 5 overflows an int
+        byte[] huge = java.util.HexFormat.of().parseHex("96a84c6f616453746174" + "ce7fffffff" + "00000000");
+        send(pub1, "load", last + 1, huge);
+        await().atMost(WAIT).until(() -> plane.snapshot().fresh("w").map(WorkerLoad::numRunningReqs).orElse(0)
+                == Integer.MAX_VALUE);
+        assertThat(malformed("sum_overflow")).isEqualTo(1);
+        assertThat(registry.get("kvroute.load.seq.gaps").counter().count()).isEqualTo(gaps);
+        assertThat(malformed("rank_out_of_range")).isZero();
+    }
+
+    private static byte[] hand(String name) {
+        return io.kvroute.scheduler.report.HandLoadVectors.all().stream().filter(v -> v.name().equals(name))
+                .findFirst().orElseThrow().payload();
     }
 
     @Test

@@ -47,12 +47,14 @@ final class GoldenLoadVectors {
             p.packString("LoadStats");
             packInts(p, 1, 2, 3, 4, 0);
         }));
-        out.add(invalid("partial_extension", "wrong_arity", p -> {
+        // Lenient like SGLang's router: extra elements without the full extension are ignored, and
+        // the rank may be absent (-1 = unknown; the router keys by socket).
+        out.add(lenient("partial_extension", new long[] {1, 2, 3, 4, 0}, p -> {
             p.packArrayHeader(7);
             p.packString("LoadStat");
             packInts(p, 1, 2, 3, 4, 0, 99);
         }));
-        out.add(invalid("missing_rank", "wrong_arity", p -> {
+        out.add(lenient("missing_rank", new long[] {1, 2, 3, 4, -1}, p -> {
             p.packArrayHeader(5);
             p.packString("LoadStat");
             packInts(p, 1, 2, 3, 4);
@@ -121,6 +123,27 @@ final class GoldenLoadVectors {
             m.put("total_prefill_busy_us", Long.toString(s.ext().totalPrefillBusyUs()));
         }
         return new Vector(name, payload, m);
+    }
+
+    /** A hand-packed frame the lenient decoder accepts as a base report with {@code fields}. */
+    private static Vector lenient(String name, long[] fields, PackBody body) {
+        try (MessageBufferPacker p = MessagePack.newDefaultBufferPacker()) {
+            body.pack(p);
+            Map<String, String> m = new LinkedHashMap<>();
+            m.put("valid", "true");
+            m.put("seq", "0");
+            m.put("seq_frame_hex", "0000000000000000");
+            m.put("payload_hex", HexFormat.of().formatHex(p.toByteArray()));
+            m.put("num_running_reqs", Long.toString(fields[0]));
+            m.put("num_waiting_reqs", Long.toString(fields[1]));
+            m.put("num_tokens", Long.toString(fields[2]));
+            m.put("max_total_num_tokens", Long.toString(fields[3]));
+            m.put("attn_dp_rank", Long.toString(fields[4]));
+            m.put("has_extension", "false");
+            return new Vector(name, p.toByteArray(), m);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static Vector invalid(String name, String reason, PackBody body) {

@@ -1,0 +1,511 @@
+package io.kvroute.router.kvevents;
+
+import static java.util.Objects.requireNonNull;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.zeromq.SocketType;
+import org.zeromq.ZContext;
+import org.zeromq.ZMQ;
+
+/**
+ * The router's KV-event plane: for every engine dp rank one SUB socket on its event endpoint and,
+ * while a replay runs, one DEALER on its replay endpoint, all owned by ONE thread (ZeroMQ sockets
+ * are single-threaded), as the load plane does.
+ *
+ * <p><b>Concurrency.</b> {@link #addWorker}/{@link #removeWorker} enqueue commands the thread applies
+ * within one poll timeout. The thread decodes batches ({@link KvEventDecoder}), runs each rank's
+ * {@link PublisherStream} (sequence, gaps, replay, restarts) and applies events to the
+ * {@link BlockIndex}, its only writer; requests read the index lock-free. Which workers are exact
+ * (every rank LIVE) is published as an immutable {@link KvEventsSnapshot} through a volatile field
+ * after each change. No lock anywhere.
+ *
+ * <p><b>Faults.</b> Malformed frames are dropped and counted by reason; a BlockStored whose block
+ * size differs from the advertised one is refused loudly (error log once per rank, counter). A rank
+ * silent for {@link KvEventsConfig#silence()} raises {@code kvroute_kv_events_silent_publishers}, logs
+ * a warning and gets a fresh SUB socket (a JeroMQ handshake can stall for good, see LoadPlane; a
+ * missed batch then shows as a gap and is replayed). An exception in one iteration is counted and
+ * the loop goes on.
+ */
+public final class KvEventsPlane implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(KvEventsPlane.class);
+    /** Messages read from one socket per wakeup, so one chatty rank cannot starve the others. */
+    private static final int MAX_DRAIN_PER_SOCKET = 512;
+    /** Frames kept per message; a longer one is malformed anyway. */
+    private static final int MAX_FRAMES = 3;
+    private static final long HOUSEKEEPING_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long END_SEQ = -1L;
+
+    private sealed interface Command permits Add, Remove {}
+
+    private record Add(String workerId, String model, List<String> eventEndpoints, List<String> replayEndpoints,
+                       String topic, int blockSize) implements Command {}
+
+    private record Remove(String workerId) implements Command {}
+
+    /** Events-thread-only state of one engine dp rank. */
+    private final class Rank implements PublisherStream.Sink {
+        final String workerId;
+        final int rank;
+        final int slot;
+        final String model;
+        final int blockSize;
+        final String endpoint;
+        final String replayEndpoint;
+        final String topic;
+        final PublisherStream stream;
+        ZMQ.Socket sub;
+        ZMQ.Socket dealer;
+        long lastMessageNanos;
+        boolean silent;
+        boolean mismatchLogged;
+
+        Rank(Add add, int rank, int slot) {
+            this.workerId = add.workerId();
+            this.rank = rank;
+            this.slot = slot;
+            this.model = add.model();
+            this.blockSize = add.blockSize();
+            this.endpoint = add.eventEndpoints().get(rank);
+            this.replayEndpoint = rank < add.replayEndpoints().size() ? add.replayEndpoints().get(rank) : null;
+            this.topic = add.topic();
+            this.stream = new PublisherStream(replayEndpoint != null, cfg.maxBufferedBatches(),
+                    cfg.replayTimeout().toNanos(), cfg.maxReplayBatches(), this);
+        }
+
+        @Override
+        public void apply(EventBatch batch) {
+            for (KvEvent e : batch.events()) {
+                if (e instanceof KvEvent.BlockStored s) {
+                    if (s.blockSize() != 0 && s.blockSize() != blockSize) {
+                        metrics.malformed(KvMalformedReason.BLOCK_SIZE_MISMATCH);
+                        if (!mismatchLogged) {
+                            mismatchLogged = true;
+                            LOG.error("worker {} rank {} stores blocks of {} tokens but advertised block_size {}; "
+                                    + "its events are refused (a page-size mismatch would zero every match)",
+                                    workerId, rank, s.blockSize(), blockSize);
+                        }
+                        continue;
+                    }
+                    index.store(new BlockIndex.Key(model, s.loraId(), blockSize), slot, s.blockHashes());
+                    metrics.blockEvents.increment(s.blockHashes().length);
+                } else if (e instanceof KvEvent.BlockRemoved r) {
+                    index.remove(slot, r.blockHashes());
+                    metrics.blockEvents.increment(r.blockHashes().length);
+                } else {
+                    index.clear(slot);
+                }
+            }
+            metrics.batches.increment();
+        }
+
+        @Override
+        public void clear() {
+            index.clear(slot);
+        }
+
+        @Override
+        public void requestReplay(long startSeq) {
+            try {
+                if (dealer == null) {
+                    connectReplay(this);
+                }
+                dealer.sendMore(new byte[0]);
+                dealer.send(ByteBuffer.allocate(Long.BYTES).putLong(startSeq).array());
+                metrics.replayRequests.increment();
+            } catch (RuntimeException e) {
+                LOG.warn("worker {} rank {}: replay request to {} failed: {}", workerId, rank, replayEndpoint, e.toString());
+                stream.onReplayUnavailable();
+            }
+        }
+    }
+
+    private final KvEventsConfig cfg;
+    private final LongSupplier nanoClock;
+    private final ZContext sharedContext;
+    private final BlockIndex index;
+    private final KvEventsMetrics metrics;
+    private final Queue<Command> commands = new ConcurrentLinkedQueue<>();
+    private final Thread thread;
+    private volatile KvEventsSnapshot snapshot = KvEventsSnapshot.EMPTY;
+    private volatile boolean running = true;
+
+    // events thread only
+    private ZContext ctx;
+    private final LinkedHashMap<String, List<Rank>> workers = new LinkedHashMap<>();
+    private final Map<String, Add> adds = new HashMap<>();
+    private final BitSet usedSlots = new BitSet();
+    private Rank[] polled = new Rank[0];
+    private final byte[][] frames = new byte[MAX_FRAMES][];
+
+    /**
+     * @param sharedContext a ZeroMQ context shared with in-process publishers ({@code inproc://}), or
+     *        null for the plane to own one
+     */
+    public KvEventsPlane(KvEventsConfig cfg, LongSupplier nanoClock, MeterRegistry registry, ZContext sharedContext) {
+        this.cfg = requireNonNull(cfg, "cfg");
+        this.nanoClock = requireNonNull(nanoClock, "nanoClock");
+        this.sharedContext = sharedContext;
+        this.index = new BlockIndex(cfg.maxBlocksPerRank());
+        this.metrics = new KvEventsMetrics(requireNonNull(registry, "registry"), this::snapshot, index);
+        this.thread = new Thread(this::run, "kvroute-kv-events");
+        thread.setDaemon(true);
+    }
+
+    public void start() {
+        thread.start();
+    }
+
+    /**
+     * Subscribes to a worker whose rank r publishes on {@code eventEndpoints.get(r)} (and answers
+     * replays on {@code replayEndpoints.get(r)}, when given). Re-adding with the same facts is a
+     * no-op; with other facts the worker's blocks are forgotten and it is subscribed anew.
+     */
+    public void addWorker(String workerId, String model, List<String> eventEndpoints, List<String> replayEndpoints,
+            String topic, int blockSize) {
+        requireNonNull(workerId, "workerId");
+        if (eventEndpoints.isEmpty()) {
+            throw new IllegalArgumentException("worker " + workerId + " advertises no KV-event endpoint");
+        }
+        if (blockSize < 1) {
+            throw new IllegalArgumentException("worker " + workerId + " advertises no block_size");
+        }
+        commands.add(new Add(workerId, model == null ? "" : model, List.copyOf(eventEndpoints),
+                List.copyOf(replayEndpoints), topic == null ? "" : topic, blockSize));
+    }
+
+    /** Unsubscribes a worker and removes its blocks from the index. */
+    public void removeWorker(String workerId) {
+        commands.add(new Remove(requireNonNull(workerId, "workerId")));
+    }
+
+    public KvEventsSnapshot snapshot() {
+        return snapshot;
+    }
+
+    public BlockIndex index() {
+        return index;
+    }
+
+    /** One more than the highest slot in use: the length of a {@link BlockIndex#match} answer. */
+    int slotCount() {
+        return slotCount;
+    }
+
+    private volatile int slotCount;
+
+    @Override
+    public void close() {
+        running = false;
+        if (thread.isAlive()) {
+            try {
+                thread.join(TimeUnit.SECONDS.toMillis(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void run() {
+        ctx = sharedContext != null ? sharedContext : new ZContext(1);
+        ZMQ.Poller poller = null;
+        long lastHousekeeping = System.nanoTime();
+        try {
+            long pollMillis = cfg.pollTimeout().toMillis();
+            while (running) {
+                try {
+                    boolean rebuild = applyCommands();
+                    long now = System.nanoTime();
+                    if (now - lastHousekeeping >= HOUSEKEEPING_NANOS) {
+                        lastHousekeeping = now;
+                        rebuild |= housekeeping(now);
+                    }
+                    if (rebuild) {
+                        if (poller != null) {
+                            poller.close();
+                        }
+                        poller = register();
+                        publish();
+                    }
+                    boolean changed = drainReplays();
+                    if (polled.length == 0) {
+                        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(pollMillis));
+                    } else if (poller.poll(anyReplaying() ? 2 : pollMillis) > 0) {
+                        for (int i = 0; i < polled.length; i++) {
+                            if (poller.pollin(i)) {
+                                changed |= drainLive(polled[i]);
+                            }
+                        }
+                    }
+                    if (changed) {
+                        publish();
+                    }
+                } catch (RuntimeException e) {
+                    if (!running) {
+                        break;
+                    }
+                    metrics.loopErrors.increment();
+                    LOG.debug("KV-event loop error", e);
+                }
+            }
+        } finally {
+            if (poller != null) {
+                poller.close();
+            }
+            for (List<Rank> ranks : workers.values()) {
+                ranks.forEach(KvEventsPlane::closeSockets);
+            }
+            workers.clear();
+            metrics.close();
+            if (sharedContext == null) {
+                ctx.close();
+            }
+        }
+    }
+
+    private boolean applyCommands() {
+        boolean changed = false;
+        Command c;
+        while ((c = commands.poll()) != null) {
+            if (c instanceof Add add) {
+                if (add.equals(adds.get(add.workerId()))) {
+                    continue;
+                }
+                drop(add.workerId());
+                List<Rank> ranks = new ArrayList<>();
+                for (int r = 0; r < add.eventEndpoints().size(); r++) {
+                    int slot = usedSlots.nextClearBit(0);
+                    usedSlots.set(slot);
+                    Rank rank = new Rank(add, r, slot);
+                    rank.sub = subscribe(rank);
+                    if (rank.replayEndpoint != null) {
+                        connectReplay(rank); // connected ahead, so a request never waits for a handshake
+                    }
+                    rank.lastMessageNanos = System.nanoTime();
+                    ranks.add(rank);
+                }
+                workers.put(add.workerId(), ranks);
+                adds.put(add.workerId(), add);
+                slotCount = usedSlots.length();
+                changed = true;
+            } else if (c instanceof Remove rm) {
+                changed |= drop(rm.workerId());
+            }
+        }
+        return changed;
+    }
+
+    private boolean drop(String workerId) {
+        List<Rank> ranks = workers.remove(workerId);
+        adds.remove(workerId);
+        if (ranks == null) {
+            return false;
+        }
+        for (Rank r : ranks) {
+            closeSockets(r);
+            index.clear(r.slot);
+            usedSlots.clear(r.slot);
+        }
+        return true;
+    }
+
+    private ZMQ.Socket subscribe(Rank r) {
+        ZMQ.Socket sub = ctx.createSocket(SocketType.SUB);
+        sub.setRcvHWM(0); // events are not state: a dropped one is a gap, so do not drop on our side
+        sub.setLinger(0);
+        sub.subscribe(r.topic.getBytes(StandardCharsets.UTF_8));
+        sub.connect(r.endpoint);
+        return sub;
+    }
+
+    private void connectReplay(Rank r) {
+        ZMQ.Socket dealer = ctx.createSocket(SocketType.DEALER);
+        dealer.setLinger(0);
+        dealer.setRcvHWM(0);
+        dealer.connect(r.replayEndpoint);
+        r.dealer = dealer;
+    }
+
+    private static void closeSockets(Rank r) {
+        if (r.sub != null) {
+            r.sub.close();
+        }
+        if (r.dealer != null) {
+            r.dealer.close();
+            r.dealer = null;
+        }
+    }
+
+    private ZMQ.Poller register() {
+        List<Rank> all = new ArrayList<>();
+        workers.values().forEach(all::addAll);
+        ZMQ.Poller poller = ctx.createPoller(Math.max(1, all.size()));
+        for (Rank r : all) {
+            poller.register(r.sub, ZMQ.Poller.POLLIN);
+        }
+        polled = all.toArray(new Rank[0]);
+        return poller;
+    }
+
+    /** Replay timeouts and silence; true when a socket was replaced (the poller must be rebuilt). */
+    private boolean housekeeping(long realNow) {
+        boolean rebuild = false;
+        long silenceNanos = cfg.silence().toNanos();
+        for (Rank r : polled) {
+            PublisherStream.State before = r.stream.state();
+            r.stream.onTick(nanoClock.getAsLong());
+            if (before != r.stream.state()) {
+                metrics.replayTimeouts.increment();
+                metrics.replaysFailed.increment();
+                if (r.dealer != null) {
+                    r.dealer.close(); // a JeroMQ handshake can stall for good (see LoadPlane): start afresh
+                    connectReplay(r);
+                }
+                publish();
+            }
+            if (realNow - r.lastMessageNanos >= silenceNanos) {
+                if (!r.silent) {
+                    r.silent = true;
+                    metrics.silences.increment();
+                    LOG.warn("worker {} rank {} sent no KV events for {} s (endpoint {}); resubscribing. A silent "
+                            + "publisher is usually a wrong endpoint, a firewall or an engine without --kv-events-config",
+                            r.workerId, r.rank, cfg.silence().toSeconds(), r.endpoint);
+                }
+                r.sub.close();
+                r.sub = subscribe(r);
+                r.lastMessageNanos = realNow;
+                rebuild = true;
+            }
+        }
+        return rebuild;
+    }
+
+    private boolean anyReplaying() {
+        for (Rank r : polled) {
+            if (r.stream.state() == PublisherStream.State.REPLAYING) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean drainLive(Rank r) {
+        boolean changed = false;
+        for (int n = 0; n < MAX_DRAIN_PER_SOCKET; n++) {
+            int count = receive(r.sub);
+            if (count < 0) {
+                break;
+            }
+            r.lastMessageNanos = System.nanoTime();
+            r.silent = false;
+            try {
+                EventBatch b = KvEventDecoder.decode(frames, count);
+                PublisherStream.State before = r.stream.state();
+                r.stream.onLive(b, nanoClock.getAsLong());
+                changed |= before != r.stream.state();
+            } catch (KvEventDecoder.Malformed m) {
+                metrics.malformed(m.reason);
+            } finally {
+                Arrays.fill(frames, null);
+            }
+        }
+        return changed;
+    }
+
+    private boolean drainReplays() {
+        boolean changed = false;
+        for (Rank r : polled) {
+            if (r.dealer == null) {
+                continue;
+            }
+            for (int n = 0; n < MAX_DRAIN_PER_SOCKET; n++) {
+                int count = receive(r.dealer);
+                if (count < 0) {
+                    break;
+                }
+                PublisherStream.State before = r.stream.state();
+                // [b"", seq, payload] through a DEALER (ROUTER's delimiter kept), or [seq, payload]
+                int at = count == 3 && frames[0].length == 0 ? 1 : 0;
+                if (count - at != 2 || frames[at].length != Long.BYTES) {
+                    metrics.malformed(KvMalformedReason.BAD_FRAMES);
+                    r.stream.onReplay(Long.MAX_VALUE, null);
+                } else {
+                    long seq = ByteBuffer.wrap(frames[at]).getLong();
+                    if (seq == END_SEQ) {
+                        r.stream.onReplayEnd();
+                    } else {
+                        EventBatch b;
+                        try {
+                            b = KvEventDecoder.decodePayload(seq, frames[at + 1]);
+                        } catch (KvEventDecoder.Malformed m) {
+                            metrics.malformed(m.reason);
+                            b = null;
+                        }
+                        r.stream.onReplay(seq, b);
+                    }
+                }
+                Arrays.fill(frames, null);
+                PublisherStream.State after = r.stream.state();
+                if (before == PublisherStream.State.REPLAYING && after != before) {
+                    (after == PublisherStream.State.LIVE ? metrics.replaysCompleted : metrics.replaysFailed).increment();
+                }
+                changed |= before != after;
+            }
+        }
+        return changed;
+    }
+
+    /** Reads one multipart message into {@link #frames}; its frame count, or -1 when none is waiting. */
+    private int receive(ZMQ.Socket socket) {
+        byte[] first = socket.recv(ZMQ.DONTWAIT);
+        if (first == null) {
+            return -1;
+        }
+        frames[0] = first;
+        int count = 1;
+        while (socket.hasReceiveMore()) {
+            byte[] f = socket.recv(0);
+            if (count < MAX_FRAMES) {
+                frames[count] = f;
+            }
+            count++;
+        }
+        return count;
+    }
+
+    private void publish() {
+        Map<String, KvEventsSnapshot.WorkerEvents> out = new HashMap<>();
+        for (Map.Entry<String, List<Rank>> e : workers.entrySet()) {
+            List<Rank> ranks = e.getValue();
+            int[] slots = new int[ranks.size()];
+            List<String> states = new ArrayList<>(ranks.size());
+            boolean live = true;
+            for (int i = 0; i < slots.length; i++) {
+                Rank r = ranks.get(i);
+                slots[i] = r.slot;
+                states.add(r.stream.state().name().toLowerCase(Locale.ROOT));
+                live &= r.stream.state() == PublisherStream.State.LIVE;
+            }
+            Rank first = ranks.get(0);
+            out.put(e.getKey(), new KvEventsSnapshot.WorkerEvents(first.model, first.blockSize, slots,
+                    List.copyOf(states), live));
+        }
+        snapshot = new KvEventsSnapshot(snapshot.version() + 1, Map.copyOf(out));
+    }
+}

@@ -1,0 +1,24 @@
+package io.kvroute.router.kvevents;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the events plane knows of each subscribed worker, immutable, replaced as a whole by the
+ * events thread and read lock-free by requests.
+ */
+public record KvEventsSnapshot(long version, Map<String, WorkerEvents> workers) {
+    static final KvEventsSnapshot EMPTY = new KvEventsSnapshot(0, Map.of());
+
+    /**
+     * One worker: its index key parts, one slot and one stream state per dp rank.
+     *
+     * @param live true when every rank's stream is LIVE: the index is exact for this worker
+     */
+    public record WorkerEvents(String model, int blockSize, int[] slots, List<String> states, boolean live) {}
+
+    /** The worker's entry, or null when it is not subscribed. */
+    public WorkerEvents get(String workerId) {
+        return workers.get(workerId);
+    }
+}

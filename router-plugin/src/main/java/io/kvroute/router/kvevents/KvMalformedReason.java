@@ -1,0 +1,29 @@
+package io.kvroute.router.kvevents;
+
+/** Why a KV-event message was dropped; the label is the {@code reason} tag of the malformed counter. */
+enum KvMalformedReason {
+    /** Not {@code [topic, seq, payload]}, or a seq frame that is not 8 bytes. */
+    BAD_FRAMES("bad_frames"),
+    /** The batch is not {@code [ts, [events...], rank?]}. */
+    BAD_BATCH("bad_batch"),
+    /** An event with a tag this router does not know. */
+    UNKNOWN_EVENT("unknown_event"),
+    /** A field of the wrong type (a hash that is neither int nor bytes, a negative block size, ...). */
+    BAD_FIELD("bad_field"),
+    TRUNCATED("truncated"),
+    GARBAGE("garbage"),
+    /** A BlockStored whose block size differs from the size the engine advertised. */
+    BLOCK_SIZE_MISMATCH("block_size_mismatch"),
+    /** Too many events or hashes in one batch. */
+    TOO_LARGE("too_large");
+
+    private final String label;
+
+    KvMalformedReason(String label) {
+        this.label = label;
+    }
+
+    String label() {
+        return label;
+    }
+}

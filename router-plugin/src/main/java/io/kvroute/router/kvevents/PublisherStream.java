@@ -1,0 +1,222 @@
+package io.kvroute.router.kvevents;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.ArrayDeque;
+
+/**
+ * The sequence state machine of one KV-event publisher (one engine dp rank), with no transport:
+ * the adapter feeds it live batches, replay answers and clock ticks, and it tells a {@link Sink}
+ * what to apply, when to clear the publisher's blocks and when to ask for a replay (REFERENCE §8).
+ *
+ * <ul>
+ *   <li><b>NEW</b>: nothing seen. A first seq of 0 is the publisher's whole history: apply, LIVE.
+ *       A higher first seq means history was missed (a router that joined late, or PUB/SUB's slow
+ *       joiner): replay from 0.</li>
+ *   <li><b>LIVE</b>: the next seq applies. A jump forward is a gap: replay from the first missing
+ *       seq, buffering live batches meanwhile (at most {@code maxBuffered}). A seq going backwards
+ *       is a publisher restart: its blocks are cleared and the stream starts over as NEW.</li>
+ *   <li><b>REPLAYING</b>: answers must come in order from the requested seq; when the end marker
+ *       arrives the buffered live batches must continue the sequence without a hole. An answer that
+ *       skips seqs (the publisher's buffer no longer holds them), a hole after the end, a buffer
+ *       overflow, more than {@code maxReplayBatches} answers (a replay that never ends) or no end
+ *       within {@code replayTimeoutNanos} fail the replay.</li>
+ *   <li><b>UNKNOWN</b>: after a failed replay, or a gap with no replay socket, the publisher's
+ *       blocks are cleared: what it holds is not known, so the router must not claim exact matches
+ *       for it (the approximate tree answers instead). Later batches are still applied, and an
+ *       {@code AllBlocksCleared} (the engine is empty, so the index is exact again) or a restart
+ *       from seq 0 makes it LIVE again.</li>
+ * </ul>
+ * Not thread-safe: owned by the events thread. Time is the caller's nano clock.
+ */
+final class PublisherStream {
+
+    enum State { NEW, LIVE, REPLAYING, UNKNOWN }
+
+    /** What the stream asks of its owner. Called synchronously from the stream's methods. */
+    interface Sink {
+        void apply(EventBatch batch);
+
+        /** Forget every block of this publisher. */
+        void clear();
+
+        /** Send a replay request for every batch with seq at least {@code startSeq}. */
+        void requestReplay(long startSeq);
+    }
+
+    private final boolean replayAvailable;
+    private final int maxBuffered;
+    private final long replayTimeoutNanos;
+    private final long maxReplayBatches;
+    private final Sink sink;
+    private final ArrayDeque<EventBatch> buffered = new ArrayDeque<>();
+    private State state = State.NEW;
+    private long expected;
+    private long replayNext;
+    private long replayed;
+    private long replayDeadlineNanos;
+    long gaps;
+    long restarts;
+    long replaysCompleted;
+    long replaysFailed;
+
+    PublisherStream(boolean replayAvailable, int maxBuffered, long replayTimeoutNanos, long maxReplayBatches, Sink sink) {
+        this.replayAvailable = replayAvailable;
+        this.maxBuffered = maxBuffered;
+        this.replayTimeoutNanos = replayTimeoutNanos;
+        this.maxReplayBatches = maxReplayBatches;
+        this.sink = requireNonNull(sink, "sink");
+    }
+
+    State state() {
+        return state;
+    }
+
+    /** A batch that arrived on the live SUB socket. */
+    void onLive(EventBatch b, long nowNanos) {
+        switch (state) {
+            case NEW -> startFromScratch(b, nowNanos);
+            case LIVE -> {
+                if (b.seq() == expected) {
+                    applyLive(b);
+                } else if (b.seq() > expected) {
+                    gaps++;
+                    startReplay(expected, b, nowNanos);
+                } else {
+                    restart(b, nowNanos);
+                }
+            }
+            case REPLAYING -> {
+                if (b.seq() < replayStartOrBufferedHead()) {
+                    restart(b, nowNanos);
+                } else if (buffered.size() >= maxBuffered) {
+                    buffered.add(b);
+                    fail();
+                } else {
+                    buffered.add(b);
+                }
+            }
+            case UNKNOWN -> {
+                if (b.seq() < expected && b.seq() == 0) {
+                    restart(b, nowNanos);
+                } else {
+                    applyUnknown(b);
+                }
+            }
+        }
+    }
+
+    /** One replay answer {@code [seq, payload]}; {@code b} is null when the payload did not decode. */
+    void onReplay(long seq, EventBatch b) {
+        if (state != State.REPLAYING || seq < replayNext) {
+            return; // late answer of an earlier replay, or a duplicate
+        }
+        if (seq > replayNext || b == null || ++replayed > maxReplayBatches) {
+            fail();
+            return;
+        }
+        sink.apply(b);
+        replayNext++;
+    }
+
+    /** The replay's end marker. */
+    void onReplayEnd() {
+        if (state != State.REPLAYING) {
+            return;
+        }
+        while (!buffered.isEmpty()) {
+            EventBatch b = buffered.peek();
+            if (b.seq() < replayNext) {
+                buffered.poll(); // already replayed
+            } else if (b.seq() == replayNext) {
+                sink.apply(buffered.poll());
+                replayNext++;
+            } else {
+                fail();
+                return;
+            }
+        }
+        expected = replayNext;
+        state = State.LIVE;
+        replaysCompleted++;
+    }
+
+    /** Cuts off a replay that has not ended in time. */
+    void onTick(long nowNanos) {
+        if (state == State.REPLAYING && nowNanos - replayDeadlineNanos > 0) {
+            fail();
+        }
+    }
+
+    /** The replay request could not be sent (no route, socket error). */
+    void onReplayUnavailable() {
+        if (state == State.REPLAYING) {
+            fail();
+        }
+    }
+
+    private long replayStartOrBufferedHead() {
+        return buffered.isEmpty() ? replayNext : Math.min(replayNext, buffered.peek().seq());
+    }
+
+    private void startFromScratch(EventBatch b, long nowNanos) {
+        if (b.seq() == 0) {
+            applyLive(b);
+            state = State.LIVE;
+        } else {
+            startReplay(0, b, nowNanos);
+        }
+    }
+
+    private void restart(EventBatch b, long nowNanos) {
+        restarts++;
+        buffered.clear();
+        sink.clear();
+        state = State.NEW;
+        startFromScratch(b, nowNanos);
+    }
+
+    private void applyLive(EventBatch b) {
+        sink.apply(b);
+        expected = b.seq() + 1;
+    }
+
+    private void applyUnknown(EventBatch b) {
+        sink.apply(b);
+        expected = b.seq() + 1;
+        for (KvEvent e : b.events()) {
+            if (e instanceof KvEvent.AllBlocksCleared) {
+                state = State.LIVE; // the engine emptied its cache: from here the index is exact
+            }
+        }
+    }
+
+    private void startReplay(long startSeq, EventBatch first, long nowNanos) {
+        buffered.clear();
+        buffered.add(first);
+        if (!replayAvailable) {
+            fail();
+            return;
+        }
+        state = State.REPLAYING;
+        replayNext = startSeq;
+        replayed = 0;
+        replayDeadlineNanos = nowNanos + replayTimeoutNanos;
+        sink.requestReplay(startSeq);
+    }
+
+    /** Drops the publisher to UNKNOWN, keeping what arrives from now on. */
+    private void fail() {
+        replaysFailed++;
+        sink.clear();
+        state = State.UNKNOWN;
+        EventBatch last = null;
+        while (!buffered.isEmpty()) {
+            last = buffered.poll();
+            applyUnknown(last);
+        }
+        if (last == null) {
+            expected = replayNext;
+        }
+    }
+}

@@ -1,0 +1,12 @@
+/**
+ * Precise prefix-cache routing from the engines' own KV events (issue 17, REFERENCE §1, §8, §9).
+ *
+ * <p>Start reading at {@link io.kvroute.router.kvevents.KvEventsPlane} (the JeroMQ adapter: one SUB
+ * socket per engine dp rank, one DEALER per replay socket, all owned by one thread) and
+ * {@link io.kvroute.router.kvevents.BlockIndex} (the block-level index the cache-aware policy asks
+ * through {@link io.kvroute.router.kvevents.ExactCacheIndex}). The pure parts, with no ZeroMQ import:
+ * {@link io.kvroute.router.kvevents.KvEventDecoder} (both wire encodings),
+ * {@link io.kvroute.router.kvevents.PublisherStream} (sequence, gaps, replay, restarts),
+ * {@link io.kvroute.router.kvevents.BlockHasher} (SGLang's chained page hash) and the index.
+ */
+package io.kvroute.router.kvevents;

@@ -1,0 +1,127 @@
+package io.kvroute.router.kvevents;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.msgpack.core.MessageBufferPacker;
+import org.msgpack.core.MessagePack;
+
+/** Both wire encodings of REFERENCE §8, packed here with a raw msgpack packer (not our publisher's encoder). */
+class KvEventDecoderTest {
+
+    interface Body {
+        void pack(MessageBufferPacker p) throws IOException;
+    }
+
+    static byte[] pack(Body body) throws IOException {
+        try (MessageBufferPacker p = MessagePack.newDefaultBufferPacker()) {
+            body.pack(p);
+            return p.toByteArray();
+        }
+    }
+
+    @Test
+    void taggedArrays_sglangStyle_withTrailingFieldsAndRank() throws Exception {
+        byte[] payload = pack(p -> {
+            p.packArrayHeader(3).packDouble(1.5).packArrayHeader(3);
+            p.packArrayHeader(9).packString("BlockStored");
+            p.packArrayHeader(2).packLong(-5).packLong(Long.MAX_VALUE);
+            p.packNil();
+            p.packArrayHeader(4).packInt(1).packInt(2).packInt(3).packInt(4);
+            p.packInt(2).packNil().packString("GPU").packString("lora-x").packArrayHeader(0); // + lora_name, extra_keys
+            p.packArrayHeader(3).packString("BlockRemoved").packArrayHeader(1).packLong(-5).packString("GPU");
+            p.packArrayHeader(1).packString("AllBlocksCleared");
+            p.packInt(1);
+        });
+        EventBatch b = KvEventDecoder.decodePayload(9, payload);
+        assertThat(b.seq()).isEqualTo(9);
+        assertThat(b.rank()).isEqualTo(1);
+        KvEvent.BlockStored s = (KvEvent.BlockStored) b.events().get(0);
+        assertThat(s.blockHashes()).containsExactly(-5, Long.MAX_VALUE);
+        assertThat(s.hasParent()).isFalse();
+        assertThat(s.blockSize()).isEqualTo(2);
+        assertThat(s.loraId()).isEqualTo(-1);
+        assertThat(((KvEvent.BlockRemoved) b.events().get(1)).blockHashes()).containsExactly(-5);
+        assertThat(b.events().get(2)).isInstanceOf(KvEvent.AllBlocksCleared.class);
+    }
+
+    @Test
+    void taggedMaps_vllmStyle_bytesHashes_anyKeyOrder_noRank() throws Exception {
+        byte[] h = {(byte) 0x80, 0, 0, 0, 0, 0, 0, 1, 9, 9, 9}; // bytes hash: first 8 bytes, big-endian
+        byte[] payload = pack(p -> {
+            p.packArrayHeader(2).packInt(7).packArrayHeader(2);
+            p.packMapHeader(5).packString("block_hashes").packArrayHeader(1).packBinaryHeader(h.length).writePayload(h);
+            p.packString("parent_block_hash").packBinaryHeader(h.length).writePayload(h);
+            p.packString("type").packString("BlockStored");
+            p.packString("block_size").packInt(16);
+            p.packString("lora_id").packInt(3);
+            p.packMapHeader(1).packString("type").packString("AllBlocksCleared");
+        });
+        EventBatch b = KvEventDecoder.decodePayload(0, payload);
+        assertThat(b.rank()).isEqualTo(-1);
+        KvEvent.BlockStored s = (KvEvent.BlockStored) b.events().get(0);
+        assertThat(s.blockHashes()).containsExactly(0x8000000000000001L);
+        assertThat(s.hasParent()).isTrue();
+        assertThat(s.parentHash()).isEqualTo(0x8000000000000001L);
+        assertThat(s.blockSize()).isEqualTo(16);
+        assertThat(s.loraId()).isEqualTo(3);
+    }
+
+    @Test
+    void uint64Hash_keepsItsBits() throws Exception {
+        byte[] payload = pack(p -> {
+            p.packArrayHeader(2).packDouble(0).packArrayHeader(1);
+            p.packArrayHeader(2).packString("BlockRemoved").packArrayHeader(1)
+                    .packBigInteger(new java.math.BigInteger("18446744073709551615"));
+        });
+        KvEvent.BlockRemoved r = (KvEvent.BlockRemoved) KvEventDecoder.decodePayload(0, payload).events().get(0);
+        assertThat(r.blockHashes()).containsExactly(-1L);
+    }
+
+    @Test
+    void malformedInputs_areCountedByReason() throws Exception {
+        assertReason(pack(p -> p.packMapHeader(0)), KvMalformedReason.BAD_BATCH);
+        assertReason(pack(p -> p.packArrayHeader(2).packString("x").packArrayHeader(0)), KvMalformedReason.BAD_BATCH);
+        assertReason(pack(p -> p.packArrayHeader(2).packDouble(0).packArrayHeader(1).packArrayHeader(1).packString("Nope")),
+                KvMalformedReason.UNKNOWN_EVENT);
+        assertReason(pack(p -> p.packArrayHeader(2).packDouble(0).packArrayHeader(1)
+                .packArrayHeader(2).packString("BlockRemoved").packArrayHeader(1).packDouble(1.0)), KvMalformedReason.BAD_FIELD);
+        assertReason(pack(p -> p.packArrayHeader(2).packDouble(0).packArrayHeader(1)
+                .packMapHeader(1).packString("block_hashes").packArrayHeader(0)), KvMalformedReason.BAD_FIELD);
+        // a header claiming 2^31-1 events in a few bytes must not allocate for them
+        assertReason(new byte[] {(byte) 0x92, 0x00, (byte) 0xdd, 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff},
+                KvMalformedReason.TRUNCATED);
+        assertReason(new byte[] {(byte) 0xc1}, KvMalformedReason.GARBAGE);
+        assertThatThrownBy(() -> KvEventDecoder.decode(new byte[][] {new byte[0], new byte[7], new byte[0]}, 3))
+                .isInstanceOfSatisfying(KvEventDecoder.Malformed.class,
+                        m -> assertThat(m.reason).isEqualTo(KvMalformedReason.BAD_FRAMES));
+    }
+
+    @Test
+    void randomBytes_neverThrowAnythingButMalformed() {
+        SplittableRandom rnd = new SplittableRandom(3);
+        for (int i = 0; i < 20_000; i++) {
+            byte[] b = new byte[rnd.nextInt(0, 80)];
+            for (int k = 0; k < b.length; k++) {
+                b[k] = (byte) rnd.nextInt(256);
+            }
+            if (b.length > 2 && rnd.nextBoolean()) {
+                b[0] = (byte) 0x93;
+                b[1] = 0x00;
+            }
+            try {
+                KvEventDecoder.decodePayload(i, b);
+            } catch (KvEventDecoder.Malformed expected) {
+                // counted by the caller
+            }
+        }
+    }
+
+    private static void assertReason(byte[] payload, KvMalformedReason reason) {
+        assertThatThrownBy(() -> KvEventDecoder.decodePayload(0, payload))
+                .isInstanceOfSatisfying(KvEventDecoder.Malformed.class, m -> assertThat(m.reason).isEqualTo(reason));
+    }
+}

@@ -1,0 +1,151 @@
+package io.kvroute.router.kvevents;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The sequence state machine on exact event sequences (no sockets; the sink records what it is told). */
+class PublisherStreamTest {
+    private final List<String> log = new ArrayList<>();
+    private final PublisherStream.Sink sink = new PublisherStream.Sink() {
+        @Override
+        public void apply(EventBatch batch) {
+            log.add("apply " + batch.seq());
+        }
+
+        @Override
+        public void clear() {
+            log.add("clear");
+        }
+
+        @Override
+        public void requestReplay(long startSeq) {
+            log.add("replay " + startSeq);
+        }
+    };
+
+    private static EventBatch b(long seq) {
+        return new EventBatch(seq, 0, List.of(), 0);
+    }
+
+    private static EventBatch cleared(long seq) {
+        return new EventBatch(seq, 0, List.of(new KvEvent.AllBlocksCleared()), 0);
+    }
+
+    private PublisherStream stream(boolean replay) {
+        return new PublisherStream(replay, 3, 1_000, 5, sink);
+    }
+
+    @Test
+    void inOrderFromZero_isLive() {
+        PublisherStream s = stream(true);
+        s.onLive(b(0), 0);
+        s.onLive(b(1), 0);
+        assertThat(s.state()).isEqualTo(PublisherStream.State.LIVE);
+        assertThat(log).containsExactly("apply 0", "apply 1");
+    }
+
+    @Test
+    void gap_isReplayedThenBufferedLiveBatchesFollow() {
+        PublisherStream s = stream(true);
+        s.onLive(b(0), 0);
+        s.onLive(b(3), 0); // 1 and 2 missed
+        s.onLive(b(4), 0); // buffered during the replay
+        assertThat(s.state()).isEqualTo(PublisherStream.State.REPLAYING);
+        s.onReplay(1, b(1));
+        s.onReplay(2, b(2));
+        s.onReplay(3, b(3)); // the replay also holds what we buffered
+        s.onReplayEnd();
+        assertThat(s.state()).isEqualTo(PublisherStream.State.LIVE);
+        assertThat(log).containsExactly("apply 0", "replay 1", "apply 1", "apply 2", "apply 3", "apply 4");
+        s.onLive(b(5), 0);
+        assertThat(log).endsWith("apply 5");
+        assertThat(s.gaps).isEqualTo(1);
+        assertThat(s.replaysCompleted).isEqualTo(1);
+    }
+
+    @Test
+    void lateJoin_replaysFromZero() {
+        PublisherStream s = stream(true);
+        s.onLive(b(7), 0);
+        assertThat(log).containsExactly("replay 0");
+    }
+
+    @Test
+    void incompleteReplay_dropsToUnknown_clearsAndKeepsLaterBatches() {
+        PublisherStream s = stream(true);
+        s.onLive(b(0), 0);
+        s.onLive(b(5), 0);
+        s.onReplay(3, b(3)); // the publisher no longer holds 1 and 2
+        assertThat(s.state()).isEqualTo(PublisherStream.State.UNKNOWN);
+        assertThat(log).containsExactly("apply 0", "replay 1", "clear", "apply 5");
+        s.onLive(b(6), 0);
+        assertThat(s.state()).isEqualTo(PublisherStream.State.UNKNOWN);
+        s.onLive(cleared(7), 0); // the engine emptied its cache: exact again
+        assertThat(s.state()).isEqualTo(PublisherStream.State.LIVE);
+        s.onLive(b(8), 0);
+        assertThat(log).endsWith("apply 6", "apply 7", "apply 8");
+    }
+
+    @Test
+    void holeBetweenReplayEndAndBufferedBatches_isUnknown() {
+        PublisherStream s = stream(true);
+        s.onLive(b(0), 0);
+        s.onLive(b(4), 0);
+        s.onReplay(1, b(1));
+        s.onReplayEnd(); // 2 and 3 never came
+        assertThat(s.state()).isEqualTo(PublisherStream.State.UNKNOWN);
+    }
+
+    @Test
+    void replayThatNeverEnds_isCutOffByCountAndByTime() {
+        PublisherStream s = stream(true);
+        s.onLive(b(0), 0);
+        s.onLive(b(100), 0);
+        for (long q = 1; q <= 6; q++) {
+            s.onReplay(q, b(q)); // more than maxReplayBatches = 5
+        }
+        assertThat(s.state()).isEqualTo(PublisherStream.State.UNKNOWN);
+
+        PublisherStream t = stream(true);
+        t.onLive(b(0), 0);
+        t.onLive(b(2), 0);
+        t.onTick(999);
+        assertThat(t.state()).isEqualTo(PublisherStream.State.REPLAYING);
+        t.onTick(1_001);
+        assertThat(t.state()).isEqualTo(PublisherStream.State.UNKNOWN);
+    }
+
+    @Test
+    void noReplaySocket_gapIsUnknownAtOnce() {
+        PublisherStream s = stream(false);
+        s.onLive(b(0), 0);
+        s.onLive(b(2), 0);
+        assertThat(s.state()).isEqualTo(PublisherStream.State.UNKNOWN);
+        assertThat(log).containsExactly("apply 0", "clear", "apply 2");
+    }
+
+    @Test
+    void seqGoingBackwards_isARestart_clearedAndLiveFromZero() {
+        PublisherStream s = stream(true);
+        s.onLive(b(0), 0);
+        s.onLive(b(1), 0);
+        s.onLive(b(2), 0);
+        s.onLive(b(0), 0);
+        assertThat(s.state()).isEqualTo(PublisherStream.State.LIVE);
+        assertThat(log).containsExactly("apply 0", "apply 1", "apply 2", "clear", "apply 0");
+        assertThat(s.restarts).isEqualTo(1);
+    }
+
+    @Test
+    void bufferOverflowDuringReplay_failsIt() {
+        PublisherStream s = stream(true);
+        s.onLive(b(0), 0);
+        for (long q = 2; q <= 5; q++) {
+            s.onLive(b(q), 0); // maxBuffered = 3
+        }
+        assertThat(s.state()).isEqualTo(PublisherStream.State.UNKNOWN);
+    }
+}
