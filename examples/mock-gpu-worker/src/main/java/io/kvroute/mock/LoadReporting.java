@@ -13,7 +13,8 @@ import java.util.concurrent.TimeUnit;
  * Feeds the scheduler plugin's load-report publisher from the engine: after every engine step,
  * and from an idle ticker so an idle engine keeps reporting (the publisher's own rules decide what
  * is actually sent: every N steps and on change, an unchanged stat at most once per second).
- * Calls into the publisher are serialized here because steps and ticks come from two threads.
+ * Calls into the publisher are serialized here because steps and ticks come from two threads. Once
+ * the engine loop has died ({@link Engine#isAlive}), nothing more is published.
  */
 final class LoadReporting implements AutoCloseable {
 
@@ -43,13 +44,19 @@ final class LoadReporting implements AutoCloseable {
     }
 
     private synchronized void publish(EngineStats stats) {
+        if (!engine.isAlive()) {
+            // A dead engine loop must not look fresh and idle: stop reporting, so the router's
+            // freshness window expires and it falls back to its own counts.
+            ticker.shutdown();
+            return;
+        }
         publisher.onStep(toLoadStat(stats, engine.info().maxRunningRequests(), extraWaiting.getAsInt()));
     }
 
     /** The engine's counters in SGLang's LoadStat shape, with the kvroute extension. */
     static LoadStat toLoadStat(EngineStats s, int maxRunningRequests, int extraWaiting) {
         return new LoadStat(s.numRunningReqs(), s.numWaitingReqs() + extraWaiting, s.numUsedTokens(), s.maxTotalNumTokens(), 0,
-                new LoadStat.Extension(s.numWaitingUncachedTokens(), s.numUsedTokens(), maxRunningRequests,
+                new LoadStat.Extension(s.numWaitingUncachedTokens(), s.numTotalTokens(), maxRunningRequests,
                         s.totalPrefillUncachedTokens(), s.totalPrefillBusyMicros()));
     }
 

@@ -2,11 +2,13 @@ package io.kvroute.mock;
 
 import io.kvroute.mock.engine.Engine;
 import io.kvroute.mock.engine.EngineConfig;
+import io.kvroute.mock.engine.EngineLoop;
 import io.kvroute.mock.engine.ScheduledEngine;
 import io.kvroute.mock.engine.SimpleEngine;
 import io.kvroute.mock.engine.TimeModel;
 import io.kvroute.mock.http.MockWorkerHandler;
 import io.kvroute.mock.http.PromptEncoder;
+import io.kvroute.mock.http.TokenizeCost;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -40,9 +42,24 @@ public final class MockWorkerMain implements Callable<Integer> {
     @Option(names = "--role", description = "regular | prefill | decode (default regular).")
     String role = "regular";
 
-    @Option(names = "--time-model", description = "Time-model preset: fast | h100-small | a100-medium (default fast); "
-            + "the three flags below override its parts.")
+    @Option(names = "--time-model", description = "Time-model preset: fast | h100-small | a100-medium | seed003 "
+            + "(default fast); the three flags below override its parts. seed003 also sets --tokenize-cost seed003.")
     String timeModelPreset = "fast";
+
+    @Option(names = "--engine-loop", description = "Whose step loop the engine follows: lightllm (one forward per step, "
+            + "prefill first, decode waits; router first-chunk gate) | sglang (chunked prefill mixed into the running "
+            + "decode batch) (default lightllm). See docs/scheduler.md.")
+    String engineLoop = "lightllm";
+
+    @Option(names = "--lightllm-first-chunk-gate", arity = "1", description = "With --engine-loop lightllm, model the "
+            + "router's gate that lets waiting requests into the engine only while their first chunks fit 2 x "
+            + "batch_max_tokens (default true; false is for measuring what the gate hides).")
+    boolean firstChunkGate = true;
+
+    @Option(names = "--tokenize-cost", description = "Simulated engine-side tokenization time held on the tokenizer "
+            + "thread: none | seed003 (100 ms at 55k tokens, 580 ms at 125k) (default: seed003 with --time-model "
+            + "seed003, else none).")
+    String tokenizeCost;
 
     @Option(names = "--prefill-ms-per-1k", description = "Simulated prefill milliseconds per 1,000 tokens (preset fast: 20).")
     Double prefillMsPer1k;
@@ -202,7 +219,8 @@ public final class MockWorkerMain implements Callable<Integer> {
             engine = new SimpleEngine(timeModel);
         } else if (engineKind.equals("scheduled")) {
             engine = ScheduledEngine.start(new EngineConfig(prefillQueueStrategy, batchMaxTokens, chunkedPrefillSize,
-                    runningMaxReqSize, kvCapacityTokens, pageSize, nodeSelfRequestLimit, resourceWaitTimeoutSecs, timeModel));
+                    runningMaxReqSize, kvCapacityTokens, pageSize, nodeSelfRequestLimit, resourceWaitTimeoutSecs, timeModel,
+                    EngineLoop.forName(engineLoop), firstChunkGate));
         } else {
             throw new IllegalArgumentException("--engine must be scheduled or simple (got '" + engineKind + "')");
         }
@@ -246,6 +264,8 @@ public final class MockWorkerMain implements Callable<Integer> {
         }, pd, decodeKvCapacityTokens, kvClient, speedup);
         handlerRef[0] = handler;
         handler.useTokenizerThreads(tokenizerThreads);
+        handler.useTokenizeCost(TokenizeCost.forName(tokenizeCost != null ? tokenizeCost
+                : timeModelPreset.equals("seed003") ? "seed003" : "none"));
         server.setHandler(handler);
         server.start();
         String baseUrl = "http://" + host + ":" + connector.getLocalPort();
@@ -261,6 +281,7 @@ public final class MockWorkerMain implements Callable<Integer> {
         staticInfo.put("max_total_num_tokens", engine.info().maxTotalNumTokens());
         staticInfo.put("max_running_requests", engine.info().maxRunningRequests());
         staticInfo.put("prefill_queue_strategy", engine.info().prefillQueueStrategy());
+        staticInfo.put("engine_loop", engine.info().engineLoop());
         staticInfo.put("dp_size", 1);
         LoadReporting loadReporting = null;
         String endpoint = loadPublishEndpoint == null ? "tcp://" + host + ":*" : loadPublishEndpoint;

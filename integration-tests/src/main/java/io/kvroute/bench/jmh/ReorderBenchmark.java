@@ -50,7 +50,7 @@ public class ReorderBenchmark {
             int inputLen = rnd.nextInt(10) < 7 ? 64 + rnd.nextInt(1024) : 4096 + rnd.nextInt(12289);
             int segment = rnd.nextInt(100) < 3 ? 1 : 0;
             long arrival = processedPrefillTokens - rnd.nextLong(10_000_000L);
-            SchedRequest r = SchedRequest.create("req-" + i, inputLen, 128, false, segment, arrival);
+            SchedRequest r = SchedRequest.create("req-" + i, i, inputLen, 128, false, segment, arrival);
             r.admitWithCachedLen(rnd.nextInt(4) == 0 ? rnd.nextInt(inputLen) : 0);
             if (rnd.nextInt(10) == 0) {
                 r.advancePrefill(r.remainingPrefillTokens());

@@ -119,7 +119,8 @@ public final class Scenarios {
         TimeModelSpec time = TimeModelSpec.seed002(SPEEDUP);
         TimeModelSpec routing = TimeModelSpec.seed002(ROUTING_SPEEDUP);
         TimeModelSpec realTime = TimeModelSpec.seed002(REAL_TIME);
-        List<String> strategies = List.of("default", "promote_shortest", "hrrn");
+        TimeModelSpec longContext = TimeModelSpec.seed003(REAL_TIME);
+        List<String> strategies = QUEUE_STRATEGY_VARIANTS;
         return List.of(
                 scenario("long-first-burst", strategies, true,
                         (random, quick) -> ShortLongWorkloads.longFirstBurst(
@@ -140,9 +141,9 @@ public final class Scenarios {
                 new FleetWorkloadScenario("long-context", List.copyOf(LONG_CONTEXT_VARIANTS.keySet()), true,
                         (random, quick) -> LongContextWorkload.generate(quick ? LONG_CONTEXT_QUICK : LONG_CONTEXT_FULL,
                                 random, CHARS_PER_TOKEN),
-                        (variant, quick) -> new FleetSpec(1, realTime.workerArgs(),
+                        (variant, quick) -> new FleetSpec(1, longContext.workerArgs(),
                                 concat(List.of("--policy", "round_robin"), LONG_CONTEXT_VARIANTS.get(variant))),
-                        realTime, realTime, FULL_TIMEOUT, Duration.ofSeconds(20))
+                        longContext, longContext, FULL_TIMEOUT, Duration.ofSeconds(20))
                         .withWarmup(LONG_CONTEXT_WARMUP_REQUESTS, LONG_CONTEXT_WARMUP_PROMPT_TOKENS),
                 new FleetWorkloadScenario("pd", PD_PREFILL_POLICIES, true,
                         (random, quick) -> PdWorkload.generate(quick ? PdWorkload.Params.quick() : PdWorkload.Params.full(),
@@ -153,15 +154,26 @@ public final class Scenarios {
     }
 
     /**
-     * long-context in real time: seed 003's prompt sizes, 6 s apart (each prefill ends within ~3.5 s
-     * at 1024-token chunks), 8 background streams of 2,048 output tokens so they span the loaded phase.
+     * long-context in real time on the seed003 preset: seed 003's prompt sizes, 5 samples of each
+     * sent one at a time 2.5 s apart on the idle fleet (the 125k prompt's TTFT is about 1.8 s), then
+     * 5 rounds 4 s apart in which the three sizes arrive together (1 ms apart, so they queue at the
+     * worker's one tokenizer thread or, forwarded, in the engine) while 8 background streams of
+     * 3,072 output tokens keep decoding through the loaded phase.
      */
     static final LongContextWorkload.Params LONG_CONTEXT_FULL =
-            new LongContextWorkload.Params(List.of(55_000, 90_000, 125_000), 64, 6_000, 8, 512, 2_048);
+            new LongContextWorkload.Params(List.of(55_000, 90_000, 125_000), 64, 2_500, 8, 512, 3_072, 5, 4_000);
 
-    /** --quick: prompts a quarter as long, 1.2 s apart, 384-token background answers. */
+    /** --quick: prompts a quarter as long, 2 samples, 0.8 s / 1.2 s apart, 384-token background answers. */
     static final LongContextWorkload.Params LONG_CONTEXT_QUICK =
-            new LongContextWorkload.Params(List.of(13_750, 22_500, 31_250), 32, 1_200, 8, 256, 384);
+            new LongContextWorkload.Params(List.of(13_750, 22_500, 31_250), 32, 800, 8, 256, 384, 2, 1_200);
+
+    /**
+     * long-first-burst and interleaved variants: the worker's prefill queue strategy in the
+     * {@code lightllm} loop with LightLLM's first-chunk gate, then the same with the gate off
+     * ({@code /no-gate}), which shows what the gate hides from the strategies.
+     */
+    static final List<String> QUEUE_STRATEGY_VARIANTS = List.of("default", "promote_shortest", "hrrn",
+            "default/no-gate", "promote_shortest/no-gate", "hrrn/no-gate");
 
     /**
      * long-context warm-up: 4 prompts of 16k tokens (1 ms apart), so the big-body and input_ids paths of
@@ -236,10 +248,12 @@ public final class Scenarios {
                 FULL_TIMEOUT, QUICK_TIMEOUT);
     }
 
-    /** One worker whose prefill queue strategy is the variant; the router just forwards. */
-    static FleetSpec queueStrategyFleet(TimeModelSpec time, String strategy) {
+    /** One worker whose prefill queue strategy (and gate, see {@link #QUEUE_STRATEGY_VARIANTS}) is the variant. */
+    static FleetSpec queueStrategyFleet(TimeModelSpec time, String variant) {
         List<String> worker = new ArrayList<>(time.workerArgs());
-        worker.addAll(List.of("--prefill-queue-strategy", strategy));
+        boolean noGate = variant.endsWith("/no-gate");
+        String strategy = noGate ? variant.substring(0, variant.length() - "/no-gate".length()) : variant;
+        worker.addAll(List.of("--prefill-queue-strategy", strategy, "--lightllm-first-chunk-gate", Boolean.toString(!noGate)));
         return new FleetSpec(1, worker, List.of("--policy", "round_robin"));
     }
 

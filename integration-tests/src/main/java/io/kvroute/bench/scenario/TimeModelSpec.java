@@ -10,12 +10,36 @@ import java.util.Locale;
  * all divided by {@code speedup}. The flags are the mock worker's ({@code MockWorkerMain}).
  */
 public record TimeModelSpec(double prefillMsPer1kTokens, double decodeMsPerStep, double stepOverheadMs, double speedup,
-        int batchMaxTokens, int chunkedPrefillSize) {
+        int batchMaxTokens, int chunkedPrefillSize, String preset, String engineLoop) {
 
     public TimeModelSpec {
         if (!(speedup > 0)) {
             throw new IllegalArgumentException("speedup must be > 0: " + speedup);
         }
+    }
+
+    /** The h100-small preset's shape with the given numbers, in the {@code lightllm} engine loop. */
+    public TimeModelSpec(double prefillMsPer1kTokens, double decodeMsPerStep, double stepOverheadMs, double speedup,
+            int batchMaxTokens, int chunkedPrefillSize) {
+        this(prefillMsPer1kTokens, decodeMsPerStep, stepOverheadMs, speedup, batchMaxTokens, chunkedPrefillSize,
+                "h100-small", "lightllm");
+    }
+
+    /**
+     * The mock worker's {@code seed003} preset (derived from seed 003's own figures, see
+     * docs/benchmarks.md): 6.0 ms per 1k prefill tokens, 9 ms per decode step, 1 ms per step, engine
+     * tokenization 100 ms at 55k tokens and 580 ms at 125k on the worker's one tokenizer thread; the
+     * {@code sglang} loop (seed 003 is an SGLang setup) with SGLang's default budgets
+     * (max_prefill_tokens 16384, chunked_prefill_size 8192).
+     */
+    public static TimeModelSpec seed003(double speedup) {
+        return new TimeModelSpec(6.0, 9.0, 1.0, speedup, 16384, 8192, "seed003", "sglang");
+    }
+
+    /** The same model in another engine loop. */
+    public TimeModelSpec withEngineLoop(String loop) {
+        return new TimeModelSpec(prefillMsPer1kTokens, decodeMsPerStep, stepOverheadMs, speedup, batchMaxTokens,
+                chunkedPrefillSize, preset, loop);
     }
 
     /**
@@ -29,12 +53,13 @@ public record TimeModelSpec(double prefillMsPer1kTokens, double decodeMsPerStep,
     /** The same model with other batch limits (e.g. long-context prompts need larger steps). */
     public TimeModelSpec withBatch(int newBatchMaxTokens, int newChunkedPrefillSize) {
         return new TimeModelSpec(prefillMsPer1kTokens, decodeMsPerStep, stepOverheadMs, speedup, newBatchMaxTokens,
-                newChunkedPrefillSize);
+                newChunkedPrefillSize, preset, engineLoop);
     }
 
     public List<String> workerArgs() {
         return List.of(
-                "--time-model", "h100-small",
+                "--time-model", preset,
+                "--engine-loop", engineLoop,
                 "--prefill-ms-per-1k", num(prefillMsPer1kTokens),
                 "--decode-ms-per-step", num(decodeMsPerStep),
                 "--step-overhead-ms", num(stepOverheadMs),
@@ -44,11 +69,11 @@ public record TimeModelSpec(double prefillMsPer1kTokens, double decodeMsPerStep,
     }
 
     public String description() {
-        return String.format(Locale.ROOT, "mock engine steps: %s ms overhead + %s ms per 1k prefill tokens + %s ms per "
-                + "decode step (simulated; the h100-small preset), batch_max_tokens = %d, chunked_prefill_size = %d; every "
-                + "sleep divided by the speedup %s, so simulated time runs %sx faster than wall time.",
-                num(stepOverheadMs), num(prefillMsPer1kTokens), num(decodeMsPerStep), batchMaxTokens, chunkedPrefillSize,
-                num(speedup), num(speedup));
+        return String.format(Locale.ROOT, "mock engine --engine-loop %s: steps of %s ms overhead + %s ms per 1k prefill "
+                + "tokens + %s ms per decode step (simulated; the %s preset), batch_max_tokens = %d, chunked_prefill_size = "
+                + "%d; every sleep divided by the speedup %s, so simulated time runs %sx faster than wall time.",
+                engineLoop, num(stepOverheadMs), num(prefillMsPer1kTokens), num(decodeMsPerStep), preset, batchMaxTokens,
+                chunkedPrefillSize, num(speedup), num(speedup));
     }
 
     private static String num(double v) {

@@ -154,7 +154,16 @@ class WorkloadsTest {
         List<ScheduledRequest> rs = LongContextWorkload.generate(p, new SplittableRandom(4), 4.0).requests();
 
         List<String> longTags = rs.stream().filter(r -> r.requestClass().equals("long")).map(ScheduledRequest::tag).toList();
-        assertThat(longTags).containsExactly("idle-55k", "idle-90k", "idle-125k", "loaded-55k", "loaded-90k", "loaded-125k");
+        assertThat(longTags).hasSize(6 * p.samples());
+        assertThat(p.samples()).isGreaterThanOrEqualTo(5); // >= 5 samples per (phase, size) cell
+        for (String cell : List.of("idle-55k", "idle-90k", "idle-125k", "loaded-55k", "loaded-90k", "loaded-125k")) {
+            assertThat(longTags.stream().filter(cell::equals)).hasSize(p.samples());
+        }
+        // loaded rounds send every size together (1 ms apart), so they queue behind each other
+        List<Long> loadedSends = rs.stream().filter(r -> r.tag().startsWith("loaded"))
+                .map(ScheduledRequest::sendAtNanosFromStart).toList();
+        assertThat(loadedSends.get(2) - loadedSends.get(0)).isEqualTo(2 * MS);
+        assertThat(loadedSends.get(3) - loadedSends.get(0)).isEqualTo(p.loadedRoundGapMillis() * MS);
         assertThat(rs.stream().filter(r -> r.requestClass().equals("background"))).hasSize(8);
         assertThat(promptChars(rs.stream().filter(r -> r.tag().equals("idle-125k")).findFirst().orElseThrow()))
                 .isEqualTo(125_000 * 4);

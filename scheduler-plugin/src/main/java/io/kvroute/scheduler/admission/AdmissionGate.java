@@ -40,14 +40,26 @@ public final class AdmissionGate<T> {
 
     /** Admits what fits and expires what waited too long; call once per engine iteration. */
     public Outcome<T> poll(long nowNanos) {
+        return poll(nowNanos, EntryBudget.unlimited());
+    }
+
+    /**
+     * As {@link #poll(long)}, and each admitted request must also fit {@code budget}; the first one
+     * it refuses blocks the rest. While the budget holds requests back, none of them is expired:
+     * they wait in the router's queue, not for a slot or KV.
+     */
+    public Outcome<T> poll(long nowNanos, EntryBudget<T> budget) {
+        requireNonNull(budget, "budget");
         List<T> admitted = new ArrayList<>();
         List<Rejected<T>> rejected = new ArrayList<>();
-        admitFrom(highPending, admitted, rejected);
-        if (highPending.isEmpty()) {
-            admitFrom(normalPending, admitted, rejected);
+        boolean open = admitFrom(highPending, admitted, rejected, budget);
+        if (open && highPending.isEmpty()) {
+            open = admitFrom(normalPending, admitted, rejected, budget);
         }
         long timeoutNanos = config.resourceWaitTimeoutNanos();
-        if (timeoutNanos >= 0) {
+        // Requests held back by the entry budget wait in the router's ordinary queue (LightLLM's
+        // waiting list), not for node resources: the resource wait only runs while the budget is open.
+        if (open && timeoutNanos >= 0) {
             expire(highPending, nowNanos, timeoutNanos, rejected);
             expire(normalPending, nowNanos, timeoutNanos, rejected);
         }
@@ -94,10 +106,15 @@ public final class AdmissionGate<T> {
         return reservedKvTokens;
     }
 
-    private void admitFrom(Deque<Pending<T>> queue, List<T> admitted, List<Rejected<T>> rejected) {
+    /** Admits head-first; false when the entry budget refused a request (admission stops there). */
+    private boolean admitFrom(Deque<Pending<T>> queue, List<T> admitted, List<Rejected<T>> rejected,
+            EntryBudget<T> budget) {
         while (!queue.isEmpty()) {
             Pending<T> head = queue.peekFirst();
             if (!config.nodeSelfRequestLimit()) {
+                if (!budget.tryEnter(head.request)) {
+                    return false;
+                }
                 admitted.add(queue.pollFirst().request);
                 continue;
             }
@@ -109,13 +126,17 @@ public final class AdmissionGate<T> {
             }
             if (usedSlots >= config.maxRequestSlots()
                     || reservedKvTokens + head.kvTokens > config.kvCapacityTokens()) {
-                return;
+                return true;
+            }
+            if (!budget.tryEnter(head.request)) {
+                return false;
             }
             queue.pollFirst();
             usedSlots++;
             reservedKvTokens += head.kvTokens;
             admitted.add(head.request);
         }
+        return true;
     }
 
     private static <T> void expire(Deque<Pending<T>> queue, long nowNanos, long timeoutNanos,

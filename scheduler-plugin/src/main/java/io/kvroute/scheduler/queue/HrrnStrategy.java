@@ -6,7 +6,7 @@ import java.util.List;
 /**
  * {@code hrrn}: token-based Highest Response Ratio Next (seed 002, after SGLang PR #32911).
  * Negative-priority prefill requests first, in queue order; normal requests by
- * {@code waited / uncached} descending, then by request id ascending, where
+ * {@code waited / uncached} descending, then by arrival sequence ascending (an integer, as LightLLM's request id), where
  * {@code waited = max(0, processed - arrivalProcessed)} and {@code uncached = max(1, inputLen -
  * kvLen)} bound on the request's first HRRN ordering and never changed by later chunked-prefill
  * rounds. At constant prefill throughput this equals classic HRRN {@code 1 + wait/service} without
@@ -19,7 +19,7 @@ import java.util.List;
  * read. The slot never changes the request's progress state, which is what the contract forbids.
  *
  * <p>Scale: one O(n) key pass plus an O(n log n) primitive sort of packed keys, exact ties and
- * near-ties re-sorted by full score and id (see {@link #sortedOrder}), at any queue length; unlike SGLang there is no FCFS fallback above 128 waiting requests (JMH figures in
+ * near-ties re-sorted by full score and arrival (see {@link #sortedOrder}), at any queue length; unlike SGLang there is no FCFS fallback above 128 waiting requests (JMH figures in
  * docs/benchmarks-scheduler.md). Ratios are compared as doubles: IEEE division is correctly rounded,
  * so equal ratios (1/3 and 2/6) compare equal and every rank computes the same keys.
  */
@@ -56,10 +56,10 @@ final class HrrnStrategy implements PrefillQueueStrategy {
         return split.join(ordered);
     }
 
-    /** HRRN order of normal requests {@code a} and {@code b}: higher score first, then smaller id. */
+    /** HRRN order of normal requests {@code a} and {@code b}: higher score first, then earlier arrival. */
     private static int compare(int a, int b, double[] score, SchedRequest[] normal) {
         int byScore = Double.compare(score[b], score[a]);
-        return byScore != 0 ? byScore : normal[a].requestId().compareTo(normal[b].requestId());
+        return byScore != 0 ? byScore : Long.compare(normal[a].arrivalSeq(), normal[b].arrivalSeq());
     }
 
     /** True when {@code a} may stay before {@code b} (full ties keep their order). */
@@ -71,7 +71,7 @@ final class HrrnStrategy implements PrefillQueueStrategy {
      * Indices of {@code normal[0, n)} in HRRN order. Arrays.sort on packed longs (the upper 32 bits
      * of an order-reversed score, then the index) is the fast path; it is exact except inside runs
      * whose scores share those 32 bits (relative difference below ~1e-6), which are then re-sorted
-     * exactly by full score and id. Measured at 10k on the loaded 2-core box (best of 300 calls):
+     * exactly by full score and arrival. Measured at 10k on the loaded 2-core box (best of 300 calls):
      * this 0.47-ms sort vs 1.2-1.5 ms for an index merge sort and 1.7-2.2 ms for Arrays.sort over
      * key objects with a Comparator (docs/benchmarks-scheduler.md).
      */

@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * {@code promote_shortest}: negative-priority prefill requests first, in queue order; then the ONE
- * normal request with the fewest remaining uncached prompt tokens (earliest on ties) moves to the
+ * normal request with the fewest remaining uncached prompt tokens (smallest arrival sequence on ties) moves to the
  * head of the normal group; every other request keeps its relative order. A deliberately limited
  * reorder (seed 002), meant for PD prefill nodes.
  */
@@ -29,8 +29,9 @@ final class PromoteShortestStrategy implements PrefillQueueStrategy {
                 continue;
             }
             int remaining = r.remainingPrefillTokens();
-            if (remaining < shortestRemaining) { // strict: the earliest wins a tie
-                shortestRemaining = remaining;
+            if (remaining < shortestRemaining
+                    || (remaining == shortestRemaining && r.arrivalSeq() < normal.get(shortest).arrivalSeq())) {
+                shortestRemaining = remaining; // ties: the earliest arrival wins
                 shortest = normal.size();
             }
             normal.add(r);

@@ -9,8 +9,12 @@ import static java.util.Objects.requireNonNull;
  * <p>Invariants: {@code cachedLen <= kvLen <= inputLen}; {@code cachedLen < inputLen} (at least one
  * prompt token is always computed, so prefill always produces the first output token); the
  * priorities are fixed at construction by {@link Priorities} and a client can never choose
- * {@link #inferHighPriority()}. A request is a <em>decode</em> request once its whole prompt has KV
- * ({@code kvLen == inputLen}), the analogue of LightLLM's {@code cur_kv_len + 1 == total_len}.
+ * {@link #inferHighPriority()}. A request is a <em>decode</em> request when at most one prompt token
+ * lacks KV ({@code kvLen + 1 >= inputLen}): LightLLM's {@code cur_kv_len + 1 == total_len}
+ * ({@code base_backend.py} {@code _get_classed_reqs}), so a full prefix hit (one uncached token) or a
+ * prompt whose last chunk left one token is computed by the decode forward, which also emits the
+ * first output token. {@link #arrivalSeq()} is an integer that grows with arrival (LightLLM's
+ * request id); every strategy breaks ties by it.
  *
  * <p>Concurrency: not thread-safe. The engine thread owns the progress fields ({@link
  * #admitWithCachedLen}, {@link #advancePrefill}, {@link #addOutputToken}); strategies only read.
@@ -21,6 +25,7 @@ import static java.util.Objects.requireNonNull;
 public final class SchedRequest {
 
     private final String requestId;
+    private final long arrivalSeq;
     private final int inputLen;
     private final int maxNewTokens;
     private final int segmentIndex;
@@ -34,9 +39,10 @@ public final class SchedRequest {
     /** HRRN service cost in tokens; 0 = not yet bound. Written once by {@link HrrnStrategy}. */
     private int hrrnUncachedTokens;
 
-    private SchedRequest(String requestId, int inputLen, int maxNewTokens, int segmentIndex,
+    private SchedRequest(String requestId, long arrivalSeq, int inputLen, int maxNewTokens, int segmentIndex,
             boolean highPriorityRequest, int inferHighPriority, long arrivalProcessedTokens) {
         this.requestId = requireNonNull(requestId, "requestId");
+        this.arrivalSeq = arrivalSeq;
         if (inputLen < 1) {
             throw new IllegalArgumentException("inputLen must be >= 1: " + inputLen);
         }
@@ -59,16 +65,19 @@ public final class SchedRequest {
      * ({@code segmentIndex > 0}) is always admission-high-priority and gets inference priority -1;
      * a first segment keeps the caller's admission flag and inference priority 0.
      *
+     * @param arrivalSeq grows with arrival at the engine (the tie-breaker of every strategy)
      * @param arrivalProcessedTokens the engine's processed-prefill-token counter right now
      */
-    public static SchedRequest create(String requestId, int inputLen, int maxNewTokens,
+    public static SchedRequest create(String requestId, long arrivalSeq, int inputLen, int maxNewTokens,
             boolean highPriorityRequest, int segmentIndex, long arrivalProcessedTokens) {
-        return new SchedRequest(requestId, inputLen, maxNewTokens, segmentIndex,
+        return new SchedRequest(requestId, arrivalSeq, inputLen, maxNewTokens, segmentIndex,
                 Priorities.admissionHighPriority(highPriorityRequest, segmentIndex),
                 Priorities.inferHighPriority(segmentIndex), arrivalProcessedTokens);
     }
 
     public String requestId() { return requestId; }
+    /** Arrival order at the engine: smaller arrived earlier. */
+    public long arrivalSeq() { return arrivalSeq; }
     public int inputLen() { return inputLen; }
     public int maxNewTokens() { return maxNewTokens; }
     public int segmentIndex() { return segmentIndex; }
@@ -83,7 +92,8 @@ public final class SchedRequest {
     public int kvLen() { return kvLen; }
     public int outputLen() { return outputLen; }
 
-    public boolean isDecode() { return kvLen == inputLen; }
+    /** At most one prompt token lacks KV: the decode forward computes it (see the class comment). */
+    public boolean isDecode() { return kvLen + 1 >= inputLen; }
 
     /** Prompt tokens still to compute ({@code max(0, input_len - cur_kv_len)}). */
     public int remainingPrefillTokens() { return inputLen - kvLen; }
@@ -129,7 +139,7 @@ public final class SchedRequest {
 
     @Override
     public String toString() {
-        return "SchedRequest[" + requestId + " input=" + inputLen + " cached=" + cachedLen + " kv=" + kvLen
+        return "SchedRequest[" + requestId + " #" + arrivalSeq + " input=" + inputLen + " cached=" + cachedLen + " kv=" + kvLen
                 + " out=" + outputLen + "/" + maxNewTokens + " seg=" + segmentIndex + " hp=" + highPriorityRequest
                 + " ihp=" + inferHighPriority + "]";
     }

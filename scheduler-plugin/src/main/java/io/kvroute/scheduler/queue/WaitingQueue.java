@@ -7,9 +7,9 @@ import java.util.function.Predicate;
 
 /**
  * The engine's queue order. {@code high_priority_request} requests are inserted before the first
- * normal request, FIFO among themselves; normal requests are appended. {@link #rotateToBack} lets
- * the engine move a request that just received a prefill chunk behind the others (round-robin
- * among partially prefilled requests, see docs/scheduler.md).
+ * normal request, FIFO among themselves; normal requests are appended. A request keeps its place
+ * while it is prefilled chunk by chunk (LightLLM keeps {@code infer_req_ids} in admission order;
+ * there is no rotation).
  *
  * <p>Invariant: the first {@code numHigh} entries are exactly the high-priority ones.
  * Concurrency: engine thread only.
@@ -60,13 +60,6 @@ public final class WaitingQueue<T> {
         entries.clear();
         entries.addAll(kept);
         numHigh = high;
-    }
-
-    /** Moves {@code entry} to the back of its group (high or normal). */
-    public void rotateToBack(T entry) {
-        if (remove(entry)) {
-            add(entry);
-        }
     }
 
     public int size() {

@@ -69,4 +69,29 @@ class AdmissionGateTest {
         gate.offer("huge", 1001, false, 0);
         assertThat(gate.poll(0).rejected()).extracting(AdmissionGate.Rejected::request).containsExactly("huge");
     }
+
+    @Test
+    void firstChunkBudget_admitsWhileTwiceBatchMaxTokensHoldsAndStopsAtTheFirstMisfit() {
+        // LightLLM, batch_max_tokens 1024: limit 2048; one running request mid-prefill needs 1024.
+        for (boolean selfLimit : new boolean[] {true, false}) {
+            AdmissionGate<Integer> gate = new AdmissionGate<>(new AdmissionConfig(selfLimit, 256, 1 << 30, 20));
+            gate.offer(1000, 1000, false, 0);
+            gate.offer(16_384, 16_384, false, 0); // first chunk 1024: 1024 + 1000 + 1024 > 2048
+            gate.offer(128, 128, false, 0); // would fit, but may not overtake the misfit
+            FirstChunkBudget<Integer> budget = new FirstChunkBudget<>(2048, 1024, len -> Math.min(len, 1024));
+            assertThat(gate.poll(0, budget).admitted()).containsExactly(1000);
+            assertThat(budget.usedTokens()).isEqualTo(2024);
+            assertThat(gate.numPending()).isEqualTo(2);
+            // Once the running request decodes (need 1), the long one's first chunk fits, then the short one.
+            FirstChunkBudget<Integer> next = new FirstChunkBudget<>(2048, 1 + 1, len -> Math.min(len, 1024));
+            assertThat(gate.poll(1, next).admitted()).containsExactly(16_384, 128);
+        }
+    }
+
+    @Test
+    void firstChunkBudget_runningNeedIsTheNextChunkOrOneWhenDecoding() {
+        assertThat(FirstChunkBudget.runningNeedTokens(15_360, 1024)).isEqualTo(1024);
+        assertThat(FirstChunkBudget.runningNeedTokens(300, 1024)).isEqualTo(300);
+        assertThat(FirstChunkBudget.runningNeedTokens(1, 1024)).isEqualTo(1);
+    }
 }

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 class PrefillBatchSelectorTest {
 
     private static SchedRequest prefill(String id, int inputLen) {
-        SchedRequest r = SchedRequest.create(id, inputLen, 8, false, 0, 0);
+        SchedRequest r = SchedRequest.create(id, id.hashCode(), inputLen, 8, false, 0, 0);
         r.admitWithCachedLen(0);
         return r;
     }

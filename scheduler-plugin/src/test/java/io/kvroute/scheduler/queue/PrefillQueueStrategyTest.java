@@ -41,7 +41,8 @@ class PrefillQueueStrategyTest {
     @ParameterizedTest
     @ValueSource(strings = {"default", "promote_shortest", "hrrn"})
     void everyStrategy_keepsDecodeRequestsFirstInOriginalOrder(String name) {
-        List<SchedRequest> input = List.of(prefill("p1", 1), decode("d2", 90), continuation("c", 7),
+        // p1 has two prompt tokens: with one it would be a decode request (LightLLM's cur_kv_len + 1 == total_len)
+        List<SchedRequest> input = List.of(prefill("p1", 2), decode("d2", 90), continuation("c", 7),
                 decode("d1", 5), prefill("p2", 1000), decode("d3", 40));
         List<SchedRequest> out = PrefillQueueStrategy.forName(name).reorder(input, 10_000);
         assertThat(ids(out).subList(0, 3)).containsExactly("d2", "d1", "d3");
@@ -101,14 +102,15 @@ class PrefillQueueStrategyTest {
     }
 
     @Test
-    void hrrn_bindsDenominatorOnceAndBreaksTiesById() {
+    void hrrn_bindsDenominatorOnceAndBreaksTiesByArrivalSequence() {
         PrefillQueueStrategy hrrn = PrefillQueueStrategy.forName("hrrn");
+        SchedRequest fresh = prefill("z-fresh", 1000, 0, 500); // built first: the smaller arrival sequence
         SchedRequest chunked = prefill("b", 2000, 0, 0); // bound uncached = 2000
-        SchedRequest fresh = prefill("a", 1000, 0, 500);
         hrrn.reorder(List.of(chunked), 0);
         chunked.advancePrefill(1000); // 1000 left, but the bound cost stays 2000
-        // chunked: 1000/2000 = 0.5; fresh (first ordering now): (1000-500)/1000 = 0.5 -> tie, "a" < "b".
-        assertThat(ids(hrrn.reorder(List.of(chunked, fresh), 1000))).containsExactly("a", "b");
+        // chunked: 1000/2000 = 0.5; fresh (first ordering now): (1000-500)/1000 = 0.5 -> tie, broken by the
+        // arrival sequence (fresh is earlier), not by the id string ("b" < "z-fresh") nor by list position.
+        assertThat(ids(hrrn.reorder(List.of(chunked, fresh), 1000))).containsExactly("z-fresh", "b");
         // Had the denominator shrunk to 1000, "b" would score 1.0 and lead.
         assertThat(chunked.hrrnUncachedTokens()).isEqualTo(2000);
     }

@@ -48,8 +48,9 @@ class ReorderPropertyTest {
                 long arrival = kind == 0 ? processed
                         : kind == 1 ? processed - 100L * (1 + rnd.nextInt(3))
                         : kind == 2 ? processed - (1L << 30) - rnd.nextInt(3) : processed - rnd.nextInt(1 << 20);
-                int input = kind == 1 ? 50 * (1 + rnd.nextInt(3)) : kind == 2 ? 1000 : 1 + rnd.nextInt(20_000);
-                SchedRequest r = SchedRequest.create("r" + rnd.nextInt(50), input, 4, false, 0, arrival);
+                int input = kind == 1 ? 50 * (1 + rnd.nextInt(3)) : kind == 2 ? 1000 : 2 + rnd.nextInt(20_000);
+                int seq = rnd.nextInt(50); // few values: many exact ties left to the arrival sequence
+                SchedRequest r = SchedRequest.create("r" + seq, seq, input, 4, false, 0, arrival);
                 r.admitWithCachedLen(0);
                 ready.add(r);
             }
@@ -58,7 +59,7 @@ class ReorderPropertyTest {
                 double sa = (double) Math.max(0, processed - a.arrivalProcessedTokens()) / Math.max(1, a.inputLen());
                 double sb = (double) Math.max(0, processed - b.arrivalProcessedTokens()) / Math.max(1, b.inputLen());
                 int c = Double.compare(sb, sa);
-                return c != 0 ? c : a.requestId().compareTo(b.requestId());
+                return c != 0 ? c : Long.compare(a.arrivalSeq(), b.arrivalSeq());
             });
             assertThat(PrefillQueueStrategy.forName("hrrn").reorder(ready, processed)).containsExactlyElementsOf(naive);
         }
@@ -80,7 +81,7 @@ class ReorderPropertyTest {
         List<SchedRequest> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             int input = 1 + rnd.nextInt(rnd.nextBoolean() ? 200 : 20_000);
-            SchedRequest r = SchedRequest.create("r" + rnd.nextInt(1000), input, 1 + rnd.nextInt(64),
+            SchedRequest r = SchedRequest.create("r" + i, rnd.nextInt(1000), input, 1 + rnd.nextInt(64),
                     rnd.nextInt(5) == 0, rnd.nextInt(6) == 0 ? 1 + rnd.nextInt(3) : 0, rnd.nextInt(200_000));
             r.admitWithCachedLen(rnd.nextInt(3) == 0 ? rnd.nextInt(input) : 0);
             int kind = rnd.nextInt(3);

@@ -21,9 +21,6 @@ class WaitingQueueTest {
         q.add("n2");
         q.add("H2");
         assertThat(q.view()).containsExactly("H1", "H2", "n1", "n2");
-        q.rotateToBack("H1");
-        q.rotateToBack("n1");
-        assertThat(q.view()).containsExactly("H2", "H1", "n2", "n1");
     }
 
     @Test
@@ -33,23 +30,17 @@ class WaitingQueueTest {
         List<String> highModel = new ArrayList<>();
         List<String> normalModel = new ArrayList<>();
         for (int i = 0; i < 2000; i++) {
-            int op = rnd.nextInt(4);
+            int op = rnd.nextInt(3);
             List<String> all = new ArrayList<>(highModel);
             all.addAll(normalModel);
             if (op <= 1 || all.isEmpty()) {
                 String e = (rnd.nextBoolean() ? "H" : "n") + i;
                 q.add(e);
                 (high(e) ? highModel : normalModel).add(e);
-            } else if (op == 2) {
+            } else {
                 String e = all.get(rnd.nextInt(all.size()));
                 q.remove(e);
                 (high(e) ? highModel : normalModel).remove(e);
-            } else {
-                String e = all.get(rnd.nextInt(all.size()));
-                q.rotateToBack(e);
-                List<String> group = high(e) ? highModel : normalModel;
-                group.remove(e);
-                group.add(e);
             }
             if (i % 97 == 0) {
                 q.removeIf(s -> s.endsWith("3"));

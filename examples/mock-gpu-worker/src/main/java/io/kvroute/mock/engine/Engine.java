@@ -17,6 +17,14 @@ public interface Engine extends AutoCloseable {
     /** A point-in-time view of queues and counters, for /server_info, /scheduler and load reports. */
     EngineStats stats();
 
+    /**
+     * False once the engine can no longer make progress (its loop thread died on an unexpected
+     * error): {@code /health} then fails and load reports stop. Thread-safe.
+     */
+    default boolean isAlive() {
+        return true;
+    }
+
     /** Static facts the engine advertises (capacity, page size, strategy). */
     EngineInfo info();
 

@@ -17,6 +17,10 @@ import io.kvroute.scheduler.queue.PrefillQueueStrategy;
  * @param nodeSelfRequestLimit {@code node-self-request-limit}: on by default
  * @param resourceWaitTimeoutSecs {@code resource-wait-timeout-secs}: default 20; negative = forever
  * @param timeModel step durations
+ * @param engineLoop {@code engine-loop}: whose step loop to follow (lightllm | sglang); default lightllm
+ * @param firstChunkGate {@code lightllm-first-chunk-gate}: in the lightllm loop, model the router's
+ *     pending-first-chunk gate (default true; false lets the engine see every admitted request, for
+ *     measuring what the gate hides; no effect in the sglang loop, which has no such gate)
  */
 public record EngineConfig(
         String strategy,
@@ -27,10 +31,13 @@ public record EngineConfig(
         int pageSize,
         boolean nodeSelfRequestLimit,
         double resourceWaitTimeoutSecs,
-        TimeModel timeModel) {
+        TimeModel timeModel,
+        EngineLoop engineLoop,
+        boolean firstChunkGate) {
 
     public EngineConfig {
         requireNonNull(timeModel, "timeModel");
+        requireNonNull(engineLoop, "engineLoop");
         strategy = PrefillQueueStrategy.forName(strategy).name(); // rejects unknown values, lists choices
         requirePositive("batch-max-tokens", batchMaxTokens);
         requirePositive("chunked-prefill-size", chunkedPrefillSize);
@@ -42,34 +49,45 @@ public record EngineConfig(
         }
     }
 
-    /** LightLLM-like defaults, 1M-token KV pool, page 16, the fast time model. */
+    /** LightLLM-like defaults, 1M-token KV pool, page 16, the fast time model, the lightllm loop. */
     public static EngineConfig defaults() {
-        return new EngineConfig("default", 16384, 8192, 256, 1 << 20, 16, true, 20, TimeModel.fast());
+        return new EngineConfig("default", 16384, 8192, 256, 1 << 20, 16, true, 20, TimeModel.fast(),
+                EngineLoop.LIGHTLLM, true);
+    }
+
+    public EngineConfig withEngineLoop(EngineLoop loop) {
+        return new EngineConfig(strategy, batchMaxTokens, chunkedPrefillSize, runningMaxReqSize, kvCapacityTokens,
+                pageSize, nodeSelfRequestLimit, resourceWaitTimeoutSecs, timeModel, loop, firstChunkGate);
+    }
+
+    public EngineConfig withFirstChunkGate(boolean gate) {
+        return new EngineConfig(strategy, batchMaxTokens, chunkedPrefillSize, runningMaxReqSize, kvCapacityTokens,
+                pageSize, nodeSelfRequestLimit, resourceWaitTimeoutSecs, timeModel, engineLoop, gate);
     }
 
     public EngineConfig withStrategy(String name) {
         return new EngineConfig(name, batchMaxTokens, chunkedPrefillSize, runningMaxReqSize, kvCapacityTokens,
-                pageSize, nodeSelfRequestLimit, resourceWaitTimeoutSecs, timeModel);
+                pageSize, nodeSelfRequestLimit, resourceWaitTimeoutSecs, timeModel, engineLoop, firstChunkGate);
     }
 
     public EngineConfig withBudgets(int batchMax, int chunk, int runningMax) {
         return new EngineConfig(strategy, batchMax, chunk, runningMax, kvCapacityTokens, pageSize,
-                nodeSelfRequestLimit, resourceWaitTimeoutSecs, timeModel);
+                nodeSelfRequestLimit, resourceWaitTimeoutSecs, timeModel, engineLoop, firstChunkGate);
     }
 
     public EngineConfig withKv(long capacityTokens, int page) {
         return new EngineConfig(strategy, batchMaxTokens, chunkedPrefillSize, runningMaxReqSize, capacityTokens,
-                page, nodeSelfRequestLimit, resourceWaitTimeoutSecs, timeModel);
+                page, nodeSelfRequestLimit, resourceWaitTimeoutSecs, timeModel, engineLoop, firstChunkGate);
     }
 
     public EngineConfig withAdmission(boolean selfRequestLimit, double waitTimeoutSecs) {
         return new EngineConfig(strategy, batchMaxTokens, chunkedPrefillSize, runningMaxReqSize, kvCapacityTokens,
-                pageSize, selfRequestLimit, waitTimeoutSecs, timeModel);
+                pageSize, selfRequestLimit, waitTimeoutSecs, timeModel, engineLoop, firstChunkGate);
     }
 
     public EngineConfig withTimeModel(TimeModel model) {
         return new EngineConfig(strategy, batchMaxTokens, chunkedPrefillSize, runningMaxReqSize, kvCapacityTokens,
-                pageSize, nodeSelfRequestLimit, resourceWaitTimeoutSecs, model);
+                pageSize, nodeSelfRequestLimit, resourceWaitTimeoutSecs, model, engineLoop, firstChunkGate);
     }
 
     private static void requirePositive(String flag, long value) {

@@ -5,8 +5,6 @@ import static java.util.Objects.requireNonNull;
 import io.kvroute.scheduler.admission.AdmissionConfig;
 import io.kvroute.scheduler.admission.AdmissionGate;
 import io.kvroute.scheduler.admission.BusySignal;
-import io.kvroute.scheduler.batch.BatchBudget;
-import io.kvroute.scheduler.batch.PrefillBatchSelector;
 import io.kvroute.scheduler.batch.PrefillChunk;
 import io.kvroute.scheduler.batch.ProcessedPrefillCounter;
 import io.kvroute.scheduler.batch.StepBatch;
@@ -14,26 +12,32 @@ import io.kvroute.scheduler.queue.PrefillQueueStrategy;
 import io.kvroute.scheduler.queue.SchedRequest;
 import io.kvroute.scheduler.queue.WaitingQueue;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
  * One engine's scheduling loop, single-threaded: {@link #runOnce} drains submissions and aborts,
- * runs admission (slot + KV reservation, 429 {@code server_busy} after the resource wait), orders
- * the ready list with the configured strategy, selects the step's batch under the budgets, submits
+ * runs admission (slot + KV reservation, 429 {@code server_busy} after the resource wait, and in the
+ * {@code lightllm} loop the router's pending-first-chunk gate), orders the ready list with the
+ * configured strategy, composes the step the way the configured {@link EngineLoop} does (a
+ * prefill-only or decode-only pass for {@code lightllm}, a mixed pass for {@code sglang}), submits
  * it (advancing the processed-prefill counter), "executes" it by sleeping the time model's step
  * time on the injected clock, and emits tokens: the token produced when a prompt completes is the
- * first output token; each decoding request then gets one token per step.
+ * first output token; each decoding request then gets one token per step. A request with one
+ * prompt token left (a full prefix hit, or a last chunk that left one) is a decode request: its
+ * decode pass computes that token and emits the first output token.
  *
- * <p>Queue order follows LightLLM as observed in seed 002: admission order (high-priority first),
- * and a request that received a prompt chunk but still has prompt left rotates to the back of its
- * group, so partially prefilled long prompts share steps round-robin (this reproduces the seed's
- * default-strategy short TTFT of ~1.6 s behind 48 long prompts, see docs/scheduler.md).
+ * <p>Queue order is admission order (high-priority requests inserted first), and a request keeps
+ * its place while it is prefilled chunk by chunk: there is no rotation (LightLLM keeps
+ * {@code infer_req_ids} in order; SGLang continues its one chunked request first).
  *
  * <p>KV accounting: {@code privateTokens} (prompt KV computed beyond the cache hit, plus outputs)
  * plus the prefix cache; cache pages locked by running requests are not evictable, the rest are
@@ -49,7 +53,7 @@ final class EngineCore {
     private final EngineConfig config;
     private final EngineClock clock;
     private final PrefillQueueStrategy strategy;
-    private final PrefillBatchSelector selector;
+    private final StepComposer composer;
     private final ProcessedPrefillCounter counter = new ProcessedPrefillCounter();
     private final AdmissionGate<Entry> gate;
     private final WaitingQueue<Entry> queue = new WaitingQueue<>(e -> e.sched.highPriorityRequest());
@@ -58,6 +62,8 @@ final class EngineCore {
     private final List<Consumer<EngineStats>> stepListeners = new CopyOnWriteArrayList<>();
 
     private long privateTokens;
+    /** Arrival sequence handed to requests as they leave the inbox (the strategies' tie-breaker). */
+    private long nextArrivalSeq;
     private long steps;
     /** Requests admitted with inference priority (PD continuation segments), for /scheduler. */
     private long priorityAdmitted;
@@ -70,9 +76,8 @@ final class EngineCore {
         this.config = requireNonNull(config, "config");
         this.clock = requireNonNull(clock, "clock");
         this.strategy = PrefillQueueStrategy.forName(config.strategy());
-        // Decode runs as its own forward pass in the step (LightLLM's default backend): see BatchBudget.
-        this.selector = new PrefillBatchSelector(new BatchBudget(config.batchMaxTokens(),
-                config.chunkedPrefillSize(), config.runningMaxReqSize(), false));
+        this.composer = new StepComposer(config.engineLoop(), config.firstChunkGate(), config.batchMaxTokens(), config.chunkedPrefillSize(),
+                config.runningMaxReqSize());
         this.gate = new AdmissionGate<>(new AdmissionConfig(config.nodeSelfRequestLimit(),
                 config.runningMaxReqSize(), config.kvCapacityTokens(), config.resourceWaitTimeoutSecs()));
         this.cache = new PrefixCache(config.pageSize());
@@ -104,7 +109,7 @@ final class EngineCore {
 
     EngineInfo info() {
         return new EngineInfo(config.kvCapacityTokens(), config.runningMaxReqSize(), config.pageSize(),
-                strategy.name());
+                strategy.name(), config.engineLoop().flagValue());
     }
 
     boolean hasInbox() {
@@ -134,7 +139,7 @@ final class EngineCore {
         }
         List<SchedRequest> ordered = strategy.reorder(ready, counter.value());
         long freeKv = config.kvCapacityTokens() - privateTokens - cache.referencedTokens();
-        StepBatch batch = selector.select(ordered, freeKv);
+        StepBatch batch = composer.compose(ordered, freeKv);
         if (batch.isEmpty()) {
             publish();
             return false;
@@ -142,13 +147,13 @@ final class EngineCore {
         counter.onBatchSubmitted(batch); // submitted: counts the tokens selection already summed
         privateTokens += batch.prefillTokens() + batch.decode().size(); // a decode step computes its input token's KV
         evictOverflow();
-        double stepMillis = config.timeModel().stepMillis(batch.prefillTokens(), !batch.decode().isEmpty());
-        clock.sleepNanos(config.timeModel().wallNanos(stepMillis));
+        TimeModel time = config.timeModel();
+        double stepMillis = time.stepMillis(batch.prefillTokens(), !batch.decode().isEmpty());
+        clock.sleepNanos(time.wallNanos(stepMillis));
         steps++;
         totalPrefillUncachedTokens += batch.prefillTokens();
-        if (batch.prefillTokens() > 0) {
-            totalPrefillBusyMicros += (long) (stepMillis * 1000);
-        }
+        // Prefill work only: neither the step overhead nor a mixed step's decode share counts.
+        totalPrefillBusyMicros += (long) (time.prefillMillis(batch.prefillTokens()) * 1000);
         apply(batch);
         publish();
         EngineStats s = stats;
@@ -159,13 +164,17 @@ final class EngineCore {
     }
 
     private void apply(StepBatch batch) {
-        Map<SchedRequest, Entry> bySched = new java.util.IdentityHashMap<>();
+        Map<SchedRequest, Entry> bySched = new IdentityHashMap<>();
         for (Entry e : queue.view()) {
             bySched.put(e.sched, e);
         }
         List<Entry> done = new ArrayList<>();
         for (SchedRequest r : batch.decode()) {
             Entry e = bySched.get(r);
+            if (r.remainingPrefillTokens() == 1) { // its last prompt token: this pass emits the first token
+                r.advancePrefill(1);
+                e.sink.onPrefillDone(r.cachedLen());
+            }
             emitToken(e);
             if (r.finished()) {
                 done.add(e);
@@ -181,8 +190,6 @@ final class EngineCore {
                 if (c.request().finished()) {
                     done.add(e);
                 }
-            } else {
-                queue.rotateToBack(e);
             }
         }
         for (Entry e : done) {
@@ -233,6 +240,7 @@ final class EngineCore {
                     continue;
                 }
                 e.state = State.PENDING;
+                e.arrivalSeq = nextArrivalSeq++;
                 gate.offer(e, kvReservation(e.request),
                         e.request.highPriorityRequest() || e.request.segmentIndex() > 0, nowNanos);
             } else if (cmd instanceof Abort a) {
@@ -270,11 +278,16 @@ final class EngineCore {
     }
 
     private void admit(long nowNanos) {
-        AdmissionGate.Outcome<Entry> outcome = gate.poll(nowNanos);
+        List<SchedRequest> inEngine = new ArrayList<>(queue.size());
+        for (Entry e : queue.view()) {
+            inEngine.add(e.sched);
+        }
+        AdmissionGate.Outcome<Entry> outcome = gate.poll(nowNanos,
+                composer.entryBudget(inEngine, e -> e.request.inputIds().length));
         for (Entry e : outcome.admitted()) {
             EngineRequest req = e.request;
             int inputLen = req.inputIds().length;
-            e.sched = SchedRequest.create(req.requestId(), inputLen, req.maxNewTokens(), req.highPriorityRequest(),
+            e.sched = SchedRequest.create(req.requestId(), e.arrivalSeq, inputLen, req.maxNewTokens(), req.highPriorityRequest(),
                     req.segmentIndex(), counter.value());
             if (e.sched.inferHighPriority() < 0) {
                 priorityAdmitted++;
@@ -313,13 +326,15 @@ final class EngineCore {
             (isRunning ? runningView : waitingView).add(describe(r));
         }
         long usedTokens = privateTokens + cache.referencedTokens();
-        stats = new EngineStats(running, waiting, usedTokens, config.kvCapacityTokens(), waitingUncached,
+        long totalTokens = usedTokens + unmaterializedReservations();
+        stats = new EngineStats(running, waiting, usedTokens, totalTokens, config.kvCapacityTokens(), waitingUncached,
                 totalPrefillUncachedTokens, totalPrefillBusyMicros, counter.value(), steps);
         Map<String, Object> counters = new LinkedHashMap<>();
         counters.put("num_running_reqs", running);
         counters.put("num_waiting_reqs", waiting);
         counters.put("num_pending_admission", gate.numPending());
         counters.put("num_used_tokens", usedTokens);
+        counters.put("num_total_tokens", totalTokens);
         counters.put("num_cached_tokens", cache.cachedTokens());
         counters.put("max_total_num_tokens", config.kvCapacityTokens());
         counters.put("processed_prefill_tokens", counter.value());
@@ -328,15 +343,32 @@ final class EngineCore {
         counters.put("inference_priority_admitted", priorityAdmitted);
         Map<String, Object> v = new LinkedHashMap<>();
         v.put("strategy", strategy.name());
+        v.put("engine_loop", config.engineLoop().flagValue());
         v.put("waiting", List.copyOf(waitingView));
         v.put("running", List.copyOf(runningView));
         v.put("counters", counters);
-        view = java.util.Collections.unmodifiableMap(v);
+        view = Collections.unmodifiableMap(v);
+    }
+
+    /**
+     * KV that admitted requests reserved (prompt beyond the cache hit plus max new tokens) but have
+     * not computed yet: added to the tokens in use, it is {@code num_total_tokens}.
+     */
+    private long unmaterializedReservations() {
+        long sum = 0;
+        for (Entry e : queue.view()) {
+            SchedRequest r = e.sched;
+            long reserved = (long) (r.inputLen() - r.cachedLen()) + r.maxNewTokens();
+            long computed = (long) (r.kvLen() - r.cachedLen()) + Math.max(0, r.outputLen() - 1);
+            sum += Math.max(0, reserved - computed);
+        }
+        return sum;
     }
 
     private static Map<String, Object> describe(SchedRequest r) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("request_id", r.requestId());
+        m.put("arrival_seq", r.arrivalSeq());
         m.put("input_len", r.inputLen());
         m.put("cached_len", r.cachedLen());
         m.put("kv_len", r.kvLen());
@@ -344,7 +376,7 @@ final class EngineCore {
         m.put("high_priority_request", r.highPriorityRequest());
         m.put("infer_high_priority", r.inferHighPriority());
         m.put("segment_index", r.segmentIndex());
-        return java.util.Collections.unmodifiableMap(m);
+        return Collections.unmodifiableMap(m);
     }
 
     private enum State { SUBMITTED, PENDING, ADMITTED, DONE }
@@ -353,8 +385,9 @@ final class EngineCore {
     private static final class Entry {
         final EngineRequest request;
         final TokenSink sink;
-        final java.util.concurrent.atomic.AtomicBoolean aborted = new java.util.concurrent.atomic.AtomicBoolean();
+        final AtomicBoolean aborted = new AtomicBoolean();
         State state = State.SUBMITTED;
+        long arrivalSeq;
         SchedRequest sched;
         PrefixCache.Match match;
 

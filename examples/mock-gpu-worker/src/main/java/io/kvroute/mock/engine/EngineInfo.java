@@ -5,4 +5,5 @@ public record EngineInfo(
         long maxTotalNumTokens,
         int maxRunningRequests,
         int pageSize,
-        String prefillQueueStrategy) {}
+        String prefillQueueStrategy,
+        String engineLoop) {}

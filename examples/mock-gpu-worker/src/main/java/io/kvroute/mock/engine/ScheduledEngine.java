@@ -26,6 +26,8 @@ public final class ScheduledEngine implements Engine {
     private final EngineCore core;
     private final Thread engineThread;
     private volatile boolean closed;
+    /** The error that ended the engine loop, or null while it runs (or after a clean close). */
+    private volatile Throwable failure;
 
     private ScheduledEngine(EngineConfig config, EngineClock clock, String threadName) {
         this.core = new EngineCore(config, clock);
@@ -50,12 +52,25 @@ public final class ScheduledEngine implements Engine {
         if (closed) {
             throw new IllegalStateException("engine closed");
         }
+        if (failure != null) {
+            throw new IllegalStateException("engine loop died: " + failure);
+        }
         Submission handle = core.submit(request, sink);
         LockSupport.unpark(engineThread);
         return () -> {
             handle.abort();
             LockSupport.unpark(engineThread);
         };
+    }
+
+    @Override
+    public boolean isAlive() {
+        return failure == null && !closed;
+    }
+
+    /** The error that stopped the engine loop, if any. */
+    public Throwable failure() {
+        return failure;
     }
 
     @Override
@@ -105,6 +120,14 @@ public final class ScheduledEngine implements Engine {
             }
         } catch (InterruptedException e) {
             // close() interrupts a sleeping step; nothing to clean up in a simulation
+        } catch (RuntimeException | Error e) {
+            failure = e;
+            System.err.println("kvroute-engine: engine loop died: " + e);
+            try {
+                core.abortAll(); // end every outstanding request instead of leaving clients hanging
+            } catch (RuntimeException | Error again) {
+                e.addSuppressed(again);
+            }
         }
     }
 }

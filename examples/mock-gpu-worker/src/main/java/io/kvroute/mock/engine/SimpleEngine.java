@@ -25,7 +25,7 @@ public final class SimpleEngine implements Engine {
 
     public SimpleEngine(TimeModel timeModel) {
         this.timeModel = Objects.requireNonNull(timeModel, "timeModel");
-        this.info = new EngineInfo(0, 0, 1, "none");
+        this.info = new EngineInfo(0, 0, 1, "none", "none");
         this.timers = Executors.newScheduledThreadPool(2, r -> {
             Thread t = new Thread(r, "mock-simple-engine");
             t.setDaemon(true);
@@ -43,7 +43,7 @@ public final class SimpleEngine implements Engine {
 
     @Override
     public EngineStats stats() {
-        return new EngineStats(running.get(), 0, 0, 0, 0, prefillTokens.get(), 0, prefillTokens.get(), 0);
+        return new EngineStats(running.get(), 0, 0, 0, 0, 0, prefillTokens.get(), 0, prefillTokens.get(), 0);
     }
 
     @Override

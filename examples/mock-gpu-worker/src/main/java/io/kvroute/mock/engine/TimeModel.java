@@ -40,7 +40,18 @@ public record TimeModel(double prefillMsPer1kTokens, double decodeMsPerStep, dou
         return new TimeModel(110.0, 22.0, 2.0, 1.0);
     }
 
-    /** Looks a preset up by name ({@code fast}, {@code h100-small}, {@code a100-medium}). */
+    /**
+     * Seed 003's long-context engine, derived from the seed's own figures (docs/benchmarks.md has
+     * the arithmetic): removing 100 ms of tokenization cut idle TTFT by 29 % at 55k tokens, so TTFT
+     * was 100 / 0.29 = 345 ms and prefill 245 ms; 580 ms cut 41 % at 125k, so TTFT 1,415 ms and
+     * prefill 835 ms; (245 + 835) ms / 180k tokens = 6.0 ms per 1k prefill tokens. Decode step and
+     * overhead are h100-small's (the seed gives none). Pair with {@code TokenizeCost.seed003()}.
+     */
+    public static TimeModel seed003() {
+        return new TimeModel(6.0, 9.0, 1.0, 1.0);
+    }
+
+    /** Looks a preset up by name ({@code fast}, {@code h100-small}, {@code a100-medium}, {@code seed003}). */
     public static TimeModel preset(String name) {
         switch (name == null ? "" : name.trim()) {
             case "fast":
@@ -49,9 +60,11 @@ public record TimeModel(double prefillMsPer1kTokens, double decodeMsPerStep, dou
                 return h100Small();
             case "a100-medium":
                 return a100Medium();
+            case "seed003":
+                return seed003();
             default:
                 throw new IllegalArgumentException("time-model: unknown preset '" + name
-                        + "'; choose one of fast, h100-small, a100-medium");
+                        + "'; choose one of fast, h100-small, a100-medium, seed003");
         }
     }
 
@@ -63,6 +76,11 @@ public record TimeModel(double prefillMsPer1kTokens, double decodeMsPerStep, dou
     /** Simulated duration of one step, in (unscaled) milliseconds. */
     public double stepMillis(long prefillTokens, boolean decodes) {
         return stepOverheadMs + prefillMsPer1kTokens * prefillTokens / 1000.0 + (decodes ? decodeMsPerStep : 0.0);
+    }
+
+    /** The prefill-compute share of a step: {@code prefillMsPer1kTokens x tokens / 1000}, unscaled ms. */
+    public double prefillMillis(long prefillTokens) {
+        return prefillMsPer1kTokens * prefillTokens / 1000.0;
     }
 
     /** Wall-clock nanoseconds to sleep for {@code simulatedMillis}. */

@@ -126,6 +126,12 @@ public final class MockWorkerHandler extends Handler.Abstract {
     }
 
     private java.util.concurrent.ExecutorService tokenizerManager;
+    private volatile TokenizeCost tokenizeCost = TokenizeCost.none();
+
+    /** Simulated engine-side tokenization time, held on the tokenizer thread (see {@link TokenizeCost}). */
+    public void useTokenizeCost(TokenizeCost cost) {
+        tokenizeCost = Objects.requireNonNull(cost, "cost");
+    }
 
     /**
      * Tokenizes text prompts on {@code threads} dedicated threads instead of the HTTP threads (SGLang's
@@ -224,7 +230,8 @@ public final class MockWorkerHandler extends Handler.Abstract {
         }
         switch (path) {
             case "/health":
-                json(response, callback, healthy ? 200 : 503, healthy ? "{\"status\":\"ok\"}" : "{\"status\":\"unhealthy\"}");
+                boolean ok = healthy && engine.isAlive(); // a dead engine loop fails health
+                json(response, callback, ok ? 200 : 503, ok ? "{\"status\":\"ok\"}" : "{\"status\":\"unhealthy\"}");
                 return true;
             case "/server_info":
             case "/get_server_info":
@@ -296,7 +303,10 @@ public final class MockWorkerHandler extends Handler.Abstract {
         // under load requests queue for tokenization; forwarded input_ids skip this queue entirely.
         tokenizerManager.execute(() -> {
             try {
-                admit(kind, body, inputIds(kind, body), maxTokens, response, callback);
+                long startNanos = System.nanoTime();
+                int[] ids = inputIds(kind, body);
+                TokenizeCost.holdTokenizer(tokenizeCost, ids.length, System.nanoTime() - startNanos, speedup);
+                admit(kind, body, ids, maxTokens, response, callback);
             } catch (BadRequest e) {
                 error(response, callback, 400, "invalid_request_error", e.getMessage());
             } catch (RuntimeException e) {

@@ -9,6 +9,8 @@ final class RecordingSink implements TokenSink {
 
     private final FakeClock clock;
     final List<Integer> tokens = new ArrayList<>();
+    /** Fake-clock time of each token. */
+    final List<Double> tokenMillis = new ArrayList<>();
     final List<String> events = new ArrayList<>();
     final CountDownLatch ended = new CountDownLatch(1);
     double firstTokenMillis = -1;
@@ -36,6 +38,7 @@ final class RecordingSink implements TokenSink {
             events.add("firstToken");
         }
         tokens.add(tokenId);
+        tokenMillis.add(clock.millis());
     }
 
     @Override
