@@ -45,6 +45,21 @@ public final class PrefixMatch {
         return 0;
     }
 
+    /** How many workers the walk met (some may have a matched length of 0). */
+    public int ownerCount() {
+        return workers.length;
+    }
+
+    /** The {@code i}-th worker the walk met, {@code 0 <= i < ownerCount()}. */
+    public String ownerAt(int i) {
+        return workers[i];
+    }
+
+    /** The matched key elements of {@link #ownerAt}{@code (i)}. */
+    public int lengthAt(int i) {
+        return lengths[i];
+    }
+
     /** {@code matchedLength / keyLength}; 0 for an empty key. */
     public double matchRatio(String workerId) {
         return keyLength == 0 ? 0.0 : (double) matchedLength(workerId) / keyLength;
