@@ -63,7 +63,8 @@ public record RouterConfig(
         String sessionIdHeader,
         double sessionIdleSecs,
         String stickyFallbackPolicy,
-        Integer metricsPort) {
+        Integer metricsPort,
+        Long cacheMaxIndexBytes) {
 
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
 
@@ -82,6 +83,11 @@ public record RouterConfig(
     }
 
     /** The cache_aware policy's knobs ({@code --cache-*}, {@code --pressure-*}, queue gate and floor). */
+    /** {@code --cache-max-index-bytes}, or its default: 1/8 of the max heap ({@link PrefixIndexConfig#defaultMaxBytes()}). */
+    public long effectiveCacheMaxIndexBytes() {
+        return cacheMaxIndexBytes != null ? cacheMaxIndexBytes : PrefixIndexConfig.defaultMaxBytes();
+    }
+
     public CacheAwareConfig cacheAwareConfig() {
         return new CacheAwareConfig(cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers,
                 cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens,
@@ -152,6 +158,7 @@ public record RouterConfig(
         double sessionIdleSecs = 600;
         String stickyFallbackPolicy = "power_of_two";
         Integer metricsPort = null;
+        Long cacheMaxIndexBytes = null;
 
         public Builder host(String v) { host = v; return this; }
         public Builder port(int v) { port = v; return this; }
@@ -206,10 +213,11 @@ public record RouterConfig(
         public Builder sessionIdleSecs(double v) { sessionIdleSecs = v; return this; }
         public Builder stickyFallbackPolicy(String v) { stickyFallbackPolicy = v; return this; }
         public Builder metricsPort(Integer v) { metricsPort = v; return this; }
+        public Builder cacheMaxIndexBytes(Long v) { cacheMaxIndexBytes = v; return this; }
 
         public RouterConfig build() {
             ConfigValidator.validate(this);
-            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy, metricsPort);
+            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy, metricsPort, cacheMaxIndexBytes);
         }
     }
 }

@@ -182,6 +182,9 @@ public final class RouterOptions {
     @Option(names = "--sticky-fallback-policy", description = "Policy choosing a new session's worker under --policy sticky (default power_of_two).")
     String stickyFallbackPolicy = "power_of_two";
 
+    @Option(names = "--cache-max-index-bytes", description = "cache_aware prefix index: global bound on its estimated memory across all workers and key kinds, in bytes; the least recently used leaves are evicted whoever owns them (default: 1/8 of the max heap).")
+    Long cacheMaxIndexBytes;
+
     @Option(names = "--metrics-port", description = "Serve /metrics on this port (same --host, no API key) instead of the main port; 0 picks a free one (default unset: /metrics on the main port, behind --api-key when set).")
     Integer metricsPort;
 
@@ -272,6 +275,7 @@ public final class RouterOptions {
                 .sessionIdleSecs(sessionIdleSecs)
                 .stickyFallbackPolicy(stickyFallbackPolicy)
                 .metricsPort(metricsPort)
+                .cacheMaxIndexBytes(cacheMaxIndexBytes)
                 .build();
     }
 
