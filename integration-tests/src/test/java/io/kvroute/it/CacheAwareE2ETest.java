@@ -89,7 +89,7 @@ class CacheAwareE2ETest {
                 cacheAware = hitRate(fleet, http, 120, 4);
                 String scrape = http.get(fleet.url("/metrics")).getContentAsString();
                 assertThat(scrape).contains("kvroute_cache_aware_decisions_total").contains("decision=\"cache_hit\"");
-                assertThat(scrape).contains("kvroute_prefix_tree_nodes");
+                assertThat(scrape).contains("kvroute_prefix_tree_nodes").contains("kvroute_prefix_tree_bytes");
             }
         }
         System.out.printf("cache hit rate: cache_aware %.3f, round_robin %.3f%n", cacheAware, roundRobin);

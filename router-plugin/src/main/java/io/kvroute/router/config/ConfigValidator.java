@@ -197,6 +197,9 @@ public final class ConfigValidator {
         if (b.cacheMaxTreeSize < 1) {
             throw fail("--cache-max-tree-size", b.cacheMaxTreeSize, "must be at least 1");
         }
+        if (b.cacheMaxIndexBytes != null && b.cacheMaxIndexBytes < 1024 * 1024) {
+            throw fail("--cache-max-index-bytes", b.cacheMaxIndexBytes, "must be at least 1048576 (1 MiB)");
+        }
     }
 
     private static void validateSessionAffinity(RouterConfig.Builder b) {
@@ -255,6 +258,8 @@ public final class ConfigValidator {
             tuned = "--cache-sample-stride";
         } else if (b.cacheMaxTreeSize != d.cacheMaxTreeSize) {
             tuned = "--cache-max-tree-size";
+        } else if (b.cacheMaxIndexBytes != null) {
+            tuned = "--cache-max-index-bytes";
         }
         if (tuned != null) {
             throw new ConfigException(tuned + " requires --policy cache_aware or --prefill-policy cache_aware (got --policy "

@@ -65,7 +65,8 @@ public record RouterConfig(
         String stickyFallbackPolicy,
         long tokenizerCacheBytes,
         ServiceDiscoveryConfig serviceDiscovery,
-        Integer metricsPort) {
+        Integer metricsPort,
+        Long cacheMaxIndexBytes) {
 
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
 
@@ -85,6 +86,11 @@ public record RouterConfig(
     }
 
     /** The cache_aware policy's knobs ({@code --cache-*}, {@code --pressure-*}, queue gate and floor). */
+    /** {@code --cache-max-index-bytes}, or its default: 1/8 of the max heap ({@link PrefixIndexConfig#defaultMaxBytes()}). */
+    public long effectiveCacheMaxIndexBytes() {
+        return cacheMaxIndexBytes != null ? cacheMaxIndexBytes : PrefixIndexConfig.defaultMaxBytes();
+    }
+
     public CacheAwareConfig cacheAwareConfig() {
         return new CacheAwareConfig(cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers,
                 cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens,
@@ -164,6 +170,7 @@ public record RouterConfig(
         int serviceDiscoveryPort = ServiceDiscoveryConfig.DEFAULT_PORT;
         String bootstrapPortAnnotation = ServiceDiscoveryConfig.DEFAULT_BOOTSTRAP_PORT_ANNOTATION;
         Integer metricsPort = null;
+        Long cacheMaxIndexBytes = null;
 
         public Builder host(String v) { host = v; return this; }
         public Builder port(int v) { port = v; return this; }
@@ -226,10 +233,12 @@ public record RouterConfig(
         public Builder serviceDiscoveryPort(int v) { serviceDiscoveryPort = v; return this; }
         public Builder bootstrapPortAnnotation(String v) { bootstrapPortAnnotation = v; return this; }
         public Builder metricsPort(Integer v) { metricsPort = v; return this; }
+        public Builder cacheMaxIndexBytes(Long v) { cacheMaxIndexBytes = v; return this; }
 
         public RouterConfig build() {
-            ServiceDiscoveryConfig discovery = ConfigValidator.validate(this);
-            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy, tokenizerCacheBytes, discovery, metricsPort);
+
+                    ServiceDiscoveryConfig discovery = ConfigValidator.validate(this);
+            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy, tokenizerCacheBytes, discovery, metricsPort, cacheMaxIndexBytes);
         }
     }
 }

@@ -206,6 +206,9 @@ public final class RouterOptions {
     @Option(names = "--bootstrap-port-annotation", description = "Service discovery: pod annotation holding a prefill worker's bootstrap port (default sglang.ai/bootstrap-port).")
     String bootstrapPortAnnotation = ServiceDiscoveryConfig.DEFAULT_BOOTSTRAP_PORT_ANNOTATION;
 
+    @Option(names = "--cache-max-index-bytes", description = "cache_aware prefix index: global bound on its estimated memory across all workers and key kinds, in bytes; the least recently used leaves are evicted whoever owns them (default: 1/8 of the max heap).")
+    Long cacheMaxIndexBytes;
+
     @Option(names = "--metrics-port", description = "Serve /metrics on this port (same --host, no API key) instead of the main port; 0 picks a free one (default unset: /metrics on the main port, behind --api-key when set).")
     Integer metricsPort;
 
@@ -304,6 +307,7 @@ public final class RouterOptions {
                 .serviceDiscoveryPort(serviceDiscoveryPort)
                 .bootstrapPortAnnotation(bootstrapPortAnnotation)
                 .metricsPort(metricsPort)
+                .cacheMaxIndexBytes(cacheMaxIndexBytes)
                 .build();
     }
 

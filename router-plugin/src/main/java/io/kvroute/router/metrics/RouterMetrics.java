@@ -207,6 +207,8 @@ public final class RouterMetrics {
                 .tag("key_mode", keyMode).strongReference(true).register(registry);
         Gauge.builder("kvroute.prefix.evicted.nodes", index, i -> i.stats().evictedNodes()).tag("policy", policy)
                 .tag("key_mode", keyMode).strongReference(true).register(registry);
+        Gauge.builder("kvroute.prefix.tree.bytes", index, i -> i.stats().estimatedBytes()).tag("policy", policy)
+                .tag("key_mode", keyMode).baseUnit("bytes").strongReference(true).register(registry);
     }
 
     /**

@@ -194,7 +194,8 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         switch (name.toLowerCase(java.util.Locale.ROOT)) {
             case "cache_aware":
                 return cacheAwarePolicies.computeIfAbsent("cache_aware", n -> Policies.cacheAware(config.cacheAwareConfig(),
-                        config.minLoadChoices(), java.util.concurrent.ThreadLocalRandom::current, System::currentTimeMillis));
+                        config.minLoadChoices(), java.util.concurrent.ThreadLocalRandom::current, System::currentTimeMillis,
+                        config.effectiveCacheMaxIndexBytes()));
             case "sticky":
                 return Policies.sticky(buildPolicy(config.stickyFallbackPolicy()), "sticky", config.sessionIdleSecs(),
                         System::nanoTime);

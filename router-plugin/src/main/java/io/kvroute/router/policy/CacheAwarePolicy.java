@@ -62,13 +62,27 @@ public final class CacheAwarePolicy implements RoutingPolicy {
      */
     public CacheAwarePolicy(CacheAwareConfig config, int minLoadChoices, Supplier<RandomGenerator> random,
                             LongSupplier ticks) {
+        this(config, minLoadChoices, random, ticks, PrefixIndexConfig.defaultMaxBytes());
+    }
+
+    /**
+     * @param maxIndexBytes the global memory bound of all this policy's prefix indexes together
+     *     ({@code --cache-max-index-bytes}), split evenly over the key kinds its key mode uses
+     */
+    public CacheAwarePolicy(CacheAwareConfig config, int minLoadChoices, Supplier<RandomGenerator> random,
+                            LongSupplier ticks, long maxIndexBytes) {
         this.config = requireNonNull(config, "config");
         boolean[] used = CacheKey.modesUsed(config.keyMode());
+        int kinds = 0;
+        for (boolean u : used) {
+            kinds += u ? 1 : 0;
+        }
+        long bytesPerIndex = Math.max(1, maxIndexBytes / Math.max(1, kinds));
         this.indexes = new PrefixIndex[used.length];
         for (int mode = 0; mode < used.length; mode++) {
             if (used[mode]) {
-                indexes[mode] = new PrefixIndex(
-                        PrefixIndexConfig.withPerWorkerCapacity(config.maxTreeSizeElements()), ticks);
+                indexes[mode] = new PrefixIndex(new PrefixIndexConfig(config.maxTreeSizeElements(),
+                        PrefixIndexConfig.DEFAULT_MAX_NODES, bytesPerIndex), ticks);
             }
         }
         this.fallback = new MinLoadChoicesPolicy("cache_aware", minLoadChoices, random);

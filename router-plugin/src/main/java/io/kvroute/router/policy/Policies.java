@@ -60,6 +60,12 @@ public final class Policies {
         return new CacheAwarePolicy(config, minLoadChoices, random, ticks);
     }
 
+    /** As above with the prefix indexes' global memory bound ({@code --cache-max-index-bytes}). */
+    public static CacheAwarePolicy cacheAware(CacheAwareConfig config, int minLoadChoices,
+            Supplier<RandomGenerator> random, java.util.function.LongSupplier ticks, long maxIndexBytes) {
+        return new CacheAwarePolicy(config, minLoadChoices, random, ticks, maxIndexBytes);
+    }
+
     /**
      * Wraps {@code delegate} with session affinity. For {@code --policy sticky} pass the
      * {@code --sticky-fallback-policy} as delegate and name "sticky"; to honour a session header on

@@ -14,7 +14,8 @@ import java.util.function.LongSupplier;
 
 /**
  * Which workers hold which key prefixes: a compressed radix tree over int keys with per-node
- * {@code worker -> last access tick}, per-worker capacity and a global node cap.
+ * {@code worker -> last access tick}, per-worker capacity, a global node cap and a global bound on
+ * its estimated bytes (across all workers, {@link PrefixIndexConfig#maxBytes}).
  *
  * <p>Follows LightLLM's compressed prompt-cache tree (seed 004): long edges stored and compared
  * whole, split at a divergence or at an insert's end; one clock read per insert; character-level
@@ -383,7 +384,7 @@ public final class PrefixIndex {
                 mergeWithOnlyChild(c);
             }
             enforceCapacity(id);
-            enforceNodeCap();
+            enforceGlobalCaps();
         }
     }
 
@@ -514,11 +515,18 @@ public final class PrefixIndex {
         }
     }
 
-    /** Removes whole leaves, oldest newest-tick first, until the node count is within the cap. */
-    private void enforceNodeCap() {
-        if (nodeCount <= config.maxNodes()) {
+    /**
+     * Removes whole leaves, oldest newest-tick first and whoever owns them, until the node count is
+     * within its cap and, when the estimated bytes were over {@link PrefixIndexConfig#maxBytes},
+     * until they are at most its low-water mark. One tree scan per call: the low-water slack makes
+     * byte eviction a batch, not a scan per insert.
+     */
+    private void enforceGlobalCaps() {
+        boolean overBytes = estimatedBytesLocked() > config.maxBytes();
+        if (nodeCount <= config.maxNodes() && !overBytes) {
             return;
         }
+        long byteTarget = overBytes ? config.bytesLowWater() : config.maxBytes();
         PriorityQueue<Candidate> heap = new PriorityQueue<>((a, b) -> Long.compare(a.tick, b.tick));
         ArrayDeque<Node> stack = new ArrayDeque<>();
         stack.push(root);
@@ -531,7 +539,7 @@ public final class PrefixIndex {
                 stack.push(n.kidAt(i));
             }
         }
-        while (nodeCount > config.maxNodes() && !heap.isEmpty()) {
+        while ((nodeCount > config.maxNodes() || estimatedBytesLocked() > byteTarget) && !heap.isEmpty()) {
             Node n = heap.poll().node;
             if (n.dead || n.kidCount != 0) {
                 continue;
@@ -613,6 +621,7 @@ public final class PrefixIndex {
             if (id != null) {
                 capacityById[id] = maxElements;
                 enforceCapacity(id);
+                enforceGlobalCaps(); // a partial trim may split a shared edge: one more node
             }
         } finally {
             lock.unlock();
@@ -647,10 +656,15 @@ public final class PrefixIndex {
             for (Map.Entry<String, Integer> e : idByWorker.entrySet()) {
                 owned.put(e.getKey(), ownedById[e.getValue()]);
             }
-            return new PrefixIndexStats(nodeCount, elementCount, owned, evictedElements, evictedNodes);
+            return new PrefixIndexStats(nodeCount, elementCount, owned, evictedElements, evictedNodes,
+                    estimatedBytesLocked());
         } finally {
             lock.unlock();
         }
+    }
+
+    private long estimatedBytesLocked() {
+        return PrefixIndexConfig.estimatedBytes(elementCount, nodeCount);
     }
 
     /** For tests in this package: runs {@code visitor} on the root under the lock. */

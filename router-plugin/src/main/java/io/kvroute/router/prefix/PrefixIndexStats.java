@@ -10,13 +10,15 @@ import java.util.Map;
  * @param ownedElementsByWorker elements each known worker owns (it owns a prefix of each key it sent)
  * @param evictedElements worker-element ownerships removed by capacity or node-cap eviction, ever
  * @param evictedNodes nodes removed by eviction, ever
+ * @param estimatedBytes the index's estimated memory, the figure {@link PrefixIndexConfig#maxBytes} bounds
  */
 public record PrefixIndexStats(
         long nodes,
         long elements,
         Map<String, Long> ownedElementsByWorker,
         long evictedElements,
-        long evictedNodes) {
+        long evictedNodes,
+        long estimatedBytes) {
 
     public PrefixIndexStats {
         ownedElementsByWorker = Map.copyOf(ownedElementsByWorker);

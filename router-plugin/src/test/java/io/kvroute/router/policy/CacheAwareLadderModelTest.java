@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvroute.router.load.EngineLoadSnapshot;
 import io.kvroute.router.load.FakeLoads;
-import io.kvroute.router.load.PrefillPressure;
 import io.kvroute.router.load.WorkerLoad;
 import io.kvroute.router.worker.Worker;
 import java.util.ArrayList;
@@ -19,9 +18,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The ladder against a naive model written straight from REFERENCE §3 and seed 000, on random
- * fleets: random ownership depths, fresh / stale / missing reports, capacity edges, queue limits
- * and floors. The model re-sorts and re-scans everything (no early exits), so an ordering or
- * short-circuit bug in the policy shows up as a different pick or reason.
+ * fleets: random ownership depths, fresh / stale / missing reports, capacity edges, queue limits,
+ * floors and router-local in-flight counts. The model re-sorts and re-scans everything (no early
+ * exits), so an ordering or short-circuit bug in the policy shows up as a different pick or reason.
+ * It shares no decision code with production: its pressure order and its pressure guard are written
+ * here from REFERENCE §3 (only the snapshot's numbers are read through {@link EngineLoadSnapshot}).
  */
 class CacheAwareLadderModelTest {
     private static final int[] DEPTHS = {0, 0, 500, 1023, 1024, 1500, 2048, 3000, 3500, 4096};
@@ -38,6 +39,7 @@ class CacheAwareLadderModelTest {
             int size = 1 + rnd.nextInt(12);
             List<Worker> pool = new ArrayList<>();
             Map<String, Long> matched = new HashMap<>();
+            Map<String, Integer> inFlight = new HashMap<>();
             FakeLoads loads = FakeLoads.builder();
             for (int i = 0; i < size; i++) {
                 String id = "w-" + (char) ('a' + rnd.nextInt(26)) + i;
@@ -47,6 +49,7 @@ class CacheAwareLadderModelTest {
                     f.own(id, depth);
                 }
                 matched.put(id, (long) depth);
+                inFlight.put(id, rnd.nextInt(4));
                 switch (rnd.nextInt(6)) {
                     case 0 -> { } // never reported
                     case 1 -> loads.stale(id, rnd.nextInt(9));
@@ -61,8 +64,9 @@ class CacheAwareLadderModelTest {
                 }
             }
             EngineLoadSnapshot snap = rnd.nextInt(10) == 0 ? null : loads.snapshot();
-            Decision actual = f.select(pool, snap);
-            Expected expected = model(config, pool, matched, snap);
+            Decision actual = f.policy.select(new RoutingRequest(pool, inFlight::get, PROMPT, null,
+                    CacheAwareFixture.prompt(PROMPT), snap));
+            Expected expected = model(config, pool, matched, snap, inFlight);
             assertThat(actual.worker().id()).as("scenario %d: %s", scenario, expected).isEqualTo(expected.workerId);
             assertThat(actual.reason()).as("scenario %d", scenario).isEqualTo(expected.reason);
             seen.merge(actual.reason(), 1, Integer::sum);
@@ -77,14 +81,14 @@ class CacheAwareLadderModelTest {
     private record Expected(String workerId, DecisionReason reason) {}
 
     private static Expected model(CacheAwareConfig c, List<Worker> pool, Map<String, Long> matched,
-                                  EngineLoadSnapshot snap) {
+                                  EngineLoadSnapshot snap, Map<String, Integer> inFlight) {
         List<String> owners = new ArrayList<>();
         for (Worker w : pool) {
             if (matched.get(w.id()) >= c.minMatchedTokens()) {
                 owners.add(w.id());
             }
         }
-        Comparator<String> ownerPressure = pressure(snap, owners);
+        Comparator<String> ownerPressure = pressure(snap, owners, inFlight);
         owners.sort(Comparator.<String>comparingLong(matched::get).reversed().thenComparing(ownerPressure)
                 .thenComparing(Comparator.naturalOrder()));
         owners = new ArrayList<>(owners.subList(0, Math.min(owners.size(), c.candidateCap(pool.size()))));
@@ -106,7 +110,7 @@ class CacheAwareLadderModelTest {
                 if (rival.equals(primary) || extra > c.switchMarginTokens() || !allFresh) {
                     continue;
                 }
-                if (CacheAdmission.materiallyLessPressured(snap.fresh(rival).get(), snap.fresh(best).get(), c)) {
+                if (guardFires(snap.fresh(rival).get(), snap.fresh(best).get(), c)) {
                     best = rival;
                 }
             }
@@ -122,7 +126,7 @@ class CacheAwareLadderModelTest {
                     provablyFree |= l.isPresent() && l.get().numWaitingReqs() < c.saturationQueueFloor();
                 }
                 if (!provablyFree) {
-                    Comparator<String> p = pressure(snap, gateRejected);
+                    Comparator<String> p = pressure(snap, gateRejected, inFlight);
                     Optional<String> pin = gateRejected.stream().filter(id -> hard(snap, id))
                             .min(p.thenComparing(Comparator.naturalOrder()));
                     if (pin.isPresent()) {
@@ -158,7 +162,7 @@ class CacheAwareLadderModelTest {
             }
             reason = DecisionReason.ALL_QUEUED_MIN_LOAD;
         }
-        Comparator<String> p = pressure(snap, open);
+        Comparator<String> p = pressure(snap, open, inFlight);
         String best = open.get(0);
         for (String id : open) {
             if (p.compare(id, best) < 0) {
@@ -168,8 +172,44 @@ class CacheAwareLadderModelTest {
         return new Expected(best, reason);
     }
 
-    private static Comparator<String> pressure(EngineLoadSnapshot snap, List<String> ids) {
-        return snap == null ? (a, b) -> 0 : PrefillPressure.of(snap, ids, id -> 0);
+    /**
+     * REFERENCE §3 {@code compare_prefill_pressure}, each key chosen for the whole set: router-local
+     * in-flight unless every worker is fresh; else estimated ms (when all have one), waiting uncached
+     * tokens (when all report the extension), waiting, running, then in-flight.
+     */
+    private static Comparator<String> pressure(EngineLoadSnapshot snap, List<String> ids, Map<String, Integer> inFlight) {
+        Comparator<String> local = Comparator.comparingInt(inFlight::get);
+        if (snap == null || ids.isEmpty() || !ids.stream().allMatch(id -> snap.fresh(id).isPresent())) {
+            return local;
+        }
+        Map<String, WorkerLoad> l = new HashMap<>();
+        ids.forEach(id -> l.put(id, snap.fresh(id).get()));
+        boolean allMs = l.values().stream().allMatch(x -> x.estimatedPrefillQueueMs().isPresent());
+        boolean allExt = l.values().stream().allMatch(WorkerLoad::hasExtension);
+        Comparator<String> c = (a, b) -> 0;
+        if (allMs) {
+            c = c.thenComparingDouble(id -> l.get(id).estimatedPrefillQueueMs().getAsDouble());
+        }
+        if (allExt) {
+            c = c.thenComparingLong(id -> l.get(id).numWaitingUncachedTokens());
+        }
+        return c.thenComparingInt(id -> l.get(id).numWaitingReqs()).thenComparingInt(id -> l.get(id).numRunningReqs())
+                .thenComparing(local);
+    }
+
+    /** REFERENCE §3 pressure guard: best is materially more pressured, gap over abs AND over rel x rival. */
+    private static boolean guardFires(WorkerLoad rival, WorkerLoad best, CacheAwareConfig c) {
+        if (rival.estimatedPrefillQueueMs().isPresent() && best.estimatedPrefillQueueMs().isPresent()) {
+            double r = rival.estimatedPrefillQueueMs().getAsDouble();
+            double b = best.estimatedPrefillQueueMs().getAsDouble();
+            return b - r > c.pressureAbsThresholdMs() && b > c.pressureRelThreshold() * r;
+        }
+        if (rival.hasExtension() && best.hasExtension()) {
+            long r = rival.numWaitingUncachedTokens();
+            long b = best.numWaitingUncachedTokens();
+            return b - r > c.pressureAbsThresholdTokens() && b > c.pressureRelThreshold() * r;
+        }
+        return false;
     }
 
     private static boolean gate(EngineLoadSnapshot snap, String id, int limit) {

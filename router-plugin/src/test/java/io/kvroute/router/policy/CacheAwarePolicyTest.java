@@ -9,6 +9,7 @@ import io.kvroute.router.load.FakeLoads;
 import io.kvroute.router.worker.Worker;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class CacheAwarePolicyTest {
@@ -208,12 +209,37 @@ class CacheAwarePolicyTest {
         assertThat(slow.worker().id()).isEqualTo("w-b");
     }
 
+    /**
+     * The guard's loop runs here (a load plane, both owners admitted, the rival within the margin) but
+     * w-b's report is stale, so the set is compared on router-local in-flight, which is no evidence of
+     * engine pressure: no override, however lopsided the counts. The control shows the same fixture
+     * does reach an override once both reports are fresh.
+     */
     @Test
     void tournament_routerLocalOnlyNeverOverrides() {
-        // No load plane: no evidence of pressure, the deepest owner wins.
-        Decision d = defaults().own("w-a", PROMPT).own("w-b", PROMPT - 10).select(pool("w-a", "w-b"), null);
+        CacheAwareFixture f = defaults().own("w-a", PROMPT).own("w-b", PROMPT - 10);
+        Map<String, Integer> inFlight = Map.of("w-a", 500, "w-b", 0);
+        EngineLoadSnapshot oneStale = FakeLoads.builder().fresh("w-a", 1, 1, 50_000, 1000, 1_000_000, 64, Double.NaN)
+                .stale("w-b", 0).snapshot();
+        Decision d = f.policy.select(new RoutingRequest(pool("w-a", "w-b"), inFlight::get, PROMPT, null,
+                CacheAwareFixture.prompt(PROMPT), oneStale));
         assertThat(d.worker().id()).isEqualTo("w-a");
+        assertThat(d.reason()).isEqualTo(DecisionReason.CACHE_PRIMARY);
         assertThat(d.pressureSource()).isEqualTo("router_local");
+        assertThat(d.cacheAware().pressureGuardOverrides()).isZero();
+
+        EngineLoadSnapshot bothFresh = FakeLoads.builder().fresh("w-a", 1, 1, 50_000, 1000, 1_000_000, 64, Double.NaN)
+                .fresh("w-b", 1, 1, 0, 1000, 1_000_000, 64, Double.NaN).snapshot();
+        Decision control = f.policy.select(new RoutingRequest(pool("w-a", "w-b"), inFlight::get, PROMPT, null,
+                CacheAwareFixture.prompt(PROMPT), bothFresh));
+        assertThat(control.worker().id()).isEqualTo("w-b");
+        assertThat(control.reason()).isEqualTo(DecisionReason.CACHE_PRESSURE_GUARD);
+
+        // No load plane at all: the deepest owner, on router-local data.
+        Decision none = f.policy.select(new RoutingRequest(pool("w-a", "w-b"), inFlight::get, PROMPT, null,
+                CacheAwareFixture.prompt(PROMPT), null));
+        assertThat(none.worker().id()).isEqualTo("w-a");
+        assertThat(none.pressureSource()).isEqualTo("router_local");
     }
 
     // ------------------------------------------------------------ keys and inserts

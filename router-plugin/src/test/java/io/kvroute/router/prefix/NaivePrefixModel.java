@@ -15,12 +15,14 @@ final class NaivePrefixModel {
     final Map<String, Map<String, Long>> positions = new HashMap<>();
     private final long defaultCapacity;
     private final int maxNodes;
+    private final PrefixIndexConfig config;
     private final Map<String, Long> capacities = new HashMap<>();
     long evictedElements;
 
     NaivePrefixModel(PrefixIndexConfig config) {
         this.defaultCapacity = config.perWorkerCapacityElements();
         this.maxNodes = config.maxNodes();
+        this.config = config;
     }
 
     void insert(int[] key, String worker, long tick) {
@@ -51,6 +53,7 @@ final class NaivePrefixModel {
     void setCapacity(String worker, long capacity) {
         capacities.put(worker, capacity);
         evictWorker(worker);
+        evictNodes();
     }
 
     void removeWorker(String worker) {
@@ -95,8 +98,19 @@ final class NaivePrefixModel {
         }
     }
 
+    /** Estimated bytes, computed independently of the index: 4 per element, 128 per node. */
+    long bytes() {
+        return 4 * elements() + 128 * nodes();
+    }
+
+    /**
+     * Whole canonical leaves, oldest newest-tick first, whoever owns them: until the node cap holds
+     * and, when over the byte bound, down to 7/8 of it.
+     */
     private void evictNodes() {
-        while (nodes() > maxNodes) {
+        long maxBytes = config.maxBytes();
+        long byteTarget = bytes() > maxBytes ? maxBytes - maxBytes / 8 : maxBytes;
+        while (nodes() > maxNodes || bytes() > byteTarget) {
             Map<String, List<String>> kids = children();
             List<String> victimChain = null;
             long oldest = Long.MAX_VALUE;

@@ -36,7 +36,9 @@ class PrefixIndexFuzzTest {
         SplittableRandom rnd = new SplittableRandom(seed);
         long capacity = rnd.nextInt(4) == 0 ? 1_000 : 3 + rnd.nextInt(20);
         int maxNodes = rnd.nextInt(4) == 0 ? 1_000 : 2 + rnd.nextInt(10);
-        PrefixIndexConfig config = new PrefixIndexConfig(capacity, maxNodes);
+        // A quarter of the sequences bound the whole index's bytes (a few nodes' worth), across workers.
+        long maxBytes = rnd.nextInt(4) == 0 ? 128L * (2 + rnd.nextInt(8)) + 4L * rnd.nextInt(20) : Long.MAX_VALUE;
+        PrefixIndexConfig config = new PrefixIndexConfig(capacity, maxNodes, maxBytes);
         long[] clock = {0};
         // Half the sequences (by a seed bit, leaving the random stream unchanged) send every
         // multi-element compare through the unlocked walk path, including its partial-node reuse.
@@ -95,6 +97,7 @@ class PrefixIndexFuzzTest {
             assertThat(stats.nodes()).as(context).isEqualTo(model.nodes());
             assertThat(stats.elements()).as(context).isEqualTo(model.elements());
             assertThat(stats.evictedElements()).as(context).isEqualTo(model.evictedElements);
+            assertThat(stats.estimatedBytes()).as(context).isEqualTo(model.bytes()).isLessThanOrEqualTo(maxBytes);
             for (String w : WORKERS) {
                 assertThat(stats.ownedElements(w)).as(context + " " + w).isEqualTo(model.owned(w));
             }
