@@ -8,6 +8,8 @@ import io.kvroute.router.worker.Worker;
 import io.kvroute.router.worker.WorkerRegistry;
 import io.kvroute.router.worker.WorkerRole;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -19,6 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The informer adapter against fabric8's CRUD-mode mock API server: real list + watch over
@@ -107,6 +110,43 @@ class KubernetesDiscoveryTest {
 
         api.putPod("test", "w1", "10.0.0.1", true, Map.of("app", "other"), Map.of());
         await().atMost(WAIT).until(() -> registry.fleet().workers().isEmpty());
+    }
+
+    /** No client given: fabric8's default resolution reads the kubeconfig (file, server, context namespace). */
+    @Test
+    void withoutAClient_defaultResolutionUsesTheKubeconfigAndItsContextNamespace(@TempDir Path dir) throws Exception {
+        Path kubeconfig = dir.resolve("config");
+        Files.writeString(kubeconfig, """
+                apiVersion: v1
+                kind: Config
+                clusters:
+                - name: mock
+                  cluster: {server: "%s"}
+                users:
+                - name: tester
+                  user: {token: not-checked}
+                contexts:
+                - name: mock
+                  context: {cluster: mock, user: tester, namespace: test}
+                current-context: mock
+                """.formatted(api.directUrl()));
+        String previous = System.getProperty("kubeconfig");
+        System.setProperty("kubeconfig", kubeconfig.toString());
+        try {
+            ServiceDiscoveryConfig noNamespace = new ServiceDiscoveryConfig(true, REGULAR, Map.of(), Map.of(), null, 8000,
+                    "sglang.ai/bootstrap-port");
+            discovery = KubernetesDiscovery.create(null, noNamespace, registry, id -> 0, () -> { }, 0, meters);
+        } finally {
+            if (previous == null) {
+                System.clearProperty("kubeconfig");
+            } else {
+                System.setProperty("kubeconfig", previous);
+            }
+        }
+        assertThat(discovery.namespace()).isEqualTo("test");
+        discovery.start();
+        api.putPod("test", "w1", "10.0.0.1", true, REGULAR, Map.of());
+        awaitWorker("10.0.0.1");
     }
 
     @Test

@@ -55,6 +55,11 @@ public final class MockApiServer implements AutoCloseable {
         return new KubernetesClientBuilder().withConfig(config).build();
     }
 
+    /** The mock API server's own URL (no relay), e.g. for a kubeconfig file. */
+    public String directUrl() {
+        return "http://127.0.0.1:" + server.getPort();
+    }
+
     /** Resets every connection through the proxy; with {@code keepRefusing}, the API server stays unreachable. */
     public void cut(boolean keepRefusing) {
         proxy.cut(keepRefusing);
