@@ -8,6 +8,7 @@ import io.kvroute.router.http.RouterHandler;
 import io.kvroute.router.load.LoadEndpoints;
 import io.kvroute.router.load.LoadPlane;
 import io.kvroute.router.load.LoadPlaneConfig;
+import io.kvroute.router.kvevents.KvEventsPlane;
 import io.kvroute.router.tokenize.TokenizerRegistry;
 import io.kvroute.router.policy.CacheAwarePolicy;
 import io.kvroute.router.policy.StickySessionPolicy;
@@ -54,6 +55,8 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     private final RouterContext context;
     private final TokenizerRegistry tokenizers;
     private final LoadPlane loads;
+    /** The engines' KV events ({@code --cache-index exact|auto}), or null with {@code approximate}. */
+    private final KvEventsPlane kvEvents;
 
     private KvRouter(RouterConfig config) {
         this.config = Objects.requireNonNull(config, "config");
@@ -95,6 +98,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         for (CacheAwarePolicy cacheAware : cacheAwarePolicies.values()) {
             cacheAware.prefixIndexes().forEach((mode, index) -> metrics.bindPrefixIndex(cacheAware.name(), mode, index));
         }
+        this.kvEvents = KvEventsWiring.create(config, metrics.registry(), cacheAwarePolicies.values());
         metrics.bindDraining(active::draining);
         metrics.bindActive(active::size);
         registry.addListener(change -> {
@@ -109,11 +113,16 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
                             metrics.bindPrefixOwned(cacheAware.name(), mode, worker.url(), id, index));
                 }
                 subscribe(worker);
+                KvEventsWiring.subscribe(kvEvents, worker);
             } else if (change.kind() == WorkerRegistry.ChangeKind.UPDATED) {
                 subscribe(worker);
+                KvEventsWiring.subscribe(kvEvents, worker);
             } else if (change.kind() == WorkerRegistry.ChangeKind.REMOVED) {
                 metrics.forgetWorker(worker.url());
                 loads.removeWorker(id);
+                if (kvEvents != null) {
+                    kvEvents.removeWorker(id);
+                }
                 breakers.forget(id);
                 for (CacheAwarePolicy cacheAware : cacheAwarePolicies.values()) {
                     cacheAware.removeWorker(id);
@@ -205,6 +214,11 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         loads.addWorker(worker.id(), endpoints, endpoints.size(), topic);
     }
 
+    /** The KV-event plane, or null with {@code --cache-index approximate}. */
+    public KvEventsPlane kvEvents() {
+        return kvEvents;
+    }
+
     public LoadPlane loads() {
         return loads;
     }
@@ -292,6 +306,9 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     protected void doStart() throws Exception {
         super.doStart();
         loads.start();
+        if (kvEvents != null) {
+            kvEvents.start();
+        }
         for (Worker worker : registry.fleet().all()) {
             subscribe(worker);
         }
@@ -303,6 +320,9 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         drain();
         health.close();
         loads.close();
+        if (kvEvents != null) {
+            kvEvents.close();
+        }
         tokenizers.close();
         super.doStop();
     }
