@@ -66,6 +66,15 @@ class BenchSmokeTest {
         assertNoFailures(variants);
     }
 
+    /** Three replicas fed by engine KV events keep more cache hits than three replicas that each guess alone. */
+    @Test
+    void replicas_exactBeatsApproximateWithoutFailures() throws Exception {
+        JsonNode variants = runQuick("replicas", "replicas-approximate", "replicas-exact").path("variants");
+        assertNoFailures(variants);
+        assertThat(variants.path("replicas-exact").path("cache_hit_rate").asDouble())
+                .isGreaterThan(variants.path("replicas-approximate").path("cache_hit_rate").asDouble());
+    }
+
     @Test
     void pd_runsWithContinuationsAndWithoutFailures() throws Exception {
         JsonNode variants = runQuick("pd", "round_robin").path("variants");

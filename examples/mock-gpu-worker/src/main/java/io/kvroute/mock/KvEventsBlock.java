@@ -17,18 +17,25 @@ final class KvEventsBlock {
 
     /**
      * @param loadEndpoints the bound load endpoints, one per rank on consecutive ports, or null
+     * @param events the KV-event publisher, or null
      */
-    static Map<String, Object> of(String host, int pageSize, List<String> loadEndpoints) {
-        if (loadEndpoints == null || loadEndpoints.isEmpty()) {
+    static Map<String, Object> of(String host, int pageSize, List<String> loadEndpoints, KvEventReporting events) {
+        boolean load = loadEndpoints != null && !loadEndpoints.isEmpty();
+        if (!load && events == null) {
             return null;
         }
         Map<String, Object> block = new LinkedHashMap<>();
         block.put("publisher", "zmq");
         block.put("endpoint_host", host);
         block.put("block_size", pageSize);
-        block.put("dp_size", loadEndpoints.size());
-        block.put("load_endpoint_port_base", port(loadEndpoints.get(0)));
-        block.put("load_topic", "load");
+        block.put("dp_size", load ? loadEndpoints.size() : 1);
+        if (events != null) {
+            events.describe(block);
+        }
+        if (load) {
+            block.put("load_endpoint_port_base", port(loadEndpoints.get(0)));
+            block.put("load_topic", "load");
+        }
         return block;
     }
 

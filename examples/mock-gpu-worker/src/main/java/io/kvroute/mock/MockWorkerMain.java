@@ -120,6 +120,11 @@ public final class MockWorkerMain implements Callable<Integer> {
             + "none disables (default tcp://HOST:*). Advertised in /server_info.")
     String loadPublishEndpoint;
 
+    @Option(names = "--kv-events-endpoint", description = "ZeroMQ PUB endpoint for SGLang-format KV events (prefix-cache "
+            + "pages stored/evicted), with a replay ROUTER beside it; none disables (default tcp://HOST:*). Advertised in "
+            + "/server_info's kv_events block.")
+    String kvEventsEndpoint;
+
     @Option(names = "--tokenizer-threads", description = "Threads that tokenize text prompts, like SGLang's TokenizerManager "
             + "(default 1); 0 tokenizes on the HTTP threads.")
     int tokenizerThreads = 1;
@@ -136,6 +141,7 @@ public final class MockWorkerMain implements Callable<Integer> {
         private final String baseUrl;
         private final LoadReporting loadReporting;
         private AutoCloseable tokenizers;
+        private KvEventReporting kvEvents;
 
         MockWorker(Server server, Engine engine, MockWorkerHandler handler, String baseUrl, LoadReporting loadReporting) {
             this.server = server;
@@ -182,6 +188,9 @@ public final class MockWorkerMain implements Callable<Integer> {
             } finally {
                 if (loadReporting != null) {
                     loadReporting.close();
+                }
+                if (kvEvents != null) {
+                    kvEvents.close();
                 }
                 handler.shutdown();
                 engine.close();
@@ -289,12 +298,16 @@ public final class MockWorkerMain implements Callable<Integer> {
             loadReporting = new LoadReporting(io.kvroute.scheduler.report.LoadPublisher.bind(endpoint, 1), engine,
                     handler::pendingKvTransfers);
         }
+        String eventsEndpoint = kvEventsEndpoint == null ? "tcp://" + host + ":*" : kvEventsEndpoint;
+        KvEventReporting kvEvents = eventsEndpoint.equals("none") ? null
+                : new KvEventReporting(eventsEndpoint, "tcp://" + host + ":*", engine);
         staticInfo.put("kv_events", KvEventsBlock.of(host, engine.info().pageSize(), loadReporting == null ? null
-                : loadReporting.endpoints()));
+                : loadReporting.endpoints(), kvEvents));
         staticInfo.put("time_model", timeModel.toString());
         staticInfo.put("tokenizer", tokenizerPath == null ? "stand-in" : tokenizerPath);
         MockWorker worker = new MockWorker(server, engine, handler, baseUrl, loadReporting);
         worker.tokenizers = tokenizers;
+        worker.kvEvents = kvEvents;
         return worker;
     }
 

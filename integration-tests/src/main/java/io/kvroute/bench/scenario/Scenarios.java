@@ -138,6 +138,7 @@ public final class Scenarios {
                                 random, CHARS_PER_TOKEN),
                         (variant, quick) -> policyFleet(routing, 4, variant), routing),
                 saturation(),
+                new ReplicasScenario(routing),
                 new FleetWorkloadScenario("long-context", List.copyOf(LONG_CONTEXT_VARIANTS.keySet()), true,
                         (random, quick) -> LongContextWorkload.generate(quick ? LONG_CONTEXT_QUICK : LONG_CONTEXT_FULL,
                                 random, CHARS_PER_TOKEN),

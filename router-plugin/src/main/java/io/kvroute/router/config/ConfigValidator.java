@@ -188,6 +188,13 @@ public final class ConfigValidator {
                         + ") must be at most --worker-queue-limit (" + b.workerQueueLimit + ")");
             }
         }
+        if (b.cacheIndex == null || !List.of("auto", "exact", "approximate").contains(b.cacheIndex.toLowerCase(Locale.ROOT))) {
+            throw fail("--cache-index", b.cacheIndex, "is not one of: auto, exact, approximate");
+        }
+        positive("--kv-events-silence-secs", b.kvEventsSilenceSecs);
+        if (b.kvEventsMaxBlocksPerRank < 1) {
+            throw fail("--kv-events-max-blocks-per-rank", b.kvEventsMaxBlocksPerRank, "must be at least 1");
+        }
         if (b.cacheKeyMode == null || !List.of("auto", "tokens", "chars", "sampled").contains(b.cacheKeyMode.toLowerCase(Locale.ROOT))) {
             throw fail("--cache-key-mode", b.cacheKeyMode, "is not one of: auto, tokens, chars, sampled");
         }

@@ -66,7 +66,10 @@ public record RouterConfig(
         long tokenizerCacheBytes,
         ServiceDiscoveryConfig serviceDiscovery,
         Integer metricsPort,
-        Long cacheMaxIndexBytes) {
+        Long cacheMaxIndexBytes,
+        String cacheIndex,
+        double kvEventsSilenceSecs,
+        int kvEventsMaxBlocksPerRank) {
 
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
 
@@ -171,6 +174,9 @@ public record RouterConfig(
         String bootstrapPortAnnotation = ServiceDiscoveryConfig.DEFAULT_BOOTSTRAP_PORT_ANNOTATION;
         Integer metricsPort = null;
         Long cacheMaxIndexBytes = null;
+        String cacheIndex = "auto";
+        double kvEventsSilenceSecs = 60;
+        int kvEventsMaxBlocksPerRank = 1 << 20;
 
         public Builder host(String v) { host = v; return this; }
         public Builder port(int v) { port = v; return this; }
@@ -234,11 +240,14 @@ public record RouterConfig(
         public Builder bootstrapPortAnnotation(String v) { bootstrapPortAnnotation = v; return this; }
         public Builder metricsPort(Integer v) { metricsPort = v; return this; }
         public Builder cacheMaxIndexBytes(Long v) { cacheMaxIndexBytes = v; return this; }
+        public Builder cacheIndex(String v) { cacheIndex = v; return this; }
+        public Builder kvEventsSilenceSecs(double v) { kvEventsSilenceSecs = v; return this; }
+        public Builder kvEventsMaxBlocksPerRank(int v) { kvEventsMaxBlocksPerRank = v; return this; }
 
         public RouterConfig build() {
 
                     ServiceDiscoveryConfig discovery = ConfigValidator.validate(this);
-            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy, tokenizerCacheBytes, discovery, metricsPort, cacheMaxIndexBytes);
+            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy, tokenizerCacheBytes, discovery, metricsPort, cacheMaxIndexBytes, cacheIndex, kvEventsSilenceSecs, kvEventsMaxBlocksPerRank);
         }
     }
 }

@@ -164,6 +164,19 @@ public final class RouterOptions {
     @Option(names = "--saturation-queue-floor", description = "cache_aware saturation pin: stay on a queued owner when no routable worker is fresh below F (default unset; needs --worker-queue-limit).")
     Integer saturationQueueFloor = null;
 
+    @Option(names = "--cache-index", description = "Where cache_aware learns what each worker has cached: exact (the "
+            + "engines' KV events; workers without live events count as holding nothing), approximate (the router's own "
+            + "prefix tree), auto (exact for workers whose events are live, the tree for the rest) (default auto).")
+    String cacheIndex = "auto";
+
+    @Option(names = "--kv-events-silence-secs", description = "A worker's KV-event publisher silent this long is reported "
+            + "(kvroute_kv_events_silences_total, a warning) and resubscribed (default 60).")
+    double kvEventsSilenceSecs = 60;
+
+    @Option(names = "--kv-events-max-blocks-per-rank", description = "Blocks the exact index keeps per engine dp rank; "
+            + "stores beyond are refused (default 1048576).")
+    int kvEventsMaxBlocksPerRank = 1 << 20;
+
     @Option(names = "--cache-key-mode", description = "cache_aware prefix key: auto (tokens when the request has token ids, else sampled), tokens, chars or sampled (default auto).")
     String cacheKeyMode = "auto";
 
@@ -293,6 +306,9 @@ public final class RouterOptions {
                 .workerQueueLimit(workerQueueLimit)
                 .saturationQueueFloor(saturationQueueFloor)
                 .cacheKeyMode(cacheKeyMode)
+                .cacheIndex(cacheIndex)
+                .kvEventsSilenceSecs(kvEventsSilenceSecs)
+                .kvEventsMaxBlocksPerRank(kvEventsMaxBlocksPerRank)
                 .cacheSampleStride(cacheSampleStride)
                 .cacheMaxTreeSize(cacheMaxTreeSize)
                 .sessionIdHeader(sessionIdHeader)

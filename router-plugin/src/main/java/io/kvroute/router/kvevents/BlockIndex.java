@@ -38,7 +38,7 @@ public final class BlockIndex {
     }
 
     /** Records that {@code slot} stored {@code hashes} under {@code key}. Writer only. */
-    void store(Key key, int slot, long[] hashes) {
+    public void store(Key key, int slot, long[] hashes) {
         BlockTable t = tables.get(key);
         if (t == null) {
             Map<Key, BlockTable> copy = new HashMap<>(tables);
@@ -59,7 +59,7 @@ public final class BlockIndex {
     }
 
     /** Records that {@code slot} evicted {@code hashes} (from whichever table holds them). Writer only. */
-    void remove(int slot, long[] hashes) {
+    public void remove(int slot, long[] hashes) {
         ensureSlot(slot);
         for (BlockTable t : tables.values()) {
             for (long h : hashes) {
@@ -71,7 +71,7 @@ public final class BlockIndex {
     }
 
     /** Forgets everything {@code slot} held. Writer only; scans every table. */
-    void clear(int slot) {
+    public void clear(int slot) {
         ensureSlot(slot);
         for (BlockTable t : tables.values()) {
             slotBlocks[slot] -= t.clearSlot(slot);

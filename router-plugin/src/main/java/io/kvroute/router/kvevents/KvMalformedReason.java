@@ -13,9 +13,7 @@ enum KvMalformedReason {
     TRUNCATED("truncated"),
     GARBAGE("garbage"),
     /** A BlockStored whose block size differs from the size the engine advertised. */
-    BLOCK_SIZE_MISMATCH("block_size_mismatch"),
-    /** Too many events or hashes in one batch. */
-    TOO_LARGE("too_large");
+    BLOCK_SIZE_MISMATCH("block_size_mismatch");
 
     private final String label;
 

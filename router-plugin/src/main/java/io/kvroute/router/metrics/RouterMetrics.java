@@ -172,7 +172,7 @@ public final class RouterMetrics {
 
     /** Cache-aware ladder outcome counters for one decision. */
     public void cacheAware(String modelId, io.kvroute.router.policy.CacheAwareDetail detail) {
-        Counter.builder("kvroute.cache.aware.decisions").tag("model_id", modelId).tag("decision", detail.label())
+        Counter.builder("kvroute.cache.aware.decisions").tag("model_id", modelId).tag("decision", detail.label()).tag("index", detail.matchIndex())
                 .register(registry).increment();
         if (detail.gateRejections() > 0) {
             Counter.builder("kvroute.cache.gate.rejections").tag("model_id", modelId).register(registry)

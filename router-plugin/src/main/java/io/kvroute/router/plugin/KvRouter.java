@@ -10,6 +10,7 @@ import io.kvroute.router.http.RouterHandler;
 import io.kvroute.router.load.LoadEndpoints;
 import io.kvroute.router.load.LoadPlane;
 import io.kvroute.router.load.LoadPlaneConfig;
+import io.kvroute.router.kvevents.KvEventsPlane;
 import io.kvroute.router.tokenize.TokenizerRegistry;
 import io.kvroute.router.policy.CacheAwarePolicy;
 import io.kvroute.router.policy.StickySessionPolicy;
@@ -59,6 +60,9 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     /** Kubernetes pod discovery, or null without {@code --service-discovery}. */
     private final KubernetesDiscovery discovery;
 
+    /** The engines' KV events ({@code --cache-index exact|auto}), or null with {@code approximate}. */
+    private final KvEventsPlane kvEvents;
+
     private KvRouter(RouterConfig config, KubernetesClient kubernetes) {
         this.config = Objects.requireNonNull(config, "config");
         QueuedThreadPool clientThreads = new QueuedThreadPool();
@@ -100,6 +104,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
             cacheAware.prefixIndexes().forEach((mode, index) -> metrics.bindPrefixIndex(cacheAware.name(), mode, index));
         }
         tokenizers.chatPrefixCaches().forEach(metrics::bindChatPrefixCache);
+        this.kvEvents = KvEventsWiring.create(config, metrics.registry(), cacheAwarePolicies.values());
         metrics.bindDraining(active::draining);
         metrics.bindActive(active::size);
         registry.addListener(change -> {
@@ -114,11 +119,16 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
                             metrics.bindPrefixOwned(cacheAware.name(), mode, worker.url(), id, index));
                 }
                 subscribe(worker);
+                KvEventsWiring.subscribe(kvEvents, worker);
             } else if (change.kind() == WorkerRegistry.ChangeKind.UPDATED) {
                 subscribe(worker);
+                KvEventsWiring.subscribe(kvEvents, worker);
             } else if (change.kind() == WorkerRegistry.ChangeKind.REMOVED) {
                 metrics.forgetWorker(worker.url());
                 loads.removeWorker(id);
+                if (kvEvents != null) {
+                    kvEvents.removeWorker(id);
+                }
                 breakers.forget(id);
                 for (CacheAwarePolicy cacheAware : cacheAwarePolicies.values()) {
                     cacheAware.removeWorker(id);
@@ -222,6 +232,11 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         loads.addWorker(worker.id(), endpoints, endpoints.size(), topic);
     }
 
+    /** The KV-event plane, or null with {@code --cache-index approximate}. */
+    public KvEventsPlane kvEvents() {
+        return kvEvents;
+    }
+
     public LoadPlane loads() {
         return loads;
     }
@@ -309,6 +324,9 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     protected void doStart() throws Exception {
         super.doStart();
         loads.start();
+        if (kvEvents != null) {
+            kvEvents.start();
+        }
         for (Worker worker : registry.fleet().all()) {
             subscribe(worker);
         }
@@ -326,6 +344,9 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         drain();
         health.close();
         loads.close();
+        if (kvEvents != null) {
+            kvEvents.close();
+        }
         tokenizers.close();
         super.doStop();
     }

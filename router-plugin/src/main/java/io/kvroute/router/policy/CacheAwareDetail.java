@@ -14,10 +14,21 @@ import io.kvroute.router.prefix.PrefixMatch;
  * @param bestMatchedTokens the longest match over the routable fleet
  * @param prefixMatch the one match of this request, or null when the request had no key
  * @param gateBlind true when the gate is set but no routable worker had a fresh sample
+ * @param matchIndex which index gave the selected worker's match: {@link #INDEX_EXACT} (engine KV
+ *     events) or {@link #INDEX_APPROXIMATE} (the router's prefix tree)
  */
 public record CacheAwareDetail(String label, int gateRejections, int admissionRejections, int pressureGuardOverrides,
                                long selectedMatchedTokens, long bestMatchedTokens, PrefixMatch prefixMatch,
-                               boolean gateBlind) {
+                               boolean gateBlind, String matchIndex) {
+
+    public static final String INDEX_EXACT = "exact";
+    public static final String INDEX_APPROXIMATE = "approximate";
+
+    public CacheAwareDetail(String label, int gateRejections, int admissionRejections, int pressureGuardOverrides,
+                            long selectedMatchedTokens, long bestMatchedTokens, PrefixMatch prefixMatch, boolean gateBlind) {
+        this(label, gateRejections, admissionRejections, pressureGuardOverrides, selectedMatchedTokens,
+                bestMatchedTokens, prefixMatch, gateBlind, INDEX_APPROXIMATE);
+    }
 
     /** An owner passed gate and admission and won the tournament. */
     public static final String CACHE_HIT = "cache_hit";

@@ -12,9 +12,11 @@ import io.kvroute.router.worker.Worker;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -30,7 +32,10 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>One {@link PrefixIndex#match} (never two per request). Owners = routable workers holding at
  *       least {@code minMatchedTokens} (and {@code minMatchRatio}); ordered by matched tokens desc,
- *       prefill pressure, worker id; capped at {@link CacheAwareConfig#candidateCap}.</li>
+ *       prefill pressure, worker id; capped at {@link CacheAwareConfig#candidateCap}. With an
+ *       {@link ExactPrefixSource} ({@code --cache-index exact|auto}), a worker whose engine KV events
+ *       are live takes its matched tokens from that index instead of the tree; the decision's
+ *       {@code matchIndex} says which index gave the selected worker's match.</li>
  *   <li>Queue gate (fail open), then hard admission (fail open) per owner.</li>
  *   <li>Tournament over the admitted owners: least uncached work first, a rival within the switch
  *       margin wins only when materially less pressured.</li>
@@ -55,6 +60,10 @@ public final class CacheAwarePolicy implements RoutingPolicy {
     private final MinLoadChoicesPolicy fallback;
     private final AtomicLong gateBlindDecisions = new AtomicLong();
     private final CandidateIndex candidates = new CandidateIndex();
+    /** The engines' KV-event index ({@code --cache-index exact|auto}), or null; set once at startup. */
+    private volatile ExactPrefixSource exact;
+    /** {@code --cache-index exact}: workers the exact index cannot answer for count as holding nothing. */
+    private volatile boolean exactOnly;
 
     /**
      * @param ticks the prefix index's LRU clock (monotone, e.g. milliseconds)
@@ -137,6 +146,16 @@ public final class CacheAwarePolicy implements RoutingPolicy {
     }
 
     /**
+     * Takes matched tokens from {@code source} for the workers it answers for (engine KV events)
+     * instead of from the prefix tree; with {@code exactOnly} the tree is not asked at all. The
+     * ladder itself is unchanged.
+     */
+    public void useExactIndex(ExactPrefixSource source, boolean exactOnly) {
+        this.exact = requireNonNull(source, "source");
+        this.exactOnly = exactOnly;
+    }
+
+    /**
      * After a successful dispatch: records that the chosen worker now holds the request's prefix,
      * reusing the decision's match walk. A no-op for decisions without a match.
      */
@@ -164,17 +183,39 @@ public final class CacheAwarePolicy implements RoutingPolicy {
         EngineLoadSnapshot loads = request.loads();
         CacheKey key = CacheKey.of(request, config);
         PrefixMatch match = key == null ? null : indexFor(key).match(key.key);
+        ExactPrefixSource exactSource = exact;
+        Map<String, Long> exactTokens = exactSource == null || request.tokenIds() == null ? Map.of()
+                : exactSource.matchedTokens(pool, request.tokenIds());
 
         Map<String, Long> matchedTokens = new HashMap<>();
+        Set<String> exactlyMatched = new HashSet<>();
         long bestMatched = 0;
         List<Owner> owners = new ArrayList<>();
-        if (match != null) {
-            // Walk the match's owners, not the pool: matchedLength(id) is a scan of the owners, so the pool loop
-            // cost pool x owners per request (1,024 workers owning one prefix: 1M compares, issue 19).
-            Map<String, Worker> poolById = candidates.of(pool);
+        // Walk the answers, not the pool: the exact index answers per worker it knows, and the tree's match lists
+        // its owners (matchedLength(id) is a scan of them, so a pool loop cost pool x owners per request: 1M
+        // compares with 1,024 workers owning one prefix, issue 19). An exact answer, 0 included, is the
+        // engine's own truth and overrides the tree for that worker.
+        Map<String, Worker> poolById = candidates.of(pool);
+        for (Map.Entry<String, Long> e : exactTokens.entrySet()) {
+            Worker w = poolById.get(e.getKey());
+            if (w == null) {
+                continue;
+            }
+            exactlyMatched.add(w.id());
+            long tokens = e.getValue();
+            double ratio = request.inputTokens() <= 0 ? 0 : (double) tokens / request.inputTokens();
+            if (tokens > 0) {
+                matchedTokens.put(w.id(), tokens);
+                bestMatched = Math.max(bestMatched, tokens);
+                if (tokens >= config.minMatchedTokens() && ratio >= config.minMatchRatio()) {
+                    owners.add(new Owner(w, tokens, Math.max(0, request.inputTokens() - tokens)));
+                }
+            }
+        }
+        if (match != null && !exactOnly) {
             for (int i = 0; i < match.ownerCount(); i++) {
                 int elements = match.lengthAt(i);
-                Worker w = elements == 0 ? null : poolById.get(match.ownerAt(i));
+                Worker w = elements == 0 || exactTokens.containsKey(match.ownerAt(i)) ? null : poolById.get(match.ownerAt(i));
                 if (w == null) {
                     continue;
                 }
@@ -191,7 +232,7 @@ public final class CacheAwarePolicy implements RoutingPolicy {
             LOG.warn("--worker-queue-limit {} is set but no routable worker has a fresh load report; the gate admits"
                     + " everyone (logged 1 in {})", config.workerQueueLimit(), GATE_BLIND_LOG_SAMPLE);
         }
-        Ladder ladder = new Ladder(request, match, matchedTokens, bestMatched, gateBlind);
+        Ladder ladder = new Ladder(request, match, matchedTokens, bestMatched, gateBlind, exactlyMatched);
         if (owners.isEmpty()) {
             return ladder.fallback(false);
         }
@@ -243,11 +284,13 @@ public final class CacheAwarePolicy implements RoutingPolicy {
         final Map<String, Long> matchedTokens;
         final long bestMatched;
         final boolean gateBlind;
+        final Set<String> exactlyMatched;
         int gateRejections;
         int admissionRejections;
 
         Ladder(RoutingRequest request, PrefixMatch match, Map<String, Long> matchedTokens, long bestMatched,
-               boolean gateBlind) {
+               boolean gateBlind, Set<String> exactlyMatched) {
+            this.exactlyMatched = exactlyMatched;
             this.request = request;
             this.match = match;
             this.matchedTokens = matchedTokens;
@@ -257,7 +300,8 @@ public final class CacheAwarePolicy implements RoutingPolicy {
 
         Decision decide(Worker worker, DecisionReason reason, String source, String label, int overrides) {
             CacheAwareDetail detail = new CacheAwareDetail(label, gateRejections, admissionRejections, overrides,
-                    matchedTokens.getOrDefault(worker.id(), 0L), bestMatched, match, gateBlind);
+                    matchedTokens.getOrDefault(worker.id(), 0L), bestMatched, match, gateBlind,
+                    exactlyMatched.contains(worker.id()) ? CacheAwareDetail.INDEX_EXACT : CacheAwareDetail.INDEX_APPROXIMATE);
             return new Decision(worker, reason, source, detail);
         }
 

@@ -55,6 +55,9 @@ public interface Engine extends AutoCloseable {
      */
     default void addStepListener(java.util.function.Consumer<EngineStats> listener) {}
 
+    /** Reports prefix-cache pages entering and leaving as KV events; engines without a cache ignore it. */
+    default void setCacheEventSink(CacheEventSink sink) {}
+
     @Override
     void close();
 

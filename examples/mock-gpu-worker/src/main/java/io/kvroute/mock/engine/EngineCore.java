@@ -84,6 +84,11 @@ final class EngineCore {
         publish();
     }
 
+    /** Reports the prefix cache's pages as KV events; call before the first request. */
+    void setCacheEventSink(CacheEventSink sink) {
+        cache.setEventSink(sink);
+    }
+
     /** Thread-safe: enqueues a request for the engine thread. */
     Handle submit(EngineRequest request, TokenSink sink) {
         requireNonNull(request, "request");

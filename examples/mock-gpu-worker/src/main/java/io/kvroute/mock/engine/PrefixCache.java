@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import io.kvroute.scheduler.report.PageHasher;
 
 /**
  * The engine's prefix cache: a radix tree over token ids whose edges are whole pages of
@@ -17,6 +18,10 @@ import java.util.PriorityQueue;
  * with a referenced descendant is referenced too (locks cover whole root paths); {@link
  * #cachedTokens} = pages x pageSize; {@link #referencedTokens} counts pages with refCount > 0.
  * Concurrency: engine thread only. Time is a logical tick (one per match or insert), not a clock.
+ *
+ * <p>KV events: with an event sink, each page keeps SGLang's chained page digest, new pages are
+ * reported as one BlockStored chain per insert and evicted pages as one BlockRemoved per eviction
+ * round, so a router can index exactly what this cache holds.
  */
 final class PrefixCache {
 
@@ -25,6 +30,9 @@ final class PrefixCache {
     private long tick;
     private long numPages;
     private long numReferencedPages;
+    private final PageHasher hasher = new PageHasher();
+    /** Set once before the first request (engine start-up), read on the engine thread. */
+    private volatile CacheEventSink sink;
 
     PrefixCache(int pageSize) {
         if (pageSize < 1) {
@@ -84,6 +92,8 @@ final class PrefixCache {
         tick++;
         Node node = root;
         long added = 0;
+        int firstNewPos = -1;
+        Node beforeFirstNew = null;
         for (int pos = 0; pos + pageSize <= tokens; pos += pageSize) {
             PageKey key = new PageKey(ids, pos, pageSize);
             if (node.children == null) {
@@ -92,6 +102,13 @@ final class PrefixCache {
             Node child = node.children.get(key);
             if (child == null) {
                 child = new Node(node, key);
+                if (sink != null) {
+                    child.digest = hasher.digest(node.digest, ids, pos, pageSize);
+                    if (firstNewPos < 0) {
+                        firstNewPos = pos;
+                        beforeFirstNew = node;
+                    }
+                }
                 node.children.put(key, child);
                 numPages++;
                 added += pageSize;
@@ -99,7 +116,33 @@ final class PrefixCache {
             child.lastAccessTick = tick;
             node = child;
         }
+        if (firstNewPos >= 0) {
+            reportStored(ids, firstNewPos, (int) (added / pageSize), beforeFirstNew);
+        }
         return added;
+    }
+
+    /** New pages are always a suffix of the walked path: once a page is missing, so are its descendants. */
+    private void reportStored(int[] ids, int from, int pages, Node parent) {
+        long[] hashes = new long[pages];
+        Node n = parent;
+        for (int p = 0; p < pages; p++) {
+            n = n.children.get(new PageKey(ids, from + p * pageSize, pageSize));
+            hashes[p] = PageHasher.eventHash(n.digest);
+        }
+        sink.stored(hashes, parent == root ? null : PageHasher.eventHash(parent.digest),
+                Arrays.copyOfRange(ids, from, from + pages * pageSize), pageSize);
+    }
+
+    /**
+     * Reports pages entering and leaving the cache to {@code eventSink} from now on (pages cached
+     * before are not reported: set it before the first request). Engine thread only.
+     */
+    void setEventSink(CacheEventSink eventSink) {
+        this.sink = eventSink;
+        if (eventSink != null) {
+            eventSink.cleared(); // the engine starts with an empty cache
+        }
     }
 
     /** Evicts unreferenced leaves, least recently used first, until {@code tokens} are freed or none is left. */
@@ -110,8 +153,12 @@ final class PrefixCache {
         PriorityQueue<Node> leaves = new PriorityQueue<>((a, b) -> Long.compare(a.lastAccessTick, b.lastAccessTick));
         collectEvictableLeaves(root, leaves);
         long freed = 0;
+        List<Long> removed = sink == null ? null : new ArrayList<>();
         while (freed < tokens && !leaves.isEmpty()) {
             Node leaf = leaves.poll();
+            if (removed != null) {
+                removed.add(PageHasher.eventHash(leaf.digest));
+            }
             Node parent = leaf.parent;
             parent.children.remove(leaf.key);
             numPages--;
@@ -119,6 +166,9 @@ final class PrefixCache {
             if (parent != root && parent.refCount == 0 && parent.children.isEmpty()) {
                 leaves.add(parent);
             }
+        }
+        if (removed != null && !removed.isEmpty()) {
+            sink.removed(removed.stream().mapToLong(Long::longValue).toArray());
         }
         return freed;
     }
@@ -157,6 +207,8 @@ final class PrefixCache {
         Map<PageKey, Node> children;
         int refCount;
         long lastAccessTick;
+        /** SGLang's page digest (chained SHA-256), kept only while events are reported. */
+        byte[] digest;
 
         Node(Node parent, PageKey key) {
             this.parent = parent;

@@ -94,6 +94,11 @@ public final class ScheduledEngine implements Engine {
     }
 
     @Override
+    public void setCacheEventSink(CacheEventSink sink) {
+        core.setCacheEventSink(sink);
+    }
+
+    @Override
     public void close() {
         closed = true;
         engineThread.interrupt();

@@ -1,0 +1,139 @@
+package io.kvroute.bench.jmh;
+
+import io.kvroute.router.kvevents.BlockHasher;
+import io.kvroute.router.kvevents.BlockIndex;
+import io.kvroute.router.kvevents.KvEventIngest;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.msgpack.core.MessageBufferPacker;
+import org.msgpack.core.MessagePack;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+
+/**
+ * The exact KV-event index (issue 17). {@code ingest}: decode one SGLang-format batch of 16
+ * BlockStored events x 16 hashes and apply it, then the matching BlockRemoved batch (so the index
+ * stays at its preloaded size); one op = one block event. {@code lookup128k}: 64 workers, 1M
+ * blocks stored (64 workers x 16,384 blocks, block size 16, each worker a 30% shared system prefix
+ * plus its own), a 128k-token request = 8,192 precomputed block hashes matched against all of them.
+ * {@code hash128k}: the SHA-256 chain of that request's tokens (done once per request at ingress).
+ */
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+public class KvEventsBench {
+    static final int WORKERS = 64;
+    static final int BLOCK_SIZE = 16;
+    static final int BLOCKS_PER_WORKER = 16_384;
+    static final int REQUEST_TOKENS = 128 * 1024;
+    static final int EVENTS_PER_BATCH = 16;
+    static final int HASHES_PER_EVENT = 16;
+
+    @State(Scope.Benchmark)
+    public static class Loaded {
+        BlockIndex index;
+        long[] requestHashes;
+        int[] requestTokens;
+        byte[][] storeBatches;
+        byte[][] removeBatches;
+        int next;
+
+        @Setup(Level.Trial)
+        public void setUp() {
+            SplittableRandom rnd = new SplittableRandom(17);
+            index = new BlockIndex(1 << 22);
+            BlockIndex.Key key = new BlockIndex.Key("m", -1, BLOCK_SIZE);
+            int shared = BLOCKS_PER_WORKER * 3 / 10;
+            long[] system = new long[shared];
+            for (int i = 0; i < shared; i++) {
+                system[i] = rnd.nextLong();
+            }
+            long[] requestChain = null;
+            for (int w = 0; w < WORKERS; w++) {
+                long[] chain = new long[BLOCKS_PER_WORKER];
+                System.arraycopy(system, 0, chain, 0, shared);
+                for (int i = shared; i < chain.length; i++) {
+                    chain[i] = rnd.nextLong();
+                }
+                index.store(key, w, chain);
+                if (w == WORKERS / 2) {
+                    requestChain = chain;
+                }
+            }
+            // the request: worker 32's whole chain (8,192 blocks = 128k tokens): full match on one, 30% on the rest
+            requestHashes = java.util.Arrays.copyOf(requestChain, REQUEST_TOKENS / BLOCK_SIZE);
+            requestTokens = new int[REQUEST_TOKENS];
+            for (int i = 0; i < requestTokens.length; i++) {
+                requestTokens[i] = rnd.nextInt(151_000);
+            }
+            storeBatches = new byte[64][];
+            removeBatches = new byte[64][];
+            for (int b = 0; b < storeBatches.length; b++) {
+                long[][] hashes = new long[EVENTS_PER_BATCH][HASHES_PER_EVENT];
+                for (long[] h : hashes) {
+                    for (int i = 0; i < h.length; i++) {
+                        h[i] = rnd.nextLong();
+                    }
+                }
+                storeBatches[b] = batch(hashes, true);
+                removeBatches[b] = batch(hashes, false);
+            }
+        }
+    }
+
+    /** An SGLang batch {@code [ts, [events...], 0]} of tagged-array events. */
+    static byte[] batch(long[][] hashes, boolean store) {
+        try (MessageBufferPacker p = MessagePack.newDefaultBufferPacker()) {
+            p.packArrayHeader(3).packDouble(1.7e9).packArrayHeader(hashes.length);
+            for (long[] h : hashes) {
+                p.packArrayHeader(store ? 7 : 3).packString(store ? "BlockStored" : "BlockRemoved");
+                p.packArrayHeader(h.length);
+                for (long x : h) {
+                    p.packLong(x);
+                }
+                if (store) {
+                    p.packNil();
+                    p.packArrayHeader(h.length * BLOCK_SIZE);
+                    for (int t = 0; t < h.length * BLOCK_SIZE; t++) {
+                        p.packInt(1000 + t);
+                    }
+                    p.packInt(BLOCK_SIZE).packNil();
+                }
+                p.packString("GPU");
+            }
+            p.packInt(0);
+            return p.toByteArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Benchmark
+    @BenchmarkMode(Mode.Throughput)
+    @OperationsPerInvocation(2 * EVENTS_PER_BATCH * HASHES_PER_EVENT)
+    public int ingest(Loaded s) {
+        int b = s.next++ & 63;
+        int slot = 100; // a publisher of its own, so the preloaded workers stay intact
+        return KvEventIngest.apply(s.storeBatches[b], s.index, "m", BLOCK_SIZE, slot)
+                + KvEventIngest.apply(s.removeBatches[b], s.index, "m", BLOCK_SIZE, slot);
+    }
+
+    @Benchmark
+    @BenchmarkMode(Mode.SampleTime)
+    public int[] lookup128k(Loaded s) {
+        return s.index.match(new BlockIndex.Key("m", -1, BLOCK_SIZE), s.requestHashes, WORKERS);
+    }
+
+    @Benchmark
+    @BenchmarkMode(Mode.SampleTime)
+    public long[] hash128k(Loaded s) {
+        return new BlockHasher(BLOCK_SIZE).hashes(s.requestTokens, s.requestTokens.length);
+    }
+}

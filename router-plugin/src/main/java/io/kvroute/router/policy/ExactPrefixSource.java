@@ -1,0 +1,22 @@
+package io.kvroute.router.policy;
+
+import io.kvroute.router.worker.Worker;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An exact source of "how many of this request's tokens does each worker have cached", built from
+ * the engines' own KV events ({@code --cache-index}). The cache-aware ladder takes its answer in
+ * place of the approximate prefix tree's, worker by worker.
+ */
+public interface ExactPrefixSource {
+
+    /**
+     * Matched tokens (whole engine blocks × block size) for each candidate this source answers for
+     * exactly (its events are live); workers it cannot answer for are absent from the map. Lock-free;
+     * any thread.
+     *
+     * @param tokenIds the request's ingress token ids
+     */
+    Map<String, Long> matchedTokens(List<Worker> candidates, int[] tokenIds);
+}
