@@ -1,6 +1,7 @@
 package io.kvroute.router.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvroute.router.json.JsonFields;
 import io.kvroute.router.pd.BootstrapInjector;
 import io.kvroute.router.pd.Continuation;
 import io.kvroute.router.policy.Decision;
@@ -112,7 +113,8 @@ final class PdDispatch implements Abortable {
         this.requestedTokens = Continuation.requestedTokens(body, endpoint.path, 128);
         if (streaming && endpoint != Endpoint.GENERATE) {
             // Segments are accounted from usage, so always ask the decode side for it.
-            body.with("stream_options").put("include_usage", true);
+            // null or absent stream_options: a fresh object (the probe rejected any other type)
+            JsonFields.writableObject(body, "stream_options").put("include_usage", true);
         }
         double window = ctx.config().pdBusyRetryTimeoutSecs();
         this.busyDeadlineNanos = window > 0 ? startNanos + (long) (window * 1e9) : Long.MIN_VALUE;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kvroute.router.config.RouterConfig;
+import io.kvroute.router.json.JsonFields;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.worker.Worker;
 import io.kvroute.router.worker.WorkerRegistry;
@@ -274,6 +275,7 @@ public final class RouterHandler extends Handler.Abstract {
             } catch (java.io.IOException e) {
                 throw new ApiException(400, "invalid JSON body: " + e.getMessage());
             }
+            JsonFields.dropNulls(tree); // null means absent: the PD path rewrites this body, so say so once
             new PdDispatch(ctx, endpoint, tree, tokens.inputTokens(), tokens.tokens() == null ? null : tokens.tokens().ids(),
                     ctx.loads().snapshot(), new RouteHints(sessionKey, tokens.routingText(), model == null ? "default" : model),
                     prefills, decodes, ctx.prefillPolicy(), ctx.decodePolicy(), request, response, callback, startNanos).start();
