@@ -26,6 +26,8 @@ import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One client request through a prefill/decode pair (SGLang's PD router, LightLLM's PD master).
@@ -53,6 +55,7 @@ import org.eclipse.jetty.util.Callback;
 final class PdDispatch implements Abortable {
 
     static final String DECODE_URL_HEADER = "x-kvroute-decode-url";
+    private static final Logger LOG = LoggerFactory.getLogger(PdDispatch.class);
     private static final int MAX_BUFFERED_BYTES = 64 << 20;
     private static final long BUSY_BACKOFF_NANOS = 50_000_000L;
 
@@ -76,6 +79,8 @@ final class PdDispatch implements Abortable {
     private final int requestedTokens;
     private final long busyDeadlineNanos;
     private final AtomicBoolean finished = new AtomicBoolean();
+    /** Every client-visible terminal transition goes through this gate, so it happens once. */
+    private final TerminalGate gate = new TerminalGate();
 
     private Worker prefill; // guarded by this
     private Worker decode; // guarded by this
@@ -127,6 +132,8 @@ final class PdDispatch implements Abortable {
         org.eclipse.jetty.client.Request toPrefill;
         org.eclipse.jetty.client.Request toDecode;
         volatile boolean abandoned;
+        /** Set before the router itself aborts the prefill call: that failure is not the worker's. */
+        volatile boolean prefillAbortedByRouter;
         int decodeStatus;
         String decodeRetryAfter;
         String decodeContentType;
@@ -144,6 +151,7 @@ final class PdDispatch implements Abortable {
                 toDecode.abort(new java.io.IOException("PD attempt abandoned"));
             }
             if (abortPrefill && toPrefill != null) {
+                prefillAbortedByRouter = true;
                 toPrefill.abort(new java.io.IOException("PD attempt abandoned"));
             }
         }
@@ -162,8 +170,7 @@ final class PdDispatch implements Abortable {
             }
         });
         if (!choosePair()) {
-            OpenAiErrors.send(clientResponse, clientCallback, 503, "service_unavailable", "no usable prefill/decode pair");
-            finish(503, "no_worker");
+            fail(null, 503, "no_worker", "no usable prefill/decode pair");
             return;
         }
         launch();
@@ -206,6 +213,13 @@ final class PdDispatch implements Abortable {
     }
 
     private void launch() {
+        if (gate.isClosed()) {
+            return; // ended meanwhile (shutdown during a retry backoff)
+        }
+        if (abortReason != null) {
+            fail(null, 503, "shutdown", abortReason);
+            return;
+        }
         Attempt attempt;
         byte[] bytes;
         synchronized (this) {
@@ -255,6 +269,14 @@ final class PdDispatch implements Abortable {
     }
 
     private void onDecodeContent(Attempt attempt, Content.Chunk chunk, Runnable demander) {
+        try {
+            relayDecodeContent(attempt, chunk, demander);
+        } catch (RuntimeException e) {
+            failUnexpected(attempt, e);
+        }
+    }
+
+    private void relayDecodeContent(Attempt attempt, Content.Chunk chunk, Runnable demander) {
         ByteBuffer buffer = chunk.getByteBuffer();
         byte[] bytes = new byte[buffer.remaining()];
         buffer.get(bytes);
@@ -266,18 +288,25 @@ final class PdDispatch implements Abortable {
             return;
         }
         byte[] visible;
+        boolean write;
         synchronized (this) {
             visible = output.onStreamBytes(bytes);
-            if (visible.length > 0) {
+            // refused once terminal: an error or the last write already went out (or waits for this one)
+            write = visible.length > 0 && gate.beginWrite();
+            if (write) {
                 startResponse(attempt, "text/event-stream");
             }
         }
-        if (visible.length == 0) {
+        if (!write) {
             demander.run();
             return;
         }
-        clientResponse.write(false, ByteBuffer.wrap(visible), Callback.from(demander, failure -> {
+        clientResponse.write(false, ByteBuffer.wrap(visible), Callback.from(() -> {
+            gate.endWrite();
+            demander.run();
+        }, failure -> {
             clientGone = true;
+            gate.endWrite();
             attempt.toDecode.abort(failure);
         }));
     }
@@ -287,11 +316,21 @@ final class PdDispatch implements Abortable {
         if (attempt.abandoned) {
             return;
         }
+        try {
+            decodeCompleted(attempt, result);
+        } catch (RuntimeException e) {
+            failUnexpected(attempt, e);
+        }
+    }
+
+    private void decodeCompleted(Attempt attempt, Result result) {
         attempt.decodeDone = true;
         if (clientGone) {
             attempt.abandoned = true;
-            clientCallback.failed(new java.io.IOException("client went away"));
-            finish(0, "client_gone");
+            gate.claim(() -> {
+                clientCallback.failed(new java.io.IOException("client went away"));
+                finish(0, "client_gone");
+            });
             return;
         }
         Throwable failure = result.getFailure();
@@ -346,12 +385,9 @@ final class PdDispatch implements Abortable {
                         continueSegments = false;
                         last = whole;
                     }
-                } catch (java.io.IOException e) {
-                    continueSegments = false;
+                } catch (java.io.IOException | RuntimeException e) {
+                    continueSegments = false; // malformed decode body: answered with a JSON error below
                     last = null;
-                }
-                if (!continueSegments && last != null) {
-                    startResponse(attempt, "application/json");
                 }
             }
             if (continueSegments) {
@@ -368,15 +404,33 @@ final class PdDispatch implements Abortable {
             fail(attempt, 502, "bad_decode_body", "decode worker " + attempt.decodeWorker.url() + " sent an unreadable body");
             return;
         }
-        clientResponse.write(true, ByteBuffer.wrap(last), clientCallback);
-        finish(200, null);
+        byte[] lastBytes = last;
+        gate.claim(() -> {
+            if (!streaming) {
+                synchronized (this) {
+                    startResponse(attempt, "application/json");
+                }
+            }
+            clientResponse.write(true, ByteBuffer.wrap(lastBytes), clientCallback);
+            finish(200, null);
+        });
     }
 
     private void onPrefillComplete(Attempt attempt, Result result, byte[] content, String mediaType) {
         ctx.inFlight().release(attempt.prefillWorker.id());
+        try {
+            prefillCompleted(attempt, result, content, mediaType);
+        } catch (RuntimeException e) {
+            failUnexpected(attempt, e);
+        }
+    }
+
+    private void prefillCompleted(Attempt attempt, Result result, byte[] content, String mediaType) {
         Throwable failure = result.getFailure();
         int status = result.getResponse() == null ? 0 : result.getResponse().getStatus();
-        if (failure == null && status < 500 && status != 429) {
+        if (failure != null && attempt.prefillAbortedByRouter) {
+            // the router aborted it (decode failed or was busy, shutdown): says nothing about this worker
+        } else if (failure == null && status < 500 && status != 429) {
             ctx.breakers().onSuccess(attempt.prefillWorker.id());
         } else if (failure != null || status >= 500) {
             ctx.breakers().onFailure(attempt.prefillWorker.id());
@@ -415,6 +469,9 @@ final class PdDispatch implements Abortable {
         }
         ctx.metrics().retry(endpoint.path, kind);
         ctx.client().getScheduler().schedule(() -> {
+            if (gate.isClosed()) {
+                return;
+            }
             if (!choosePair()) {
                 fail(null, 503, "no_worker", "no usable prefill/decode pair left");
                 return;
@@ -464,13 +521,17 @@ final class PdDispatch implements Abortable {
 
     /** Relays a worker's error answer verbatim when nothing was sent yet, else ends the stream. */
     private void relayOrFail(Attempt attempt, int status, byte[] content, String mediaType, String kind) {
+        gate.claim(() -> relay(attempt, status, content, mediaType, kind));
+    }
+
+    private void relay(Attempt attempt, int status, byte[] content, String mediaType, String kind) {
         boolean started;
         synchronized (this) {
             started = responseStarted;
             responseStarted = true;
         }
         if (started) {
-            fail(attempt, status, kind, "PD worker answered " + status);
+            writeError(true, status, kind, "PD worker answered " + status);
             return;
         }
         clientResponse.setStatus(status);
@@ -484,14 +545,27 @@ final class PdDispatch implements Abortable {
 
     /** Ends the request with an error: a JSON error before the first byte, an SSE error event after. */
     private void fail(Attempt attempt, int status, String kind, String message) {
-        if (finished.get()) {
-            return;
+        gate.claim(() -> {
+            boolean started;
+            synchronized (this) {
+                started = responseStarted;
+                responseStarted = true;
+            }
+            writeError(started, status, kind, message);
+        });
+    }
+
+    /** An unexpected exception on a worker callback thread: the client still gets an answer. */
+    private void failUnexpected(Attempt attempt, RuntimeException e) {
+        LOG.warn("PD relay failed for {}", endpoint.path, e);
+        if (attempt != null) {
+            attempt.abandon(true);
         }
-        boolean started;
-        synchronized (this) {
-            started = responseStarted;
-            responseStarted = true;
-        }
+        fail(attempt, 502, "bad_decode_body", "the PD relay failed: " + e.getClass().getSimpleName());
+    }
+
+    /** Unguarded: only ever called from an action the gate let through. */
+    private void writeError(boolean started, int status, String kind, String message) {
         if (!started) {
             OpenAiErrors.send(clientResponse, clientCallback, status, OpenAiErrors.typeFor(status), message);
         } else if (streaming) {
