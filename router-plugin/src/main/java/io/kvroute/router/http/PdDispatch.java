@@ -77,6 +77,8 @@ final class PdDispatch implements Abortable {
     private final long startNanos;
     private final PdOutput output;
     private final int requestedTokens;
+    /** The request has an exact text continuation (else a capacity end is the end of the response). */
+    private final boolean continuable;
     private final long busyDeadlineNanos;
     private final AtomicBoolean finished = new AtomicBoolean();
     /** Every client-visible terminal transition goes through this gate, so it happens once. */
@@ -116,6 +118,7 @@ final class PdDispatch implements Abortable {
         boolean wantsUsage = body.path("stream_options").path("include_usage").asBoolean(false);
         this.output = new PdOutput(endpoint, wantsUsage);
         this.requestedTokens = Continuation.requestedTokens(body, endpoint.path, 128);
+        this.continuable = Continuation.supports(body, endpoint.path);
         if (streaming && endpoint != Endpoint.GENERATE) {
             // Segments are accounted from usage, so always ask the decode side for it.
             // null or absent stream_options: a fresh object (the probe rejected any other type)
@@ -372,14 +375,14 @@ final class PdDispatch implements Abortable {
         synchronized (this) {
             if (streaming) {
                 output.endSegment();
-                continueSegments = output.segmentEndedForCapacity() && output.generatedTokens() < requestedTokens;
+                continueSegments = continuable && output.segmentEndedForCapacity() && output.generatedTokens() < requestedTokens;
                 last = continueSegments ? null : output.streamTrailer(body.path("model").asText(null));
             } else {
                 try {
                     byte[] whole = output.onWholeBody(attempt.decodeBuffer.toByteArray());
                     if (whole == null) {
                         output.endSegment();
-                        continueSegments = output.generatedTokens() < requestedTokens;
+                        continueSegments = continuable && output.generatedTokens() < requestedTokens;
                         last = continueSegments ? null : output.finalWholeBody();
                     } else {
                         continueSegments = false;
