@@ -69,9 +69,12 @@ public record RouterConfig(
         Long cacheMaxIndexBytes,
         String cacheIndex,
         double kvEventsSilenceSecs,
-        int kvEventsMaxBlocksPerRank) {
+        int kvEventsMaxBlocksPerRank,
+        int maxN) {
 
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
+    /** Largest {@code n} (sequences per request) a client may ask for: OpenAI's own limit. */
+    public static final int DEFAULT_MAX_N = 128;
 
     public RouterConfig {
         Objects.requireNonNull(host, "host");
@@ -177,6 +180,7 @@ public record RouterConfig(
         String cacheIndex = "auto";
         double kvEventsSilenceSecs = 60;
         int kvEventsMaxBlocksPerRank = 1 << 20;
+        int maxN = DEFAULT_MAX_N;
 
         public Builder host(String v) { host = v; return this; }
         public Builder port(int v) { port = v; return this; }
@@ -243,11 +247,12 @@ public record RouterConfig(
         public Builder cacheIndex(String v) { cacheIndex = v; return this; }
         public Builder kvEventsSilenceSecs(double v) { kvEventsSilenceSecs = v; return this; }
         public Builder kvEventsMaxBlocksPerRank(int v) { kvEventsMaxBlocksPerRank = v; return this; }
+        public Builder maxN(int v) { maxN = v; return this; }
 
         public RouterConfig build() {
 
                     ServiceDiscoveryConfig discovery = ConfigValidator.validate(this);
-            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy, tokenizerCacheBytes, discovery, metricsPort, cacheMaxIndexBytes, cacheIndex, kvEventsSilenceSecs, kvEventsMaxBlocksPerRank);
+            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy, tokenizerCacheBytes, discovery, metricsPort, cacheMaxIndexBytes, cacheIndex, kvEventsSilenceSecs, kvEventsMaxBlocksPerRank, maxN);
         }
     }
 }

@@ -31,6 +31,10 @@ final class BodyProbe {
     JsonToken samplingParams;
     /** Largest budget given in max_tokens / max_completion_tokens / sampling_params.max_new_tokens, -1 if none. */
     long tokenBudget = -1;
+    /** Largest {@code n} given (top level or {@code sampling_params.n}), -1 if none; bounded by the caller. */
+    long n = -1;
+    /** A field only the router may set (engine priority, segment numbering) came from the client. */
+    boolean routerOnlyField;
 
     static BodyProbe parse(byte[] body) throws ApiException {
         BodyProbe probe = new BodyProbe();
@@ -96,6 +100,30 @@ final class BodyProbe {
             case "max_completion_tokens":
                 budget(name, value, parser);
                 break;
+            case "n":
+                sequences(name, value, parser);
+                break;
+            case "segment_index":
+            case "high_priority_request":
+            case "infer_high_priority":
+                routerOnlyField = true; // stripped by the router before forwarding
+                parser.skipChildren();
+                break;
+            case "add_generation_prompt":
+                // the router renders the chat itself, so a non-boolean must not silently mean true
+                if (value != JsonToken.VALUE_TRUE && value != JsonToken.VALUE_FALSE && value != JsonToken.VALUE_NULL) {
+                    parser.skipChildren();
+                    throw new ApiException(400, "'add_generation_prompt' must be a boolean");
+                }
+                break;
+            case "stream_options":
+                // the PD path rewrites it (include_usage), so its type is the router's business
+                if (value != JsonToken.START_OBJECT && value != JsonToken.VALUE_NULL) {
+                    parser.skipChildren();
+                    throw new ApiException(400, "'stream_options' must be an object");
+                }
+                parser.skipChildren();
+                break;
             case "sampling_params":
                 samplingParams = value;
                 if (value == JsonToken.START_OBJECT) {
@@ -104,6 +132,8 @@ final class BodyProbe {
                         JsonToken innerValue = parser.nextToken();
                         if (inner.equals("max_new_tokens")) {
                             budget(inner, innerValue, parser);
+                        } else if (inner.equals("n")) {
+                            sequences("sampling_params.n", innerValue, parser);
                         } else {
                             parser.skipChildren();
                         }
@@ -146,6 +176,22 @@ final class BodyProbe {
                 messageProblem = "each message must be an object with a string 'role'";
             }
         }
+    }
+
+    /** {@code n}: null or an integer of at least 1; the upper bound is a flag, checked by the caller. */
+    private void sequences(String name, JsonToken value, JsonParser parser) throws IOException, ApiException {
+        if (value == JsonToken.VALUE_NULL) {
+            return;
+        }
+        if (value != JsonToken.VALUE_NUMBER_INT || parser.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+            parser.skipChildren();
+            throw new ApiException(400, "'" + name + "' must be a positive integer");
+        }
+        long count = parser.getLongValue();
+        if (count < 1) {
+            throw new ApiException(400, "'" + name + "' must be at least 1 (got " + count + ")");
+        }
+        n = Math.max(n, count);
     }
 
     private void budget(String name, JsonToken value, JsonParser parser) throws IOException, ApiException {

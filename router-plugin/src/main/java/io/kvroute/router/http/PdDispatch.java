@@ -1,6 +1,7 @@
 package io.kvroute.router.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvroute.router.json.JsonFields;
 import io.kvroute.router.pd.BootstrapInjector;
 import io.kvroute.router.pd.Continuation;
 import io.kvroute.router.policy.Decision;
@@ -25,6 +26,8 @@ import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One client request through a prefill/decode pair (SGLang's PD router, LightLLM's PD master).
@@ -52,6 +55,7 @@ import org.eclipse.jetty.util.Callback;
 final class PdDispatch implements Abortable {
 
     static final String DECODE_URL_HEADER = "x-kvroute-decode-url";
+    private static final Logger LOG = LoggerFactory.getLogger(PdDispatch.class);
     private static final int MAX_BUFFERED_BYTES = 64 << 20;
     private static final long BUSY_BACKOFF_NANOS = 50_000_000L;
 
@@ -73,8 +77,12 @@ final class PdDispatch implements Abortable {
     private final long startNanos;
     private final PdOutput output;
     private final int requestedTokens;
+    /** The request has an exact text continuation (else a capacity end is the end of the response). */
+    private final boolean continuable;
     private final long busyDeadlineNanos;
     private final AtomicBoolean finished = new AtomicBoolean();
+    /** Every client-visible terminal transition goes through this gate, so it happens once. */
+    private final TerminalGate gate = new TerminalGate();
 
     private Worker prefill; // guarded by this
     private Worker decode; // guarded by this
@@ -110,9 +118,11 @@ final class PdDispatch implements Abortable {
         boolean wantsUsage = body.path("stream_options").path("include_usage").asBoolean(false);
         this.output = new PdOutput(endpoint, wantsUsage);
         this.requestedTokens = Continuation.requestedTokens(body, endpoint.path, 128);
+        this.continuable = Continuation.supports(body, endpoint.path);
         if (streaming && endpoint != Endpoint.GENERATE) {
             // Segments are accounted from usage, so always ask the decode side for it.
-            body.with("stream_options").put("include_usage", true);
+            // null or absent stream_options: a fresh object (the probe rejected any other type)
+            JsonFields.writableObject(body, "stream_options").put("include_usage", true);
         }
         double window = ctx.config().pdBusyRetryTimeoutSecs();
         this.busyDeadlineNanos = window > 0 ? startNanos + (long) (window * 1e9) : Long.MIN_VALUE;
@@ -125,6 +135,8 @@ final class PdDispatch implements Abortable {
         org.eclipse.jetty.client.Request toPrefill;
         org.eclipse.jetty.client.Request toDecode;
         volatile boolean abandoned;
+        /** Set before the router itself aborts the prefill call: that failure is not the worker's. */
+        volatile boolean prefillAbortedByRouter;
         int decodeStatus;
         String decodeRetryAfter;
         String decodeContentType;
@@ -142,6 +154,7 @@ final class PdDispatch implements Abortable {
                 toDecode.abort(new java.io.IOException("PD attempt abandoned"));
             }
             if (abortPrefill && toPrefill != null) {
+                prefillAbortedByRouter = true;
                 toPrefill.abort(new java.io.IOException("PD attempt abandoned"));
             }
         }
@@ -160,8 +173,7 @@ final class PdDispatch implements Abortable {
             }
         });
         if (!choosePair()) {
-            OpenAiErrors.send(clientResponse, clientCallback, 503, "service_unavailable", "no usable prefill/decode pair");
-            finish(503, "no_worker");
+            fail(null, 503, "no_worker", "no usable prefill/decode pair");
             return;
         }
         launch();
@@ -204,6 +216,13 @@ final class PdDispatch implements Abortable {
     }
 
     private void launch() {
+        if (gate.isClosed()) {
+            return; // ended meanwhile (shutdown during a retry backoff)
+        }
+        if (abortReason != null) {
+            fail(null, 503, "shutdown", abortReason);
+            return;
+        }
         Attempt attempt;
         byte[] bytes;
         synchronized (this) {
@@ -253,6 +272,14 @@ final class PdDispatch implements Abortable {
     }
 
     private void onDecodeContent(Attempt attempt, Content.Chunk chunk, Runnable demander) {
+        try {
+            relayDecodeContent(attempt, chunk, demander);
+        } catch (RuntimeException e) {
+            failUnexpected(attempt, e);
+        }
+    }
+
+    private void relayDecodeContent(Attempt attempt, Content.Chunk chunk, Runnable demander) {
         ByteBuffer buffer = chunk.getByteBuffer();
         byte[] bytes = new byte[buffer.remaining()];
         buffer.get(bytes);
@@ -264,18 +291,25 @@ final class PdDispatch implements Abortable {
             return;
         }
         byte[] visible;
+        boolean write;
         synchronized (this) {
             visible = output.onStreamBytes(bytes);
-            if (visible.length > 0) {
+            // refused once terminal: an error or the last write already went out (or waits for this one)
+            write = visible.length > 0 && gate.beginWrite();
+            if (write) {
                 startResponse(attempt, "text/event-stream");
             }
         }
-        if (visible.length == 0) {
+        if (!write) {
             demander.run();
             return;
         }
-        clientResponse.write(false, ByteBuffer.wrap(visible), Callback.from(demander, failure -> {
+        clientResponse.write(false, ByteBuffer.wrap(visible), Callback.from(() -> {
+            gate.endWrite();
+            demander.run();
+        }, failure -> {
             clientGone = true;
+            gate.endWrite();
             attempt.toDecode.abort(failure);
         }));
     }
@@ -285,11 +319,21 @@ final class PdDispatch implements Abortable {
         if (attempt.abandoned) {
             return;
         }
+        try {
+            decodeCompleted(attempt, result);
+        } catch (RuntimeException e) {
+            failUnexpected(attempt, e);
+        }
+    }
+
+    private void decodeCompleted(Attempt attempt, Result result) {
         attempt.decodeDone = true;
         if (clientGone) {
             attempt.abandoned = true;
-            clientCallback.failed(new java.io.IOException("client went away"));
-            finish(0, "client_gone");
+            gate.claim(() -> {
+                clientCallback.failed(new java.io.IOException("client went away"));
+                finish(0, "client_gone");
+            });
             return;
         }
         Throwable failure = result.getFailure();
@@ -331,25 +375,22 @@ final class PdDispatch implements Abortable {
         synchronized (this) {
             if (streaming) {
                 output.endSegment();
-                continueSegments = output.segmentEndedForCapacity() && output.generatedTokens() < requestedTokens;
+                continueSegments = continuable && output.segmentEndedForCapacity() && output.generatedTokens() < requestedTokens;
                 last = continueSegments ? null : output.streamTrailer(body.path("model").asText(null));
             } else {
                 try {
                     byte[] whole = output.onWholeBody(attempt.decodeBuffer.toByteArray());
                     if (whole == null) {
                         output.endSegment();
-                        continueSegments = output.generatedTokens() < requestedTokens;
+                        continueSegments = continuable && output.generatedTokens() < requestedTokens;
                         last = continueSegments ? null : output.finalWholeBody();
                     } else {
                         continueSegments = false;
                         last = whole;
                     }
-                } catch (java.io.IOException e) {
-                    continueSegments = false;
+                } catch (java.io.IOException | RuntimeException e) {
+                    continueSegments = false; // malformed decode body: answered with a JSON error below
                     last = null;
-                }
-                if (!continueSegments && last != null) {
-                    startResponse(attempt, "application/json");
                 }
             }
             if (continueSegments) {
@@ -366,15 +407,33 @@ final class PdDispatch implements Abortable {
             fail(attempt, 502, "bad_decode_body", "decode worker " + attempt.decodeWorker.url() + " sent an unreadable body");
             return;
         }
-        clientResponse.write(true, ByteBuffer.wrap(last), clientCallback);
-        finish(200, null);
+        byte[] lastBytes = last;
+        gate.claim(() -> {
+            if (!streaming) {
+                synchronized (this) {
+                    startResponse(attempt, "application/json");
+                }
+            }
+            clientResponse.write(true, ByteBuffer.wrap(lastBytes), clientCallback);
+            finish(200, null);
+        });
     }
 
     private void onPrefillComplete(Attempt attempt, Result result, byte[] content, String mediaType) {
         ctx.inFlight().release(attempt.prefillWorker.id());
+        try {
+            prefillCompleted(attempt, result, content, mediaType);
+        } catch (RuntimeException e) {
+            failUnexpected(attempt, e);
+        }
+    }
+
+    private void prefillCompleted(Attempt attempt, Result result, byte[] content, String mediaType) {
         Throwable failure = result.getFailure();
         int status = result.getResponse() == null ? 0 : result.getResponse().getStatus();
-        if (failure == null && status < 500 && status != 429) {
+        if (failure != null && attempt.prefillAbortedByRouter) {
+            // the router aborted it (decode failed or was busy, shutdown): says nothing about this worker
+        } else if (failure == null && status < 500 && status != 429) {
             ctx.breakers().onSuccess(attempt.prefillWorker.id());
         } else if (failure != null || status >= 500) {
             ctx.breakers().onFailure(attempt.prefillWorker.id());
@@ -413,6 +472,9 @@ final class PdDispatch implements Abortable {
         }
         ctx.metrics().retry(endpoint.path, kind);
         ctx.client().getScheduler().schedule(() -> {
+            if (gate.isClosed()) {
+                return;
+            }
             if (!choosePair()) {
                 fail(null, 503, "no_worker", "no usable prefill/decode pair left");
                 return;
@@ -462,13 +524,17 @@ final class PdDispatch implements Abortable {
 
     /** Relays a worker's error answer verbatim when nothing was sent yet, else ends the stream. */
     private void relayOrFail(Attempt attempt, int status, byte[] content, String mediaType, String kind) {
+        gate.claim(() -> relay(attempt, status, content, mediaType, kind));
+    }
+
+    private void relay(Attempt attempt, int status, byte[] content, String mediaType, String kind) {
         boolean started;
         synchronized (this) {
             started = responseStarted;
             responseStarted = true;
         }
         if (started) {
-            fail(attempt, status, kind, "PD worker answered " + status);
+            writeError(true, status, kind, "PD worker answered " + status);
             return;
         }
         clientResponse.setStatus(status);
@@ -482,14 +548,27 @@ final class PdDispatch implements Abortable {
 
     /** Ends the request with an error: a JSON error before the first byte, an SSE error event after. */
     private void fail(Attempt attempt, int status, String kind, String message) {
-        if (finished.get()) {
-            return;
+        gate.claim(() -> {
+            boolean started;
+            synchronized (this) {
+                started = responseStarted;
+                responseStarted = true;
+            }
+            writeError(started, status, kind, message);
+        });
+    }
+
+    /** An unexpected exception on a worker callback thread: the client still gets an answer. */
+    private void failUnexpected(Attempt attempt, RuntimeException e) {
+        LOG.warn("PD relay failed for {}", endpoint.path, e);
+        if (attempt != null) {
+            attempt.abandon(true);
         }
-        boolean started;
-        synchronized (this) {
-            started = responseStarted;
-            responseStarted = true;
-        }
+        fail(attempt, 502, "bad_decode_body", "the PD relay failed: " + e.getClass().getSimpleName());
+    }
+
+    /** Unguarded: only ever called from an action the gate let through. */
+    private void writeError(boolean started, int status, String kind, String message) {
         if (!started) {
             OpenAiErrors.send(clientResponse, clientCallback, status, OpenAiErrors.typeFor(status), message);
         } else if (streaming) {

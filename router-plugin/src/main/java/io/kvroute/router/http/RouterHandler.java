@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kvroute.router.config.RouterConfig;
+import io.kvroute.router.json.JsonFields;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.worker.Worker;
 import io.kvroute.router.worker.WorkerRegistry;
@@ -46,6 +47,8 @@ public final class RouterHandler extends Handler.Abstract {
     static final String WORKER_HEADER = "x-kvroute-worker";
     private static final Logger LOG = LoggerFactory.getLogger(RouterHandler.class);
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** Fields only the router may put in a body it forwards (docs/pd.md, "Trust boundary"). */
+    private static final List<String> ROUTER_ONLY_FIELDS = List.of("segment_index", "high_priority_request", "infer_high_priority");
     private static final HttpField JSON_TYPE = new PreEncodedHttpField(HttpHeader.CONTENT_TYPE, "application/json");
 
     private final RouterContext ctx;
@@ -276,8 +279,15 @@ public final class RouterHandler extends Handler.Abstract {
             long startNanos) throws ApiException {
         BodyProbe probe = BodyProbe.parse(body);
         endpoint.validate(probe);
-        String model = probe.model;
+        if (probe.n > config.maxN()) {
+            // bounded before anything is sized by it (the PD bootstrap arrays have n entries)
+            throw new ApiException(400, "'n' must be between 1 and " + config.maxN() + " (got " + probe.n + ")");
+        }
+        if (probe.routerOnlyField || probe.inputIds == com.fasterxml.jackson.core.JsonToken.VALUE_NULL) {
+            body = sanitized(body);
+        }
         TreeSet<String> models = knownModels();
+        String model = servedModel(probe.model, models);
         if (model != null && !models.isEmpty() && !models.contains(model)) {
             throw new ApiException(404, "model_not_found", "model '" + model + "' is not served here (available: "
                     + String.join(", ", models) + ")");
@@ -296,6 +306,7 @@ public final class RouterHandler extends Handler.Abstract {
             } catch (java.io.IOException e) {
                 throw new ApiException(400, "invalid JSON body: " + e.getMessage());
             }
+            JsonFields.dropNulls(tree); // null means absent: the PD path rewrites this body, so say so once
             new PdDispatch(ctx, endpoint, tree, tokens.inputTokens(), tokens.tokens() == null ? null : tokens.tokens().ids(),
                     ctx.loads().snapshot(), new RouteHints(sessionKey, tokens.routingText(), model == null ? "default" : model),
                     prefills, decodes, ctx.prefillPolicy(), ctx.decodePolicy(), request, response, callback, startNanos).start();
@@ -311,6 +322,33 @@ public final class RouterHandler extends Handler.Abstract {
                 ctx.loads().snapshot(), new RouteHints(sessionKey, tokens.routingText(), model == null ? "default" : model),
                 eligible,
                 request, response, callback, startNanos).start();
+    }
+
+    /**
+     * The model a request names: a missing model or SGLang's {@code "default"} is the one model the
+     * fleet serves when it serves exactly one (SGLang routes them so); otherwise the name as given,
+     * so {@code "default"} among several models is an unknown model (404).
+     */
+    static String servedModel(String requested, java.util.SortedSet<String> served) {
+        if ((requested == null || requested.equals("default")) && served.size() == 1) {
+            return served.first();
+        }
+        return requested;
+    }
+
+    /** Only the router sets the engine-priority and segment fields; a client's are dropped, as are JSON nulls. */
+    private static byte[] sanitized(byte[] body) throws ApiException {
+        ObjectNode tree;
+        try {
+            tree = (ObjectNode) JSON.readTree(body);
+        } catch (java.io.IOException e) {
+            throw new ApiException(400, "invalid JSON body: " + e.getMessage());
+        }
+        for (String field : ROUTER_ONLY_FIELDS) {
+            tree.remove(field);
+        }
+        JsonFields.dropNulls(tree);
+        return tree.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     private java.util.function.Supplier<List<Worker>> pool(WorkerRole role, String model) {

@@ -1,6 +1,7 @@
 package io.kvroute.router.tokenize;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kvroute.router.json.JsonFields;
 import java.util.List;
 
 /**
@@ -49,6 +50,11 @@ public final class ForwardingGuard {
         if (body.path("continue_final_message").asBoolean(false)) {
             return Outcome.INELIGIBLE;
         }
+        JsonNode generationPrompt = JsonFields.optional(body, "add_generation_prompt");
+        if (generationPrompt != null && !(generationPrompt.isBoolean() && generationPrompt.booleanValue())) {
+            // SGLang has no such request field and always renders the generation prompt
+            return Outcome.INELIGIBLE;
+        }
         String previousRole = null;
         for (int i = 0; i < messages.size(); i++) {
             JsonNode m = messages.get(i);
@@ -85,7 +91,6 @@ public final class ForwardingGuard {
     }
 
     private static boolean present(JsonNode node, String field) {
-        JsonNode v = node.get(field);
-        return v != null && !v.isNull();
+        return JsonFields.present(node, field);
     }
 }
