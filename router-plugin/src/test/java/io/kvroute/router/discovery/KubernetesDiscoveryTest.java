@@ -179,6 +179,10 @@ class KubernetesDiscoveryTest {
             if (random.nextInt(4) == 0 && readyByPod.containsKey(name)) {
                 api.deletePod("test", name);
                 readyByPod.remove(name);
+            } else if (readyByPod.containsKey(name)) {
+                boolean ready = random.nextBoolean();
+                api.setReady("test", name, ready);
+                readyByPod.put(name, ready);
             } else {
                 boolean ready = random.nextBoolean();
                 api.putPod("test", name, ip, ready, REGULAR, Map.of());

@@ -86,6 +86,13 @@ public final class MockApiServer implements AutoCloseable {
                 .withStatus(ready ? "True" : "False").endCondition().endStatus().build());
     }
 
+    /** Flips an existing pod's Ready condition (a status-only change: one GET and one PATCH). */
+    public void setReady(String namespace, String name, boolean ready) {
+        admin.pods().inNamespace(namespace).withName(name).editStatus(p -> new PodBuilder(p).editStatus()
+                .withConditions().addNewCondition().withType("Ready").withStatus(ready ? "True" : "False")
+                .endCondition().endStatus().build());
+    }
+
     public void deletePod(String namespace, String name) {
         admin.pods().inNamespace(namespace).withName(name).delete();
     }
