@@ -2,6 +2,7 @@ package io.kvroute.demo;
 
 import io.kvroute.mock.MockWorkerMain;
 import io.kvroute.router.config.ConfigException;
+import io.kvroute.router.config.RouterOptions;
 import io.kvroute.router.plugin.RouterMain;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,8 +66,14 @@ public final class DemoMain implements Callable<Integer> {
         @CommandLine.Unmatched
         List<String> args = new ArrayList<>();
 
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
         @Override
         public Integer call() throws Exception {
+            if (MockWorkerMain.printHelpIfRequested(spec.commandLine().getOut(), args.toArray(String[]::new))) {
+                return 0;
+            }
             List<String> all = resolveBundled(args);
             if (!all.contains("--port") && all.stream().noneMatch(a -> a.startsWith("--port="))) {
                 all.add("--port=30001");
@@ -84,8 +91,14 @@ public final class DemoMain implements Callable<Integer> {
         @CommandLine.Unmatched
         List<String> args = new ArrayList<>();
 
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
         @Override
         public Integer call() throws Exception {
+            if (RouterOptions.printHelpIfRequested(spec.commandLine().getOut(), args.toArray(String[]::new))) {
+                return 0;
+            }
             RouterMain.RunningRouter router;
             try {
                 router = RouterMain.start(resolveBundled(args).toArray(String[]::new));

@@ -9,6 +9,7 @@ import io.kvroute.mock.engine.TimeModel;
 import io.kvroute.mock.http.MockWorkerHandler;
 import io.kvroute.mock.http.PromptEncoder;
 import io.kvroute.mock.http.TokenizeCost;
+import io.kvroute.router.config.RouterOptions;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -318,6 +319,16 @@ public final class MockWorkerMain implements Callable<Integer> {
         System.out.println("mock GPU worker listening on " + worker.baseUrl());
         worker.server().join();
         return 0;
+    }
+
+    /**
+     * Prints the usage (or version) and returns true when {@code args} ask for {@code --help} or
+     * {@code --version}; for callers that start a worker through {@link #start}, which does not.
+     */
+    public static boolean printHelpIfRequested(java.io.PrintWriter out, String... args) {
+        CommandLine cli = new CommandLine(new MockWorkerMain());
+        cli.setOverwrittenOptionsAllowed(true);
+        return RouterOptions.printHelpIfRequested(cli, out, args);
     }
 
     public static void main(String[] args) {

@@ -247,6 +247,33 @@ public final class RouterOptions {
         return options.toConfig();
     }
 
+    /**
+     * Prints the usage (or version) and returns true when {@code args} ask for {@code --help} /
+     * {@code -h} ({@code --version} / {@code -V}): the caller then exits 0 without starting anything.
+     * False otherwise, also for flags that do not parse (the normal start reports them).
+     */
+    public static boolean printHelpIfRequested(java.io.PrintWriter out, String... args) {
+        return printHelpIfRequested(newCommandLine(new RouterOptions()), out, args);
+    }
+
+    /** {@link #printHelpIfRequested(java.io.PrintWriter, String...)} for any picocli command (the mock worker's too). */
+    public static boolean printHelpIfRequested(CommandLine cli, java.io.PrintWriter out, String... args) {
+        try {
+            cli.parseArgs(args);
+        } catch (CommandLine.ParameterException e) {
+            return false;
+        }
+        if (cli.isUsageHelpRequested()) {
+            cli.usage(out);
+        } else if (cli.isVersionHelpRequested()) {
+            cli.printVersionHelp(out);
+        } else {
+            return false;
+        }
+        out.flush();
+        return true;
+    }
+
     /** A picocli CommandLine over {@code options} that lets later values override earlier ones. */
     public static CommandLine newCommandLine(Object options) {
         CommandLine cli = new CommandLine(options);

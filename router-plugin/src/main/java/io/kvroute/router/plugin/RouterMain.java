@@ -96,6 +96,9 @@ public final class RouterMain {
     }
 
     public static void main(String[] args) throws Exception {
+        if (RouterOptions.printHelpIfRequested(new java.io.PrintWriter(System.out, true), args)) {
+            return; // --help / --version: usage printed, exit 0, no server
+        }
         RunningRouter running;
         try {
             running = start(args);

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  */
 class PressureComparatorContractTest {
     private static final long S = 1_000_000_000L;
-    private static final int SETS = 300;
+    private static final int SETS = 120;
     private static final int WORKERS = 9;
 
     /** A random fresh worker: extension or not, with or without an estimate, capacity known or not. */
