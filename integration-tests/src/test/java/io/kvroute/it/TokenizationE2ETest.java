@@ -225,4 +225,41 @@ class TokenizationE2ETest {
         assertThat(atWorker.path("input_ids").isArray()).isTrue();
         assertThat(ids(atWorker.get("input_ids"))).containsExactly(engineIds(atWorker));
     }
+
+    /**
+     * Parity against ids computed with none of the router's code: the reference file's chats were
+     * rendered by Python jinja2 with Qwen3's own template ({@code rendered}); those rendered with the
+     * defaults a forwarded request gets (generation prompt on, thinking on) are encoded here with
+     * DJL's HuggingFaceTokenizer directly, and the forwarded ids must equal them.
+     */
+    @Test
+    void parity_forwardedIdsEqualTheJinja2RenderingEncodedByDjlDirectly() throws Exception {
+        int compared = 0;
+        try (ai.djl.huggingface.tokenizers.HuggingFaceTokenizer hf = ai.djl.huggingface.tokenizers.HuggingFaceTokenizer.builder()
+                .optTokenizerPath(BundledTokenizer.qwen3()).optAddSpecialTokens(false).optTruncation(false).optPadding(false).build();
+                BufferedReader reader = new BufferedReader(new InputStreamReader(
+                        TokenizationE2ETest.class.getResourceAsStream("/chatml/qwen3_reference.jsonl"), StandardCharsets.UTF_8))) {
+            for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+                JsonNode reference = JSON.readTree(line);
+                if (!reference.path("add_generation_prompt").asBoolean() || !reference.path("enable_thinking").asBoolean()) {
+                    continue;
+                }
+                ObjectNode body = JSON.createObjectNode();
+                body.set("messages", reference.get("messages"));
+                body.put("max_tokens", 1);
+                ContentResponse response = http.postJson(fleet.url("/v1/chat/completions"), body.toString());
+                assertThat(response.getStatus()).as(response.getContentAsString()).isEqualTo(200);
+                JsonNode atWorker = lastBodyAtWorker(fleet);
+                if (!atWorker.has("input_ids")) {
+                    continue; // blocked by the guard (tools, trailing assistant, ...)
+                }
+                long[] expected = hf.encode(reference.get("rendered").asText()).getIds();
+                int[] forwarded = ids(atWorker.get("input_ids"));
+                assertThat(java.util.Arrays.stream(forwarded).asLongStream().toArray())
+                        .as(reference.path("kind").asText()).containsExactly(expected);
+                compared++;
+            }
+        }
+        assertThat(compared).as("forwarded reference chats compared").isGreaterThanOrEqualTo(40);
+    }
 }
