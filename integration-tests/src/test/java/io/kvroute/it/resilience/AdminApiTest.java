@@ -138,6 +138,10 @@ class AdminApiTest {
                 }
                 Client.Reply finished = live.get(30, TimeUnit.SECONDS);
                 assertThat(finished.body()).endsWith("data: [DONE]\n\n");
+                // The router releases its in-flight count when its own write of the last chunk completes, which
+                // can be just after the client has read [DONE]: wait for it rather than race it.
+                await().atMost(Duration.ofSeconds(10)).until(() ->
+                        findWorker(client.get(fleet.url("/workers"), AUTH).json(), id).path("in_flight").asInt() == 0);
                 JsonNode described = findWorker(client.get(fleet.url("/workers"), AUTH).json(), id);
                 assertThat(described.path("draining").asBoolean()).isTrue();
                 assertThat(described.path("in_flight").asInt()).isZero();
