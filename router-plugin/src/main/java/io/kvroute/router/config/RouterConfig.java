@@ -62,9 +62,12 @@ public record RouterConfig(
         long cacheMaxTreeSize,
         String sessionIdHeader,
         double sessionIdleSecs,
-        String stickyFallbackPolicy) {
+        String stickyFallbackPolicy,
+        int maxN) {
 
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
+    /** Largest {@code n} (sequences per request) a client may ask for: OpenAI's own limit. */
+    public static final int DEFAULT_MAX_N = 128;
 
     public RouterConfig {
         Objects.requireNonNull(host, "host");
@@ -150,6 +153,7 @@ public record RouterConfig(
         String sessionIdHeader = "x-session-id";
         double sessionIdleSecs = 600;
         String stickyFallbackPolicy = "power_of_two";
+        int maxN = DEFAULT_MAX_N;
 
         public Builder host(String v) { host = v; return this; }
         public Builder port(int v) { port = v; return this; }
@@ -203,10 +207,11 @@ public record RouterConfig(
         public Builder sessionIdHeader(String v) { sessionIdHeader = v; return this; }
         public Builder sessionIdleSecs(double v) { sessionIdleSecs = v; return this; }
         public Builder stickyFallbackPolicy(String v) { stickyFallbackPolicy = v; return this; }
+        public Builder maxN(int v) { maxN = v; return this; }
 
         public RouterConfig build() {
             ConfigValidator.validate(this);
-            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy);
+            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy, maxN);
         }
     }
 }

@@ -146,6 +146,10 @@ public final class InferenceFrontDoor {
             long startNanos) throws ApiException {
         BodyProbe probe = BodyProbe.parse(body);
         endpoint.validate(probe);
+        if (probe.n > config.maxN()) {
+            // bounded before anything is sized by it (the PD bootstrap arrays have n entries)
+            throw new ApiException(400, "'n' must be between 1 and " + config.maxN() + " (got " + probe.n + ")");
+        }
         String model = probe.model;
         TreeSet<String> models = knownModels();
         if (model != null && !models.isEmpty() && !models.contains(model)) {
