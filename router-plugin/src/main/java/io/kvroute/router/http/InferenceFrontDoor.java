@@ -2,6 +2,7 @@ package io.kvroute.router.http;
 
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.dispatch.ClientSink;
@@ -199,6 +200,41 @@ public final class InferenceFrontDoor {
             }
             return out;
         };
+    }
+
+    /** A small JSON answer: status and body. */
+    public record JsonAnswer(int status, String body) {}
+
+    /** {@code /readyz}: ready when a plain pool or a PD pair is usable and the router is not draining. */
+    public JsonAnswer readiness() {
+        List<Worker> usable = usableWorkers();
+        boolean draining = ctx.active().draining();
+        boolean plainPool = usable.stream().anyMatch(w -> w.role() == WorkerRole.REGULAR);
+        boolean pdPair = usable.stream().anyMatch(w -> w.role() == WorkerRole.PREFILL)
+                && usable.stream().anyMatch(w -> w.role() == WorkerRole.DECODE);
+        boolean ready = (plainPool || pdPair) && !draining;
+        String body = "{\"ready\":" + ready + ",\"draining\":" + draining + ",\"usable_workers\":" + usable.size()
+                + ",\"workers\":" + ctx.registry().fleet().workers().size() + "}";
+        return new JsonAnswer(ready ? 200 : 503, body);
+    }
+
+    /** {@code /v1/models}: the OpenAI model list. */
+    public String modelsJson() {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("object", "list");
+        ArrayNode data = root.putArray("data");
+        for (String id : knownModels()) {
+            ObjectNode model = data.addObject();
+            model.put("id", id);
+            model.put("object", "model");
+            model.put("owned_by", "kvroute");
+        }
+        return root.toString();
+    }
+
+    /** The Prometheus scrape. */
+    public String scrape() {
+        return ctx.metrics().scrape();
     }
 
     /** Healthy, not draining, breaker not open. */

@@ -132,28 +132,12 @@ public final class RouterHandler extends Handler.Abstract {
     }
 
     private void readyz(Response response, Callback callback) {
-        List<Worker> usable = usableWorkers();
-        boolean draining = ctx.active().draining();
-        boolean plainPool = usable.stream().anyMatch(w -> w.role() == WorkerRole.REGULAR);
-        boolean pdPair = usable.stream().anyMatch(w -> w.role() == WorkerRole.PREFILL)
-                && usable.stream().anyMatch(w -> w.role() == WorkerRole.DECODE);
-        boolean ready = (plainPool || pdPair) && !draining;
-        String body = "{\"ready\":" + ready + ",\"draining\":" + draining + ",\"usable_workers\":" + usable.size()
-                + ",\"workers\":" + registry.fleet().workers().size() + "}";
-        json(response, callback, ready ? 200 : 503, body);
+        InferenceFrontDoor.JsonAnswer ready = frontDoor.readiness();
+        json(response, callback, ready.status(), ready.body());
     }
 
     private void models(Response response, Callback callback) {
-        ObjectNode root = JSON.createObjectNode();
-        root.put("object", "list");
-        ArrayNode data = root.putArray("data");
-        for (String id : knownModels()) {
-            ObjectNode model = data.addObject();
-            model.put("id", id);
-            model.put("object", "model");
-            model.put("owned_by", "kvroute");
-        }
-        json(response, callback, 200, root.toString());
+        json(response, callback, 200, frontDoor.modelsJson());
     }
 
     /** Healthy, not draining, breaker not open. */
