@@ -5,14 +5,16 @@ import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One client request's response, over any {@link ClientSink}. It owns the response's state machine:
  * pending head (status and headers not yet sent), begun (first byte out), and terminal. The
  * terminal transition happens exactly once by construction: every ending ({@link #complete},
- * {@link #relay}, {@link #fail}, {@link #clientGone}) goes through one compare-and-set, and only the
- * winner touches the sink, runs the terminal action and reports the one {@link RequestOutcome}.
+ * {@link #relay}, {@link #fail}, {@link #clientGone}) is claimed through one {@link TerminalGate},
+ * and only the winner touches the sink, runs the terminal action and reports the one
+ * {@link RequestOutcome}; a terminal action claimed while a relay write is in flight is parked and
+ * runs when that write completes (a response allows one pending write), and relay writes are
+ * refused once the exchange is terminal.
  *
  * <p>Errors: before the first byte, a failure becomes an OpenAI JSON error with its status (the
  * pending head is dropped); after it, a stream ends with an SSE error event and a plain body is
@@ -30,7 +32,8 @@ public final class Exchange {
     private final DispatchClock clock;
     private final OutcomeListener outcomes;
     private final Runnable onTerminal;
-    private final AtomicBoolean terminal = new AtomicBoolean();
+    /** Every terminal action goes through this gate: it runs once, never overlapping a relay write. */
+    private final TerminalGate gate = new TerminalGate();
     private final Map<String, String> head = new LinkedHashMap<>(); // guarded by this
 
     private int status = 200; // guarded by this
@@ -76,7 +79,7 @@ public final class Exchange {
     }
 
     public boolean terminal() {
-        return terminal.get();
+        return gate.isClosed();
     }
 
     /** Registers the transport's client-gone signal; {@code listener} runs at most once per signal. */
@@ -117,38 +120,48 @@ public final class Exchange {
         }
     }
 
-    /** Writes one chunk (sending the head first); {@code done} fails if the client is gone or the exchange ended. */
+    /**
+     * Writes one chunk (sending the head first); {@code done} fails if the client is gone, or when
+     * the exchange already ended (the bytes are then dropped).
+     */
     public void write(ByteBuffer chunk, Completion done) {
-        if (terminal.get()) {
+        if (!gate.beginWrite()) {
             done.failed(new IOException("the client response already ended"));
             return;
         }
         beginIfNeeded();
-        sink.write(chunk, Completion.of(done::succeeded, failure -> {
+        sink.write(chunk, Completion.of(() -> {
+            gate.endWrite(); // may run a terminal action parked behind this write
+            done.succeeded();
+        }, failure -> {
             gone = true;
+            gate.endWrite();
             done.failed(failure);
         }));
     }
 
     /** Ends the response successfully with {@code last}; the head's status is what the client got. */
     public boolean complete(ByteBuffer last, Failure failure) {
-        if (!terminal.compareAndSet(false, true)) {
-            return false;
-        }
-        int sent = beginIfNeeded();
-        sink.end(last);
-        report(sent, failure);
-        return true;
+        return gate.claim(() -> {
+            int sent = beginIfNeeded();
+            sink.end(last);
+            report(sent, failure);
+        });
     }
 
     /** Relays a whole worker answer (status, content type, body) when nothing was sent yet, else fails. */
     public boolean relay(int status, String contentType, byte[] body, Failure failure) {
-        if (begun) {
-            return fail(status, failure, "worker answered " + status + " after output was already streamed");
-        }
-        status(status);
-        header("Content-Type", contentType == null ? "application/json" : contentType);
-        return complete(ByteBuffer.wrap(body == null ? new byte[0] : body), failure);
+        return gate.claim(() -> {
+            if (begun) {
+                endWithError(status, failure, "worker answered " + status + " after output was already streamed");
+                return;
+            }
+            status(status);
+            header("Content-Type", contentType == null ? "application/json" : contentType);
+            int sent = beginIfNeeded();
+            sink.end(ByteBuffer.wrap(body == null ? new byte[0] : body));
+            report(sent, failure);
+        });
     }
 
     /**
@@ -156,11 +169,21 @@ public final class Exchange {
      * SSE error event after it on a stream, an abort after it otherwise.
      */
     public boolean fail(int status, Failure failure, String message) {
-        if (!terminal.compareAndSet(false, true)) {
-            return false;
-        }
+        return gate.claim(() -> endWithError(status, failure, message));
+    }
+
+    /** The client went away: end without writing anything. */
+    public boolean clientGone(Throwable cause) {
+        return gate.claim(() -> {
+            gone = true;
+            sink.abort(cause == null ? new IOException("client went away") : cause);
+            report(0, Failure.of(FailureKind.CLIENT_GONE));
+        });
+    }
+
+    /** Only ever called from an action the gate let through. */
+    private void endWithError(int status, Failure failure, String message) {
         String type = ErrorBodies.typeFor(status);
-        int reported = status;
         if (errorHead(status)) {
             sink.end(ByteBuffer.wrap(ErrorBodies.json(status, type, message)));
         } else if (streaming) {
@@ -168,19 +191,7 @@ public final class Exchange {
         } else {
             sink.abort(new IOException(message));
         }
-        report(reported, failure);
-        return true;
-    }
-
-    /** The client went away: end without writing anything. */
-    public boolean clientGone(Throwable cause) {
-        if (!terminal.compareAndSet(false, true)) {
-            return false;
-        }
-        gone = true;
-        sink.abort(cause == null ? new IOException("client went away") : cause);
-        report(0, Failure.of(FailureKind.CLIENT_GONE));
-        return true;
+        report(status, failure);
     }
 
     /** Replaces a pending head by a JSON error head; false when the head was already sent. */

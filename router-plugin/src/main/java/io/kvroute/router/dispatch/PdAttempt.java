@@ -25,6 +25,8 @@ final class PdAttempt {
     volatile Upstream.Call toDecode;
     volatile boolean abandoned;
     private volatile boolean prefillAbortRequested;
+    /** Set before the router itself aborts the prefill call: that failure is not the worker's. */
+    volatile boolean prefillAbortedByRouter;
     volatile boolean decodeDone;
     /** True once this attempt's output reached the client. */
     volatile boolean streamedAny;
@@ -55,6 +57,7 @@ final class PdAttempt {
         abandoned = true;
         abortDecode(new IOException("PD attempt abandoned"));
         if (abortPrefill) {
+            prefillAbortedByRouter = true;
             prefillAbortRequested = true;
             Upstream.Call call = toPrefill;
             if (call != null) {

@@ -1,6 +1,7 @@
 package io.kvroute.router.dispatch;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvroute.router.json.JsonFields;
 import io.kvroute.router.pd.BootstrapInjector;
 import io.kvroute.router.pd.Continuation;
 import io.kvroute.router.worker.Worker;
@@ -10,6 +11,8 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One client request through a prefill/decode pair (SGLang's PD router, LightLLM's PD master).
@@ -31,6 +34,8 @@ import java.util.function.Supplier;
  * terminal transition once-only, so racing prefill and decode failures end the request once.
  */
 public final class PdDispatch implements Abortable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PdDispatch.class);
 
     private final DispatchDeps deps;
     private final Route route;
@@ -60,7 +65,8 @@ public final class PdDispatch implements Abortable {
         this.requestedTokens = Continuation.requestedTokens(body, route.api().path, 128);
         if (route.streaming() && route.api() != ApiKind.GENERATE) {
             // Segments are accounted from usage, so always ask the decode side for it.
-            body.with("stream_options").put("include_usage", true);
+            // null or absent stream_options: a fresh object (the probe rejected any other type)
+            JsonFields.writableObject(body, "stream_options").put("include_usage", true);
         }
     }
 
@@ -101,6 +107,13 @@ public final class PdDispatch implements Abortable {
     }
 
     private void launch() {
+        if (client.terminal()) {
+            return; // ended meanwhile (shutdown during a retry backoff)
+        }
+        if (abortReason != null) {
+            client.fail(503, Failure.of(FailureKind.SHUTDOWN), abortReason);
+            return;
+        }
         PdAttempt attempt;
         byte[] bytes;
         int attemptNumber;
@@ -134,6 +147,15 @@ public final class PdDispatch implements Abortable {
 
     /** Hook: a decode chunk. Streamed through the output stitcher when the decode answer is a 200 stream. */
     void onDecodeContent(PdAttempt attempt, ByteBuffer chunk, Completion done) {
+        try {
+            relayDecodeContent(attempt, chunk, done);
+        } catch (RuntimeException e) {
+            failUnexpected(attempt, e);
+            done.failed(e);
+        }
+    }
+
+    private void relayDecodeContent(PdAttempt attempt, ByteBuffer chunk, Completion done) {
         if (attempt.abandoned || attempt.decodeStatus != 200 || !route.streaming()) {
             attempt.bufferDecode(chunk);
             done.succeeded();
@@ -160,6 +182,14 @@ public final class PdDispatch implements Abortable {
         if (attempt.abandoned) {
             return;
         }
+        try {
+            decodeCompleted(attempt, failure);
+        } catch (RuntimeException e) {
+            failUnexpected(attempt, e);
+        }
+    }
+
+    private void decodeCompleted(PdAttempt attempt, Throwable failure) {
         attempt.decodeDone = true;
         if (client.gone()) {
             attempt.abandoned = true;
@@ -217,8 +247,8 @@ public final class PdDispatch implements Abortable {
                         continueSegments = false;
                         last = whole;
                     }
-                } catch (IOException e) {
-                    continueSegments = false;
+                } catch (IOException | RuntimeException e) {
+                    continueSegments = false; // malformed decode body: answered with a JSON error below
                     last = null;
                 }
             }
@@ -244,10 +274,21 @@ public final class PdDispatch implements Abortable {
     void onPrefillComplete(PdAttempt attempt, int status, Throwable failure, byte[] content, String mediaType,
             String retryAfter) {
         deps.inFlight().release(attempt.prefillWorker.id());
+        try {
+            prefillCompleted(attempt, status, failure, content, mediaType, retryAfter);
+        } catch (RuntimeException e) {
+            failUnexpected(attempt, e);
+        }
+    }
+
+    private void prefillCompleted(PdAttempt attempt, int status, Throwable failure, byte[] content, String mediaType,
+            String retryAfter) {
         Failure typed = failure != null
                 ? new Failure(Failures.classify(failure, status > 0), 0, Failure.Hop.PREFILL)
                 : status >= 200 && status < 300 ? null : Failure.status(status, Failure.Hop.PREFILL);
-        if (typed == null || (!typed.blamesWorker() && typed.kind() != FailureKind.BUSY)) {
+        if (failure != null && attempt.prefillAbortedByRouter) {
+            // the router aborted it (decode failed or was busy, shutdown): says nothing about this worker
+        } else if (typed == null || (!typed.blamesWorker() && typed.kind() != FailureKind.BUSY)) {
             deps.breakers().onSuccess(attempt.prefillWorker.id());
         } else if (typed.blamesWorker()) {
             deps.breakers().onFailure(attempt.prefillWorker.id());
@@ -288,6 +329,9 @@ public final class PdDispatch implements Abortable {
         }
         deps.metrics().retry(route.api().path, failure.label());
         deps.clock().schedule(() -> {
+            if (client.terminal()) {
+                return;
+            }
             boolean paired;
             synchronized (this) {
                 if (segment == 0) {
@@ -318,6 +362,14 @@ public final class PdDispatch implements Abortable {
         }
         client.header("Retry-After", retryAfter == null ? "1" : retryAfter);
         relayOrFail(attempt, 429, content, mediaType, failure);
+    }
+
+    /** An unexpected exception on a worker callback thread: the client still gets an answer. */
+    private void failUnexpected(PdAttempt attempt, RuntimeException e) {
+        LOG.warn("PD relay failed for {}", route.api().path, e);
+        attempt.abandon(true);
+        client.fail(502, new Failure(FailureKind.BAD_BODY, 0, Failure.Hop.DECODE),
+                "the PD relay failed: " + e.getClass().getSimpleName());
     }
 
     /** Relays a worker's error answer verbatim when nothing was sent yet, else ends the stream. */

@@ -237,14 +237,20 @@ final class PdOutput {
 
     /**
      * Non-streaming: accounts one segment's whole body. Returns the body to send when this was the
-     * last segment, null when a continuation is due.
+     * last segment, null when a continuation is due; an {@link IOException} when the body is not
+     * a response of the endpoint's shape (never another exception: the caller answers with an error).
      */
     byte[] onWholeBody(byte[] body) throws IOException {
         JsonNode node = JSON.readTree(body);
         if (node == null || !node.isObject()) {
-            return body;
+            throw new IOException("the decode body is not a JSON object");
         }
         ObjectNode object = (ObjectNode) node;
+        if (endpoint == ApiKind.GENERATE ? !(object.path("meta_info").isObject() || object.path("meta_info").isMissingNode())
+                : !object.path("choices").path(0).isObject()
+                        || (endpoint == ApiKind.CHAT && !object.path("choices").path(0).path("message").isObject())) {
+            throw new IOException("the decode body has no " + (endpoint == ApiKind.GENERATE ? "meta_info object" : "choices[0] object"));
+        }
         boolean marker = object.path(Continuation.CAPACITY_MARKER).asBoolean(false);
         segmentCapacityEnd = marker;
         String piece;

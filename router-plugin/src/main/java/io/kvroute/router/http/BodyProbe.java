@@ -101,6 +101,14 @@ final class BodyProbe {
             case "n":
                 sequences(name, value, parser);
                 break;
+            case "stream_options":
+                // the PD path rewrites it (include_usage), so its type is the router's business
+                if (value != JsonToken.START_OBJECT && value != JsonToken.VALUE_NULL) {
+                    parser.skipChildren();
+                    throw new ApiException(400, "'stream_options' must be an object");
+                }
+                parser.skipChildren();
+                break;
             case "sampling_params":
                 samplingParams = value;
                 if (value == JsonToken.START_OBJECT) {

@@ -16,6 +16,7 @@ import io.kvroute.router.dispatch.RetryRule;
 import io.kvroute.router.dispatch.Route;
 import io.kvroute.router.dispatch.RouteHints;
 import io.kvroute.router.dispatch.UpstreamRequests;
+import io.kvroute.router.json.JsonFields;
 import io.kvroute.router.worker.Worker;
 import io.kvroute.router.worker.WorkerRole;
 import java.io.IOException;
@@ -173,6 +174,7 @@ public final class InferenceFrontDoor {
             } catch (IOException e) {
                 throw new ApiException(400, "invalid JSON body: " + e.getMessage());
             }
+            JsonFields.dropNulls(tree); // null means absent: the PD path rewrites this body, so say so once
             Route route = new Route(endpoint.api, tokens.outgoingBody(), tree.path("stream").asBoolean(false),
                     tokens.inputTokens(), tokens.tokens() == null ? null : tokens.tokens().ids(), ctx.loads().snapshot(),
                     new RouteHints(sessionKey, tokens.routingText(), modelLabel), decodes);

@@ -3,6 +3,7 @@ package io.kvroute.router.pd;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvroute.router.json.JsonFields;
 
 /**
  * Builds the body of a PD continuation segment (LightLLM PD master): when a decode node ends a
@@ -57,8 +58,10 @@ public final class Continuation {
                 break;
             default: {
                 body.put("text", original.path("text").asText() + generatedText);
-                ObjectNode sampling = body.has("sampling_params") && body.get("sampling_params").isObject()
-                        ? (ObjectNode) body.get("sampling_params") : body.putObject("sampling_params");
+                ObjectNode sampling = JsonFields.writableObject(body, "sampling_params");
+                if (sampling == null) {
+                    sampling = body.putObject("sampling_params");
+                }
                 sampling.put("max_new_tokens", remainingTokens);
                 break;
             }

@@ -1,6 +1,7 @@
 package io.kvroute.router.tokenize;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kvroute.router.json.JsonFields;
 import java.util.List;
 
 /**
@@ -85,7 +86,6 @@ public final class ForwardingGuard {
     }
 
     private static boolean present(JsonNode node, String field) {
-        JsonNode v = node.get(field);
-        return v != null && !v.isNull();
+        return JsonFields.present(node, field);
     }
 }
