@@ -1,5 +1,7 @@
 package io.kvroute.router.dispatch;
 
+import java.util.function.Consumer;
+
 /** Completion of one asynchronous write or read step: exactly one of the two methods is called. */
 public interface Completion {
 
@@ -8,7 +10,7 @@ public interface Completion {
     void failed(Throwable failure);
 
     /** A completion from two actions. */
-    static Completion of(Runnable onSuccess, java.util.function.Consumer<Throwable> onFailure) {
+    static Completion of(Runnable onSuccess, Consumer<Throwable> onFailure) {
         return new Completion() {
             @Override
             public void succeeded() {
