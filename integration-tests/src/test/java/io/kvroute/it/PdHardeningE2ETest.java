@@ -221,4 +221,46 @@ class PdHardeningE2ETest {
             decode.stop();
         }
     }
+
+    private static JsonNode lastBody(io.kvroute.mock.MockWorkerMain.MockWorker worker, String rid) {
+        List<JsonNode> bodies = worker.handler().recentBodies();
+        for (int i = bodies.size() - 1; i >= 0; i--) {
+            if (bodies.get(i).path("rid").asText().equals(rid)) {
+                return bodies.get(i);
+            }
+        }
+        return null;
+    }
+
+    /** Engine priority and segment numbering are the router's to set: a client's values never reach a worker. */
+    @Test
+    void routerOnlyFields_areStrippedFromClientBodies_onBothPaths() throws Exception {
+        String body = "{\"rid\":\"RID\",\"messages\":[{\"role\":\"user\",\"content\":\"vip\"}],\"max_tokens\":2,"
+                + "\"segment_index\":3,\"high_priority_request\":true,\"infer_high_priority\":true}";
+        ContentResponse pd = http.postJson(fleet.url("/v1/chat/completions"), body.replace("RID", "strip-pd"));
+        assertThat(pd.getStatus()).as(pd.getContentAsString()).isEqualTo(200);
+        for (var worker : List.of(fleet.prefills.get(0), fleet.decodes.get(0))) {
+            JsonNode seen = lastBody(worker, "strip-pd");
+            assertThat(seen).isNotNull();
+            assertThat(seen.has("segment_index") || seen.has("high_priority_request") || seen.has("infer_high_priority"))
+                    .as(seen.toString()).isFalse();
+        }
+        try (TestFleet plain = TestFleet.start(1, List.of("--decode-ms-per-step", "1"), List.of())) {
+            ContentResponse response = http.postJson(plain.url("/v1/chat/completions"), body.replace("RID", "strip-plain"));
+            assertThat(response.getStatus()).as(response.getContentAsString()).isEqualTo(200);
+            JsonNode seen = lastBody(plain.workers.get(0), "strip-plain");
+            assertThat(seen.has("segment_index") || seen.has("high_priority_request") || seen.has("infer_high_priority"))
+                    .as(seen.toString()).isFalse();
+        }
+    }
+
+    /** SGLang's docs send "model": "default"; a fleet serving one model routes it (and a missing model) there. */
+    @Test
+    void defaultOrMissingModel_goesToTheOnlyServedModel_otherNamesAre404() throws Exception {
+        String chat = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":1";
+        assertThat(http.postJson(fleet.url("/v1/chat/completions"), chat + ",\"model\":\"default\"}").getStatus()).isEqualTo(200);
+        assertThat(http.postJson(fleet.url("/v1/chat/completions"), chat + "}").getStatus()).isEqualTo(200);
+        ContentResponse unknown = http.postJson(fleet.url("/v1/chat/completions"), chat + ",\"model\":\"gpt-17\"}");
+        assertThat(unknown.getStatus()).isEqualTo(404);
+    }
 }

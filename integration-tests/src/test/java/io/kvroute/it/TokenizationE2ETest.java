@@ -128,7 +128,7 @@ class TokenizationE2ETest {
         assertForwarded("{\"messages\":[" + user + "],\"input_ids\":[1,2,3]}", false);
         assertForwarded("{\"messages\":[" + user + ",{\"role\":\"assistant\",\"content\":\"It is\"}]}", false);
         String scrape = http.get(fleet.url("/metrics")).getContentAsString();
-        assertThat(scrape).contains("kvroute_input_ids_forwarding_total{model_id=\"default\",outcome=\"forwarded\"}")
+        assertThat(scrape).contains("kvroute_input_ids_forwarding_total{model_id=").contains("outcome=\"forwarded\"}")
                 .contains("outcome=\"ineligible\"").contains("outcome=\"ineligible_multimodal\"")
                 .contains("kvroute_ingress_tokenize_duration_seconds_count");
     }
@@ -170,5 +170,96 @@ class TokenizationE2ETest {
         assertThat(expected.length).isGreaterThan(100_000);
         assertThat(atWorker.get("input_ids").size()).isEqualTo(expected.length);
         assertThat(ids(atWorker.get("input_ids"))).containsExactly(expected);
+    }
+
+    private static double forwardingCount(String outcome) throws Exception {
+        // summed over model_id: "default" until the fleet has learned its one model id, then that id
+        double count = 0;
+        for (String line : http.get(fleet.url("/metrics")).getContentAsString().split("\n")) {
+            if (line.startsWith("kvroute_input_ids_forwarding_total{") && line.contains("outcome=\"" + outcome + "\"}")) {
+                count += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return count;
+    }
+
+    @Test
+    void unpairedSurrogate_isA400NamingTheField() throws Exception {
+        String body = "{\"messages\":[{\"role\":\"system\",\"content\":\"fine\"},"
+                + "{\"role\":\"user\",\"content\":\"emoji \uD83D\uDE00 and lone \\ud800\"}],\"max_tokens\":1}";
+        ContentResponse response = http.postJson(fleet.url("/v1/chat/completions"), body);
+        assertThat(response.getStatus()).as(response.getContentAsString()).isEqualTo(400);
+        assertThat(response.getContentAsString()).contains("messages[1].content").contains("surrogate");
+        // a well-formed pair (the emoji) is fine and forwarded
+        assertForwarded("{\"messages\":[{\"role\":\"user\",\"content\":\"emoji \\ud83d\\ude00 ok\"}]}", true);
+    }
+
+    @Test
+    void addGenerationPrompt_otherThanTrue_isNeverForwarded_andANonBooleanIsA400() throws Exception {
+        String user = "{\"role\":\"user\",\"content\":\"What is the weather?\"}";
+        assertForwarded("{\"messages\":[" + user + "],\"add_generation_prompt\":true}", true);
+        assertForwarded("{\"messages\":[" + user + "],\"add_generation_prompt\":false}", false);
+        assertForwarded("{\"messages\":[" + user + "],\"add_generation_prompt\":null}", true);
+        ContentResponse bad = http.postJson(fleet.url("/v1/chat/completions"), "{\"messages\":[" + user + "],\"add_generation_prompt\":\"no\"}");
+        assertThat(bad.getStatus()).as(bad.getContentAsString()).isEqualTo(400);
+        assertThat(bad.getContentAsString()).contains("add_generation_prompt");
+    }
+
+    @Test
+    void multimodalChatWithCallerIds_isCountedMultimodal() throws Exception {
+        double before = forwardingCount("ineligible_multimodal");
+        ContentResponse response = http.postJson(fleet.url("/v1/chat/completions"),
+                "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}],\"input_ids\":[1,2,3]}");
+        assertThat(response.getStatus()).as(response.getContentAsString()).isEqualTo(200);
+        String forwardingLines = java.util.Arrays.stream(http.get(fleet.url("/metrics")).getContentAsString().split("\n"))
+                .filter(l -> l.startsWith("kvroute_input_ids_forwarding_total")).collect(java.util.stream.Collectors.joining("\n"));
+        assertThat(forwardingCount("ineligible_multimodal")).as(forwardingLines).isEqualTo(before + 1);
+    }
+
+    @Test
+    void nullInputIds_isAbsent_andTheRoutersIdsAreForwarded() throws Exception {
+        ContentResponse response = http.postJson(fleet.url("/v1/chat/completions"),
+                "{\"messages\":[{\"role\":\"user\",\"content\":\"null ids\"}],\"input_ids\":null,\"max_tokens\":1}");
+        assertThat(response.getStatus()).as(response.getContentAsString()).isEqualTo(200);
+        JsonNode atWorker = lastBodyAtWorker(fleet);
+        assertThat(atWorker.path("input_ids").isArray()).isTrue();
+        assertThat(ids(atWorker.get("input_ids"))).containsExactly(engineIds(atWorker));
+    }
+
+    /**
+     * Parity against ids computed with none of the router's code: the reference file's chats were
+     * rendered by Python jinja2 with Qwen3's own template ({@code rendered}); those rendered with the
+     * defaults a forwarded request gets (generation prompt on, thinking on) are encoded here with
+     * DJL's HuggingFaceTokenizer directly, and the forwarded ids must equal them.
+     */
+    @Test
+    void parity_forwardedIdsEqualTheJinja2RenderingEncodedByDjlDirectly() throws Exception {
+        int compared = 0;
+        try (ai.djl.huggingface.tokenizers.HuggingFaceTokenizer hf = ai.djl.huggingface.tokenizers.HuggingFaceTokenizer.builder()
+                .optTokenizerPath(BundledTokenizer.qwen3()).optAddSpecialTokens(false).optTruncation(false).optPadding(false).build();
+                BufferedReader reader = new BufferedReader(new InputStreamReader(
+                        TokenizationE2ETest.class.getResourceAsStream("/chatml/qwen3_reference.jsonl"), StandardCharsets.UTF_8))) {
+            for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+                JsonNode reference = JSON.readTree(line);
+                if (!reference.path("add_generation_prompt").asBoolean() || !reference.path("enable_thinking").asBoolean()) {
+                    continue;
+                }
+                ObjectNode body = JSON.createObjectNode();
+                body.set("messages", reference.get("messages"));
+                body.put("max_tokens", 1);
+                ContentResponse response = http.postJson(fleet.url("/v1/chat/completions"), body.toString());
+                assertThat(response.getStatus()).as(response.getContentAsString()).isEqualTo(200);
+                JsonNode atWorker = lastBodyAtWorker(fleet);
+                if (!atWorker.has("input_ids")) {
+                    continue; // blocked by the guard (tools, trailing assistant, ...)
+                }
+                long[] expected = hf.encode(reference.get("rendered").asText()).getIds();
+                int[] forwarded = ids(atWorker.get("input_ids"));
+                assertThat(java.util.Arrays.stream(forwarded).asLongStream().toArray())
+                        .as(reference.path("kind").asText()).containsExactly(expected);
+                compared++;
+            }
+        }
+        assertThat(compared).as("forwarded reference chats compared").isGreaterThanOrEqualTo(40);
     }
 }

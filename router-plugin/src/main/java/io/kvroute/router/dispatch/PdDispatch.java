@@ -44,6 +44,8 @@ public final class PdDispatch implements Abortable {
     private final Exchange client;
     private final PdOutput output;
     private final int requestedTokens;
+    /** The request has an exact text continuation (else a capacity end is the end of the response). */
+    private final boolean continuable;
 
     private PdPairChooser.Pair pair; // guarded by this
     private int segment; // guarded by this
@@ -63,6 +65,7 @@ public final class PdDispatch implements Abortable {
         boolean wantsUsage = body.path("stream_options").path("include_usage").asBoolean(false);
         this.output = new PdOutput(route.api(), wantsUsage);
         this.requestedTokens = Continuation.requestedTokens(body, route.api().path, 128);
+        this.continuable = Continuation.supports(body, route.api().path);
         if (route.streaming() && route.api() != ApiKind.GENERATE) {
             // Segments are accounted from usage, so always ask the decode side for it.
             // null or absent stream_options: a fresh object (the probe rejected any other type)
@@ -234,14 +237,14 @@ public final class PdDispatch implements Abortable {
         synchronized (this) {
             if (route.streaming()) {
                 output.endSegment();
-                continueSegments = output.segmentEndedForCapacity() && output.generatedTokens() < requestedTokens;
+                continueSegments = continuable && output.segmentEndedForCapacity() && output.generatedTokens() < requestedTokens;
                 last = continueSegments ? null : output.streamTrailer(body.path("model").asText(null));
             } else {
                 try {
                     byte[] whole = output.onWholeBody(attempt.decodeBody());
                     if (whole == null) {
                         output.endSegment();
-                        continueSegments = output.generatedTokens() < requestedTokens;
+                        continueSegments = continuable && output.generatedTokens() < requestedTokens;
                         last = continueSegments ? null : output.finalWholeBody();
                     } else {
                         continueSegments = false;

@@ -33,6 +33,8 @@ final class BodyProbe {
     long tokenBudget = -1;
     /** Largest {@code n} given (top level or {@code sampling_params.n}), -1 if none; bounded by the caller. */
     long n = -1;
+    /** A field only the router may set (engine priority, segment numbering) came from the client. */
+    boolean routerOnlyField;
 
     static BodyProbe parse(byte[] body) throws ApiException {
         BodyProbe probe = new BodyProbe();
@@ -100,6 +102,19 @@ final class BodyProbe {
                 break;
             case "n":
                 sequences(name, value, parser);
+                break;
+            case "segment_index":
+            case "high_priority_request":
+            case "infer_high_priority":
+                routerOnlyField = true; // stripped by the router before forwarding
+                parser.skipChildren();
+                break;
+            case "add_generation_prompt":
+                // the router renders the chat itself, so a non-boolean must not silently mean true
+                if (value != JsonToken.VALUE_TRUE && value != JsonToken.VALUE_FALSE && value != JsonToken.VALUE_NULL) {
+                    parser.skipChildren();
+                    throw new ApiException(400, "'add_generation_prompt' must be a boolean");
+                }
                 break;
             case "stream_options":
                 // the PD path rewrites it (include_usage), so its type is the router's business

@@ -21,11 +21,13 @@ import io.kvroute.router.worker.Worker;
 import io.kvroute.router.worker.WorkerRole;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
@@ -47,6 +49,8 @@ public final class InferenceFrontDoor {
 
     private static final Logger LOG = LoggerFactory.getLogger(InferenceFrontDoor.class);
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** Fields only the router may put in a body it forwards (docs/pd.md, "Trust boundary"). */
+    private static final List<String> ROUTER_ONLY_FIELDS = List.of("segment_index", "high_priority_request", "infer_high_priority");
 
     /** Reads a request body; the adapter implements it on its transport. */
     public interface BodySource {
@@ -152,8 +156,11 @@ public final class InferenceFrontDoor {
             // bounded before anything is sized by it (the PD bootstrap arrays have n entries)
             throw new ApiException(400, "'n' must be between 1 and " + config.maxN() + " (got " + probe.n + ")");
         }
-        String model = probe.model;
+        if (probe.routerOnlyField || probe.inputIds == JsonToken.VALUE_NULL) {
+            body = sanitized(body);
+        }
         TreeSet<String> models = knownModels();
+        String model = servedModel(probe.model, models);
         if (model != null && !models.isEmpty() && !models.contains(model)) {
             throw new ApiException(404, "model_not_found", "model '" + model + "' is not served here (available: "
                     + String.join(", ", models) + ")");
@@ -190,6 +197,33 @@ public final class InferenceFrontDoor {
                 tokens.tokens() == null ? null : tokens.tokens().ids(), ctx.loads().snapshot(),
                 new RouteHints(sessionKey, tokens.routingText(), modelLabel), eligible);
         new Dispatch(deps, route, sink, startNanos).start();
+    }
+
+    /**
+     * The model a request names: a missing model or SGLang's {@code "default"} is the one model the
+     * fleet serves when it serves exactly one (SGLang routes them so); otherwise the name as given,
+     * so {@code "default"} among several models is an unknown model (404).
+     */
+    static String servedModel(String requested, SortedSet<String> served) {
+        if ((requested == null || requested.equals("default")) && served.size() == 1) {
+            return served.first();
+        }
+        return requested;
+    }
+
+    /** Only the router sets the engine-priority and segment fields; a client's are dropped, as are JSON nulls. */
+    private static byte[] sanitized(byte[] body) throws ApiException {
+        ObjectNode tree;
+        try {
+            tree = (ObjectNode) JSON.readTree(body);
+        } catch (IOException e) {
+            throw new ApiException(400, "invalid JSON body: " + e.getMessage());
+        }
+        for (String field : ROUTER_ONLY_FIELDS) {
+            tree.remove(field);
+        }
+        JsonFields.dropNulls(tree);
+        return tree.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     private Supplier<List<Worker>> pool(WorkerRole role, String model) {

@@ -74,15 +74,19 @@ final class IngressTokenization {
         Optional<ModelTokenizer> tokenizer = tokenizerFor(model);
         boolean chatEncoder = endpoint == Endpoint.CHAT && tokenizer.flatMap(ModelTokenizer::chatEncoder).isPresent();
         if (callerSentIds) {
+            String outcome = null;
             if (chatEncoder) {
-                metrics.inputIdsForwarding(model == null ? "default" : model, "ineligible");
+                // multimodal wins over every other reason, as in ForwardingGuard, so that metric counts them all
+                outcome = ForwardingGuard.check(parse(body)) == ForwardingGuard.Outcome.INELIGIBLE_MULTIMODAL
+                        ? "ineligible_multimodal" : "ineligible";
+                metrics.inputIdsForwarding(model == null ? "default" : model, outcome);
             }
             if (!policyNeedsTokens) {
-                return new Result(null, body, estimate, chatEncoder ? "ineligible" : null);
+                return new Result(null, body, estimate, outcome);
             }
             int[] ids = callerIds(body);
-            return ids == null ? new Result(null, body, estimate, chatEncoder ? "ineligible" : null)
-                    : new Result(new RequestTokens(ids, true), body, Math.max(1, ids.length), chatEncoder ? "ineligible" : null);
+            return ids == null ? new Result(null, body, estimate, outcome)
+                    : new Result(new RequestTokens(ids, true), body, Math.max(1, ids.length), outcome);
         }
         if (tokenizer.isEmpty() && policyNeedsTokens) {
             // No tokenizer for this model: a token-hungry policy keys on the raw text instead.
@@ -92,12 +96,8 @@ final class IngressTokenization {
             return new Result(null, body, estimate, null);
         }
         String modelLabel = model == null ? "default" : model;
-        JsonNode root;
-        try {
-            root = JSON.readTree(body);
-        } catch (java.io.IOException e) {
-            throw new ApiException(400, "invalid JSON body: " + e.getMessage());
-        }
+        JsonNode root = parse(body);
+        rejectUnpairedSurrogates(root);
         Optional<RequestTokens> tokens;
         long start = System.nanoTime();
         try {
@@ -133,6 +133,53 @@ final class IngressTokenization {
         metrics.inputIdsForwarding(modelLabel, outcome);
         byte[] outgoing = outcome.equals("forwarded") ? withInputIds(body, tokens.get().ids()) : body;
         return new Result(tokens.orElse(null), outgoing, inputTokens, outcome);
+    }
+
+    private static JsonNode parse(byte[] body) throws ApiException {
+        try {
+            return JSON.readTree(body);
+        } catch (java.io.IOException e) {
+            throw new ApiException(400, "invalid JSON body: " + e.getMessage());
+        }
+    }
+
+    /**
+     * A 400 naming the field when text the router is about to tokenize holds an unpaired UTF-16
+     * surrogate ({@code "\ud800"} is valid JSON). The engine rejects such a request anyway, and
+     * through the DJL bridge one lone surrogate turns every supplementary character and NUL of the
+     * same string into U+FFFD, which corrupts the routing key as well.
+     */
+    static void rejectUnpairedSurrogates(JsonNode root) throws ApiException {
+        JsonNode messages = root.path("messages");
+        for (int i = 0; i < messages.size(); i++) {
+            JsonNode content = messages.path(i).path("content");
+            check(content, "messages[" + i + "].content");
+            for (int j = 0; content.isArray() && j < content.size(); j++) {
+                check(content.path(j).path("text"), "messages[" + i + "].content[" + j + "].text");
+            }
+        }
+        for (String field : new String[] {"prompt", "text"}) {
+            JsonNode value = root.path(field);
+            check(value, field);
+            for (int j = 0; value.isArray() && j < value.size(); j++) {
+                check(value.path(j), field + "[" + j + "]");
+            }
+        }
+    }
+
+    private static void check(JsonNode value, String field) throws ApiException {
+        if (!value.isTextual()) {
+            return;
+        }
+        String s = value.textValue();
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                throw new ApiException(400, "'" + field + "' contains an unpaired UTF-16 surrogate at index " + i);
+            }
+        }
     }
 
     /** The caller's flat {@code input_ids} (a batch of arrays routes on its first), or null when unusable. */

@@ -2,7 +2,9 @@ package io.kvroute.router.pd;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import io.kvroute.router.json.JsonFields;
 
 /**
@@ -13,9 +15,13 @@ import io.kvroute.router.json.JsonFields;
  * inference priority). Forwarded {@code input_ids} and the old rendezvous are dropped: the prompt
  * changed, and a new room is injected per segment.
  *
- * <p>Chat: the generated text becomes a trailing assistant message continued in place
- * ({@code continue_final_message: true}, no new generation prompt). Completions: appended to
- * {@code prompt}. SGLang {@code /generate}: appended to {@code text}.
+ * <p>Every segment's prompt is exactly the original prompt plus all text generated so far, built
+ * from the original body each time. Chat: the generated text becomes a trailing assistant message
+ * continued in place ({@code continue_final_message: true}, no new generation prompt); when the
+ * client itself asked to continue its trailing assistant message, the text is appended to that
+ * message. Completions: appended to {@code prompt} (a string or a one-string array). SGLang
+ * {@code /generate}: appended to {@code text}. Shapes with no exact text continuation (token-id
+ * prompts, batches) are not continued: see {@link #supports}.
  */
 public final class Continuation {
 
@@ -33,6 +39,9 @@ public final class Continuation {
      */
     public static ObjectNode next(ObjectNode original, String path, String generatedText, int remainingTokens,
             int segmentIndex) {
+        if (!supports(original, path)) {
+            throw new IllegalArgumentException("no exact continuation for this request shape on " + path);
+        }
         ObjectNode body = original.deepCopy();
         body.remove("input_ids");
         body.remove("bootstrap_host");
@@ -40,12 +49,16 @@ public final class Continuation {
         body.remove("bootstrap_room");
         switch (path) {
             case "/v1/chat/completions": {
+                // Always rebuilt from the original: the client's own messages are never touched, the
+                // text generated so far is one assistant message continued in place.
                 ArrayNode messages = (ArrayNode) body.get("messages");
-                JsonNode last = messages.get(messages.size() - 1);
-                if (segmentIndex > 1 && last.path("role").asText().equals("assistant")) {
-                    messages.remove(messages.size() - 1);
+                int lastIndex = messages.size() - 1;
+                JsonNode last = messages.get(lastIndex);
+                if (continuesLastMessage(original)) {
+                    ((ObjectNode) last).put("content", last.get("content").textValue() + generatedText);
+                } else {
+                    messages.addObject().put("role", "assistant").put("content", generatedText);
                 }
-                messages.addObject().put("role", "assistant").put("content", generatedText);
                 body.put("continue_final_message", true);
                 body.put("add_generation_prompt", false);
                 body.remove("max_completion_tokens");
@@ -53,11 +66,11 @@ public final class Continuation {
                 break;
             }
             case "/v1/completions":
-                body.put("prompt", original.path("prompt").asText() + generatedText);
+                body.set("prompt", extended(original.get("prompt"), generatedText));
                 body.put("max_tokens", remainingTokens);
                 break;
             default: {
-                body.put("text", original.path("text").asText() + generatedText);
+                body.set("text", extended(original.get("text"), generatedText));
                 ObjectNode sampling = JsonFields.writableObject(body, "sampling_params");
                 if (sampling == null) {
                     sampling = body.putObject("sampling_params");
@@ -69,6 +82,51 @@ public final class Continuation {
         body.put("segment_index", segmentIndex);
         body.put("high_priority_request", true);
         return body;
+    }
+
+    /**
+     * True when a continuation of this request can be built exactly (prompt + generated text): one
+     * sequence (no {@code n} above 1, no batch), and a text prompt: a chat, a {@code prompt}/{@code text}
+     * string or a one-string array. Token-id prompts ({@code input_ids}, a completions prompt of ids)
+     * and batches are not continued: their segment end is the end of the response.
+     */
+    public static boolean supports(JsonNode body, String path) {
+        JsonNode n = JsonFields.optional(body, "n");
+        if (n != null && n.asInt(1) > 1 || JsonFields.present(body, "input_ids")) {
+            return false;
+        }
+        switch (path) {
+            case "/v1/chat/completions": {
+                JsonNode messages = JsonFields.optional(body, "messages");
+                return messages != null && messages.isArray() && !messages.isEmpty()
+                        && (!continuesLastMessage(body) || messages.get(messages.size() - 1).path("content").isTextual());
+            }
+            case "/v1/completions":
+                return singleText(JsonFields.optional(body, "prompt"));
+            default:
+                return singleText(JsonFields.optional(body, "text"));
+        }
+    }
+
+    /** The client asked the engine to continue its own trailing assistant message. */
+    private static boolean continuesLastMessage(JsonNode body) {
+        JsonNode messages = body.path("messages");
+        JsonNode last = messages.path(messages.size() - 1);
+        return body.path("continue_final_message").asBoolean(false) && last.path("role").asText("").equals("assistant");
+    }
+
+    private static boolean singleText(JsonNode prompt) {
+        return prompt != null && (prompt.isTextual() || (prompt.isArray() && prompt.size() == 1 && prompt.get(0).isTextual()));
+    }
+
+    /** A string prompt, or a one-string array, with the generated text appended (same shape). */
+    private static JsonNode extended(JsonNode prompt, String generatedText) {
+        if (prompt.isTextual()) {
+            return TextNode.valueOf(prompt.textValue() + generatedText);
+        }
+        ArrayNode single = JsonNodeFactory.instance.arrayNode();
+        single.add(prompt.get(0).textValue() + generatedText);
+        return single;
     }
 
     /** The output budget a body asks for, or {@code defaultTokens} when it names none. */

@@ -50,6 +50,11 @@ public final class ForwardingGuard {
         if (body.path("continue_final_message").asBoolean(false)) {
             return Outcome.INELIGIBLE;
         }
+        JsonNode generationPrompt = JsonFields.optional(body, "add_generation_prompt");
+        if (generationPrompt != null && !(generationPrompt.isBoolean() && generationPrompt.booleanValue())) {
+            // SGLang has no such request field and always renders the generation prompt
+            return Outcome.INELIGIBLE;
+        }
         String previousRole = null;
         for (int i = 0; i < messages.size(); i++) {
             JsonNode m = messages.get(i);
