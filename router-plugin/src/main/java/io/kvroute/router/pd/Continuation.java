@@ -92,7 +92,9 @@ public final class Continuation {
      */
     public static boolean supports(JsonNode body, String path) {
         JsonNode n = JsonFields.optional(body, "n");
-        if (n != null && n.asInt(1) > 1 || JsonFields.present(body, "input_ids")) {
+        // a chat's input_ids are the router's own forwarded rendering (or ignored caller ids): dropped, the
+        // messages are the prompt; elsewhere input_ids are the caller's token prompt, with no text to extend
+        if (n != null && n.asInt(1) > 1 || (!path.equals("/v1/chat/completions") && JsonFields.present(body, "input_ids"))) {
             return false;
         }
         switch (path) {

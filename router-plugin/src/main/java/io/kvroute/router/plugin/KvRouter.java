@@ -5,6 +5,7 @@ import io.kvroute.router.config.RouterOptions;
 import io.kvroute.router.discovery.KubernetesDiscovery;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kvroute.router.http.ActiveRequests;
+import io.kvroute.router.http.InferenceFrontDoor;
 import io.kvroute.router.http.RouterContext;
 import io.kvroute.router.http.RouterHandler;
 import io.kvroute.router.load.LoadEndpoints;
@@ -59,6 +60,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     private final LoadPlane loads;
     /** Kubernetes pod discovery, or null without {@code --service-discovery}. */
     private final KubernetesDiscovery discovery;
+    private final InferenceFrontDoor frontDoor;
 
     /** The engines' KV events ({@code --cache-index exact|auto}), or null with {@code approximate}. */
     private final KvEventsPlane kvEvents;
@@ -100,6 +102,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         this.context = new RouterContext(config, registry, inFlight, breakers, health, policy, client, metrics, active,
                 tokenizers, prefillPolicy, decodePolicy, loads, sessionPolicy, prefillSessionPolicy,
                 java.util.List.copyOf(cacheAwarePolicies.values()));
+        this.frontDoor = new InferenceFrontDoor(context);
         for (CacheAwarePolicy cacheAware : cacheAwarePolicies.values()) {
             cacheAware.prefixIndexes().forEach((mode, index) -> metrics.bindPrefixIndex(cacheAware.name(), mode, index));
         }
@@ -194,7 +197,16 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
      *     when other handlers follow
      */
     public Handler handler(boolean claimUnknownPaths) {
-        return new RouterHandler(context, claimUnknownPaths);
+        return new RouterHandler(context, frontDoor, claimUnknownPaths);
+    }
+
+    /**
+     * The router's transport-neutral inference entry, shared by its Jetty handler and any servlet:
+     * add upstream-request hooks ({@code frontDoor().requests().addHook}) and outcome listeners
+     * ({@code frontDoor().outcomes().add}) here.
+     */
+    public InferenceFrontDoor frontDoor() {
+        return frontDoor;
     }
 
     /** Cache-aware instances by name: the main and the PD prefill policy share one index when both are cache_aware. */

@@ -138,7 +138,6 @@ class ContinuationModelTest {
             {GENERATE, "{\"input_ids\":[1,2,3]}"},
             {GENERATE, "{\"text\":[\"a\",\"b\"]}"},
             {CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":\"a\"}],\"n\":3}"},
-            {CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":\"a\"}],\"input_ids\":[1]}"},
         };
         for (String[] c : cases) {
             ObjectNode body = (ObjectNode) JSON.readTree(c[1]);
@@ -146,6 +145,9 @@ class ContinuationModelTest {
             assertThatThrownBy(() -> Continuation.next(body, c[0], "x", 1, 1)).isInstanceOf(IllegalArgumentException.class);
         }
         assertThat(Continuation.supports(JSON.readTree("{\"prompt\":\"a\",\"n\":null,\"input_ids\":null}"), COMPLETIONS)).isTrue();
+        // the router forwards a chat's own rendering as input_ids: still continued, on the messages
+        assertThat(Continuation.supports(JSON.readTree("{\"messages\":[{\"role\":\"user\",\"content\":\"a\"}],\"input_ids\":[1]}"), CHAT))
+                .isTrue();
     }
 
     @Test

@@ -1,4 +1,4 @@
-package io.kvroute.router.http;
+package io.kvroute.router.dispatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -25,7 +25,7 @@ class PdOutputTest {
             {"GENERATE", "{\"text\":\"x\",\"meta_info\":\"bad\"}"}, {"GENERATE", "5"},
         };
         for (String[] c : cases) {
-            PdOutput output = new PdOutput(Endpoint.valueOf(c[0]), false);
+            PdOutput output = new PdOutput(ApiKind.valueOf(c[0]), false);
             output.beginSegment();
             assertThatThrownBy(() -> output.onWholeBody(bytes(c[1]))).as(c[1]).isInstanceOf(IOException.class);
         }
@@ -33,7 +33,7 @@ class PdOutputTest {
 
     @Test
     void wholeBodies_acrossTwoSegments_concatenateTextAndSumUsage() throws Exception {
-        PdOutput output = new PdOutput(Endpoint.CHAT, false);
+        PdOutput output = new PdOutput(ApiKind.CHAT, false);
         output.beginSegment();
         assertThat(output.onWholeBody(bytes("{\"choices\":[{\"message\":{\"content\":\"Hello \"}}],"
                 + "\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":2},\"kvroute_capacity_marker\":true}"))).isNull();
@@ -51,7 +51,7 @@ class PdOutputTest {
 
     @Test
     void stream_hidesTheMarkerEventAndIntermediateDone_andSumsUsageAtTheEnd() throws Exception {
-        PdOutput output = new PdOutput(Endpoint.COMPLETIONS, true);
+        PdOutput output = new PdOutput(ApiKind.COMPLETIONS, true);
         output.beginSegment();
         // an event split across two chunks, then the marked finish, a usage chunk and [DONE]
         String first = "data: {\"choices\":[{\"text\":\"ab\"}]}\n\ndata: {\"choi";
@@ -78,7 +78,7 @@ class PdOutputTest {
 
     @Test
     void anErrorEvent_endsContinuation() {
-        PdOutput output = new PdOutput(Endpoint.CHAT, false);
+        PdOutput output = new PdOutput(ApiKind.CHAT, false);
         output.beginSegment();
         output.onStreamBytes(bytes("data: {\"error\":{\"message\":\"boom\"},\"kvroute_capacity_marker\":true}\n\n"));
         assertThat(output.segmentEndedForCapacity()).isFalse();

@@ -1,4 +1,4 @@
-package io.kvroute.router.http;
+package io.kvroute.router.dispatch;
 
 /**
  * The one-way door of a client exchange: exactly one terminal action (the last write, an error
