@@ -142,6 +142,9 @@ final class Dispatch implements Abortable {
         if (clientGone) {
             exchange.markClientGone();
         }
+        if (attempt == 1) {
+            ctx.metrics().overhead(endpoint.path, System.nanoTime() - startNanos);
+        }
         exchange.start();
     }
 

@@ -206,8 +206,10 @@ final class PdDispatch implements Abortable {
     private void launch() {
         Attempt attempt;
         byte[] bytes;
+        boolean firstLaunch;
         synchronized (this) {
             attempts++;
+            firstLaunch = attempts == 1 && segment == 0;
             attempt = new Attempt(prefill, decode);
             current = attempt;
             ObjectNode segmentBody = segment == 0 ? body.deepCopy()
@@ -223,6 +225,9 @@ final class PdDispatch implements Abortable {
         ctx.inFlight().acquire(attempt.prefillWorker.id());
         ctx.inFlight().acquire(attempt.decodeWorker.id());
         long dispatchedAt = System.nanoTime();
+        if (firstLaunch) {
+            ctx.metrics().overhead(endpoint.path, dispatchedAt - startNanos);
+        }
         ctx.loads().dispatchLog().recordDispatch(attempt.prefillWorker.id(), dispatchedAt);
         ctx.loads().dispatchLog().recordDispatch(attempt.decodeWorker.id(), dispatchedAt);
 
