@@ -62,7 +62,8 @@ public record RouterConfig(
         long cacheMaxTreeSize,
         String sessionIdHeader,
         double sessionIdleSecs,
-        String stickyFallbackPolicy) {
+        String stickyFallbackPolicy,
+        ObservabilityConfig observability) {
 
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
 
@@ -74,6 +75,7 @@ public record RouterConfig(
         tokenizerPaths = tokenizerPaths == null ? List.of() : List.copyOf(tokenizerPaths);
         prefillUrls = prefillUrls == null ? List.of() : List.copyOf(prefillUrls);
         decodeUrls = decodeUrls == null ? List.of() : List.copyOf(decodeUrls);
+        observability = observability == null ? ObservabilityConfig.OFF : observability;
     }
 
     public static Builder builder() {
@@ -150,6 +152,9 @@ public record RouterConfig(
         String sessionIdHeader = "x-session-id";
         double sessionIdleSecs = 600;
         String stickyFallbackPolicy = "power_of_two";
+        String accessLog = null;
+        String otlpTracesEndpoint = null;
+        double traceSamplingRatio = 1.0;
 
         public Builder host(String v) { host = v; return this; }
         public Builder port(int v) { port = v; return this; }
@@ -203,10 +208,14 @@ public record RouterConfig(
         public Builder sessionIdHeader(String v) { sessionIdHeader = v; return this; }
         public Builder sessionIdleSecs(double v) { sessionIdleSecs = v; return this; }
         public Builder stickyFallbackPolicy(String v) { stickyFallbackPolicy = v; return this; }
+        public Builder accessLog(String v) { accessLog = v; return this; }
+        public Builder otlpTracesEndpoint(String v) { otlpTracesEndpoint = v; return this; }
+        public Builder traceSamplingRatio(double v) { traceSamplingRatio = v; return this; }
 
         public RouterConfig build() {
             ConfigValidator.validate(this);
-            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy);
+            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy,
+                    new ObservabilityConfig(accessLog, otlpTracesEndpoint, traceSamplingRatio));
         }
     }
 }

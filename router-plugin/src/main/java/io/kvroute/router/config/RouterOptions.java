@@ -182,6 +182,15 @@ public final class RouterOptions {
     @Option(names = "--sticky-fallback-policy", description = "Policy choosing a new session's worker under --policy sticky (default power_of_two).")
     String stickyFallbackPolicy = "power_of_two";
 
+    @Option(names = "--access-log", description = "One JSON line per inference request: stdout or a file path (default off).")
+    String accessLog;
+
+    @Option(names = "--otlp-traces-endpoint", description = "OTLP/HTTP traces URL, e.g. http://collector:4318/v1/traces; enables tracing (default off).")
+    String otlpTracesEndpoint;
+
+    @Option(names = "--trace-sampling-ratio", description = "Share of new traces sampled, 0..1; an incoming traceparent's decision is kept (default 1).")
+    double traceSamplingRatio = 1.0;
+
     /**
      * Parses flags (and the config file they name) into a validated config.
      *
@@ -268,6 +277,9 @@ public final class RouterOptions {
                 .sessionIdHeader(sessionIdHeader)
                 .sessionIdleSecs(sessionIdleSecs)
                 .stickyFallbackPolicy(stickyFallbackPolicy)
+                .accessLog(emptyToNull(accessLog))
+                .otlpTracesEndpoint(emptyToNull(otlpTracesEndpoint))
+                .traceSamplingRatio(traceSamplingRatio)
                 .build();
     }
 

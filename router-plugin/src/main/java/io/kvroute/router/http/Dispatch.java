@@ -1,5 +1,6 @@
 package io.kvroute.router.http;
 
+import io.kvroute.router.accesslog.RouteFacts;
 import io.kvroute.router.policy.Decision;
 import io.kvroute.router.policy.RoutingPolicy;
 import io.kvroute.router.policy.RoutingRequest;
@@ -44,6 +45,7 @@ final class Dispatch implements Abortable {
     private final Callback clientCallback;
     private final long startNanos;
     private final Set<String> tried = new HashSet<>();
+    private final RouteFacts facts;
 
     private volatile ProxyExchange current;
     private volatile boolean clientGone;
@@ -67,6 +69,7 @@ final class Dispatch implements Abortable {
         this.clientResponse = clientResponse;
         this.clientCallback = clientCallback;
         this.startNanos = startNanos;
+        this.facts = RouteFacts.of(clientRequest);
     }
 
     void start() {
@@ -129,6 +132,9 @@ final class Dispatch implements Abortable {
         }
         ctx.metrics().pressureSource(policy.name(), decision.pressureSource());
         Worker worker = decision.worker();
+        facts.decision(policy.name(), decision.reason().label(),
+                decision.cacheAware() == null ? -1 : decision.cacheAware().selectedMatchedTokens(), worker.url());
+        facts.retries(attempt - 1);
         tried.add(worker.id());
         boolean finalAttempt = attempt >= ctx.config().retryMaxAttempts();
         ctx.inFlight().acquire(worker.id());

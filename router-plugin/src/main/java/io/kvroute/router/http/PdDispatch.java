@@ -1,6 +1,7 @@
 package io.kvroute.router.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvroute.router.accesslog.RouteFacts;
 import io.kvroute.router.pd.BootstrapInjector;
 import io.kvroute.router.pd.Continuation;
 import io.kvroute.router.policy.Decision;
@@ -200,6 +201,10 @@ final class PdDispatch implements Abortable {
         ctx.metrics().pressureSource("decode_" + decodePolicy.name(), d.pressureSource());
         prefill = p.worker();
         decode = d.worker();
+        RouteFacts facts = RouteFacts.of(clientRequest);
+        facts.decision(prefillChooser.name(), p.reason().label(),
+                p.cacheAware() == null ? -1 : p.cacheAware().selectedMatchedTokens(), decode.url());
+        facts.prefillWorker(prefill.url());
         return true;
     }
 
@@ -210,6 +215,9 @@ final class PdDispatch implements Abortable {
         synchronized (this) {
             attempts++;
             firstLaunch = attempts == 1 && segment == 0;
+            RouteFacts facts = RouteFacts.of(clientRequest);
+            facts.segments(segment + 1);
+            facts.retries(attempts - 1 - continuations);
             attempt = new Attempt(prefill, decode);
             current = attempt;
             ObjectNode segmentBody = segment == 0 ? body.deepCopy()
@@ -510,6 +518,7 @@ final class PdDispatch implements Abortable {
             return;
         }
         responseStarted = true;
+        RouteFacts.of(clientRequest).firstByte(System.nanoTime() - startNanos);
         clientResponse.setStatus(200);
         clientResponse.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
         if (streaming) {
@@ -529,6 +538,7 @@ final class PdDispatch implements Abortable {
         if (continuations > 0) {
             ctx.metrics().pdSegments(endpoint.path, continuations + 1);
         }
+
     }
 
     static String host(Worker worker) {

@@ -1,5 +1,6 @@
 package io.kvroute.router.http;
 
+import io.kvroute.router.accesslog.RouteFacts;
 import io.kvroute.router.worker.Worker;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
@@ -166,6 +167,7 @@ final class ProxyExchange {
         if (!firstByteWritten) {
             firstByteWritten = true;
             firstByteNanos = System.nanoTime() - startNanos;
+            RouteFacts.of(clientRequest).firstByte(firstByteNanos);
         }
         chunk.retain();
         clientResponse.write(false, bytes, Callback.from(() -> {

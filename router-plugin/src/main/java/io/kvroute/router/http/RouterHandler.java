@@ -3,6 +3,7 @@ package io.kvroute.router.http;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvroute.router.accesslog.RouteFacts;
 import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.worker.Worker;
@@ -208,6 +209,7 @@ public final class RouterHandler extends Handler.Abstract {
 
     private void handleInference(Endpoint endpoint, Request request, Response response, Callback callback) {
         long startNanos = System.nanoTime();
+        RouteFacts.attach(request, endpoint.path);
         if (ctx.active().draining()) {
             reject(endpoint, response, callback, startNanos,
                     new ApiException(503, "service_unavailable", "the router is shutting down; retry on another replica"));
@@ -251,6 +253,7 @@ public final class RouterHandler extends Handler.Abstract {
         BodyProbe probe = BodyProbe.parse(body);
         endpoint.validate(probe);
         String model = probe.model;
+        RouteFacts.of(request).model(model);
         TreeSet<String> models = knownModels();
         if (model != null && !models.isEmpty() && !models.contains(model)) {
             throw new ApiException(404, "model_not_found", "model '" + model + "' is not served here (available: "

@@ -1,5 +1,6 @@
 package io.kvroute.router.plugin;
 
+import io.kvroute.router.accesslog.AccessLog;
 import io.kvroute.router.config.ConfigException;
 import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.config.RouterOptions;
@@ -72,6 +73,9 @@ public final class RouterMain {
         server.setHandler(router.handler(true));
         server.setErrorHandler(new io.kvroute.router.http.JsonErrorHandler());
         server.addBean(router);
+        if (config.observability().accessLog() != null) {
+            server.setRequestLog(AccessLog.forTarget(config.observability().accessLog()));
+        }
         server.setStopTimeout(30_000);
         server.start();
         String host = config.host().contains(":") ? "[" + config.host() + "]" : config.host();

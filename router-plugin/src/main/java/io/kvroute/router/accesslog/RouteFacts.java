@@ -1,0 +1,132 @@
+package io.kvroute.router.accesslog;
+
+import java.util.Objects;
+import org.eclipse.jetty.server.Request;
+
+/**
+ * What the router decided for one inference request, carried as a request attribute from ingress
+ * to Jetty's request log: model, chosen worker(s), policy, decision reason, matched tokens, retries,
+ * time to first byte and the trace id.
+ *
+ * <p>Written by the dispatch of this one request (attempts are sequential, PD legs report through
+ * the dispatch), read by the request log after the response completed; fields are volatile so the
+ * log thread sees the last write. A request the router rejected before dispatch keeps the defaults.
+ */
+public final class RouteFacts {
+
+    /** The request attribute name. */
+    public static final String ATTRIBUTE = RouteFacts.class.getName();
+
+    private final String endpoint;
+    private volatile String model;
+    private volatile String worker;
+    private volatile String prefillWorker;
+    private volatile String policy;
+    private volatile String reason;
+    private volatile long matchedTokens = -1;
+    private volatile int retries;
+    private volatile long firstByteNanos = -1;
+    private volatile int segments;
+    private volatile String traceId;
+
+    RouteFacts(String endpoint) {
+        this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
+    }
+
+    /** Creates the record for {@code request} and attaches it. */
+    public static RouteFacts attach(Request request, String endpoint) {
+        RouteFacts facts = new RouteFacts(endpoint);
+        request.setAttribute(ATTRIBUTE, facts);
+        return facts;
+    }
+
+    /** The record attached at ingress; a detached one (written, never logged) if there is none. */
+    public static RouteFacts of(Request request) {
+        Object facts = request.getAttribute(ATTRIBUTE);
+        return facts instanceof RouteFacts r ? r : new RouteFacts(Request.getPathInContext(request));
+    }
+
+    public void model(String model) {
+        this.model = model;
+    }
+
+    /**
+     * One routing decision: the policy, its reason label, the chosen worker's matched prefix tokens
+     * (negative when the policy does not match prefixes) and the worker's URL.
+     */
+    public void decision(String policy, String reason, long matchedTokens, String workerUrl) {
+        this.policy = policy;
+        this.reason = reason;
+        this.matchedTokens = matchedTokens;
+        this.worker = workerUrl;
+    }
+
+    /** PD: the prefill leg's worker (the decode worker is {@link #decision}'s). */
+    public void prefillWorker(String workerUrl) {
+        this.prefillWorker = workerUrl;
+    }
+
+    public void retries(int retries) {
+        this.retries = retries;
+    }
+
+    /** Ingress-relative time of the first byte sent to the client; the first call wins. */
+    public void firstByte(long nanosSinceIngress) {
+        if (firstByteNanos < 0 && nanosSinceIngress >= 0) {
+            firstByteNanos = nanosSinceIngress;
+        }
+    }
+
+    /** PD: segments the answer took (1 + continuations). */
+    public void segments(int segments) {
+        this.segments = segments;
+    }
+
+    public void traceId(String traceId) {
+        this.traceId = traceId;
+    }
+
+    public String endpoint() {
+        return endpoint;
+    }
+
+    public String model() {
+        return model;
+    }
+
+    public String worker() {
+        return worker;
+    }
+
+    public String prefillWorker() {
+        return prefillWorker;
+    }
+
+    public String policy() {
+        return policy;
+    }
+
+    public String reason() {
+        return reason;
+    }
+
+    public long matchedTokens() {
+        return matchedTokens;
+    }
+
+    public int retries() {
+        return retries;
+    }
+
+    public long firstByteNanos() {
+        return firstByteNanos;
+    }
+
+    public int segments() {
+        return segments;
+    }
+
+    public String traceId() {
+        return traceId;
+    }
+}
