@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import io.kvroute.mock.BundledTokenizer;
 import io.kvroute.mock.MockWorkerMain;
 import io.kvroute.router.plugin.RouterMain;
+import io.kvroute.router.trace.RequestTracer;
 import io.kvroute.router.worker.Worker;
 import io.kvroute.router.worker.WorkerRole;
 import java.time.Duration;
@@ -30,6 +31,12 @@ final class ObservabilityFleet implements AutoCloseable {
     RouterMain.RunningRouter router;
 
     static ObservabilityFleet start(List<String> routerArgs) throws Exception {
+        return start(routerArgs, RequestTracer.off(), RequestTracer::off);
+    }
+
+    /** A fleet whose router traces through {@code routerTracer} and each mock worker through a tracer from {@code workerTracers}. */
+    static ObservabilityFleet start(List<String> routerArgs, RequestTracer routerTracer,
+            java.util.function.Supplier<RequestTracer> workerTracers) throws Exception {
         ObservabilityFleet fleet = new ObservabilityFleet();
         try {
             String tokenizer = BundledTokenizer.qwen3().toString();
@@ -50,7 +57,10 @@ final class ObservabilityFleet implements AutoCloseable {
                     "--policy", "cache_aware", "--tokenizer-path", tokenizer, "--health-check-interval-secs", "0.2",
                     "--retry-initial-backoff-ms", "1", "--retry-max-backoff-ms", "5", "--cb-failure-threshold", "4"));
             args.addAll(routerArgs);
-            fleet.router = RouterMain.start(args.toArray(String[]::new));
+            for (MockWorkerMain.MockWorker w : fleet.mockWorkers()) {
+                w.handler().useTracer(workerTracers.get());
+            }
+            fleet.router = RouterMain.start(routerTracer, args.toArray(String[]::new));
             await().atMost(Duration.ofSeconds(15)).until(() -> {
                 List<Worker> all = fleet.router.router().workers().fleet().all();
                 var loads = fleet.router.router().loads().snapshot();
@@ -70,6 +80,13 @@ final class ObservabilityFleet implements AutoCloseable {
         out.addAll(base);
         out.addAll(List.of(more));
         return out.toArray(String[]::new);
+    }
+
+    List<MockWorkerMain.MockWorker> mockWorkers() {
+        List<MockWorkerMain.MockWorker> all = new ArrayList<>(workers);
+        all.add(prefill);
+        all.add(decode);
+        return all;
     }
 
     String url(String path) {

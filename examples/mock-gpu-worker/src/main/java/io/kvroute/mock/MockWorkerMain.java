@@ -7,6 +7,7 @@ import io.kvroute.mock.engine.SimpleEngine;
 import io.kvroute.mock.engine.TimeModel;
 import io.kvroute.mock.http.MockWorkerHandler;
 import io.kvroute.mock.http.PromptEncoder;
+import io.kvroute.router.trace.RequestTracer;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -106,6 +107,12 @@ public final class MockWorkerMain implements Callable<Integer> {
     @Option(names = "--tokenizer-threads", description = "Threads that tokenize text prompts, like SGLang's TokenizerManager "
             + "(default 1); 0 tokenizes on the HTTP threads.")
     int tokenizerThreads = 1;
+
+    @Option(names = "--otlp-traces-endpoint", description = "OTLP/HTTP traces URL; continues the router's trace with engine queue/prefill/decode spans (default off).")
+    String otlpTracesEndpoint;
+
+    @Option(names = "--trace-sampling-ratio", description = "Share of new traces sampled, 0..1 (default 1).")
+    double traceSamplingRatio = 1.0;
 
     @Option(names = "--tokenizer-path", description = "Tokenizer directory (tokenizer.json + tokenizer_config.json), "
             + "or bundled:qwen3; default: a deterministic stand-in (about 4 bytes per token).")
@@ -246,6 +253,11 @@ public final class MockWorkerMain implements Callable<Integer> {
         }, pd, decodeKvCapacityTokens, kvClient, speedup);
         handlerRef[0] = handler;
         handler.useTokenizerThreads(tokenizerThreads);
+        if (!(traceSamplingRatio >= 0 && traceSamplingRatio <= 1)) {
+            throw new IllegalArgumentException("--trace-sampling-ratio must be between 0 and 1 (got '" + traceSamplingRatio + "')");
+        }
+        handler.useTracer(RequestTracer.create(otlpTracesEndpoint, traceSamplingRatio,
+                "kvroute-mock-worker"));
         server.setHandler(handler);
         server.start();
         String baseUrl = "http://" + host + ":" + connector.getLocalPort();

@@ -1,5 +1,6 @@
 package io.kvroute.router.accesslog;
 
+import io.kvroute.router.trace.TraceSpan;
 import java.util.Objects;
 import org.eclipse.jetty.server.Request;
 
@@ -18,6 +19,7 @@ public final class RouteFacts {
     public static final String ATTRIBUTE = RouteFacts.class.getName();
 
     private final String endpoint;
+    private final TraceSpan span;
     private volatile String model;
     private volatile String worker;
     private volatile String prefillWorker;
@@ -27,15 +29,17 @@ public final class RouteFacts {
     private volatile int retries;
     private volatile long firstByteNanos = -1;
     private volatile int segments;
-    private volatile String traceId;
+    private final String traceId;
 
-    RouteFacts(String endpoint) {
+    RouteFacts(String endpoint, TraceSpan span) {
         this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
+        this.span = Objects.requireNonNull(span, "span");
+        this.traceId = span.traceId();
     }
 
-    /** Creates the record for {@code request} and attaches it. */
-    public static RouteFacts attach(Request request, String endpoint) {
-        RouteFacts facts = new RouteFacts(endpoint);
+    /** Creates the record for {@code request}, with its ingress span, and attaches it. */
+    public static RouteFacts attach(Request request, String endpoint, TraceSpan span) {
+        RouteFacts facts = new RouteFacts(endpoint, span);
         request.setAttribute(ATTRIBUTE, facts);
         return facts;
     }
@@ -43,11 +47,17 @@ public final class RouteFacts {
     /** The record attached at ingress; a detached one (written, never logged) if there is none. */
     public static RouteFacts of(Request request) {
         Object facts = request.getAttribute(ATTRIBUTE);
-        return facts instanceof RouteFacts r ? r : new RouteFacts(Request.getPathInContext(request));
+        return facts instanceof RouteFacts r ? r : new RouteFacts(Request.getPathInContext(request), TraceSpan.NOOP);
     }
 
     public void model(String model) {
         this.model = model;
+        span.tag("model", model);
+    }
+
+    /** The request's ingress span ({@link TraceSpan#NOOP} when tracing is off): the parent of its work. */
+    public TraceSpan span() {
+        return span;
     }
 
     /**
@@ -80,10 +90,6 @@ public final class RouteFacts {
     /** PD: segments the answer took (1 + continuations). */
     public void segments(int segments) {
         this.segments = segments;
-    }
-
-    public void traceId(String traceId) {
-        this.traceId = traceId;
     }
 
     public String endpoint() {

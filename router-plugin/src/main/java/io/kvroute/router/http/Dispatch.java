@@ -4,6 +4,7 @@ import io.kvroute.router.accesslog.RouteFacts;
 import io.kvroute.router.policy.Decision;
 import io.kvroute.router.policy.RoutingPolicy;
 import io.kvroute.router.policy.RoutingRequest;
+import io.kvroute.router.trace.TraceSpan;
 import io.kvroute.router.worker.Worker;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -123,6 +124,7 @@ final class Dispatch implements Abortable {
             return;
         }
         RoutingPolicy policy = hints.sessionKey() != null ? ctx.sessionPolicy() : ctx.policy();
+        TraceSpan selectSpan = facts.span().child("kvroute.select");
         Decision decision = policy.select(new RoutingRequest(candidates, ctx.inFlight()::get, inputTokens,
                 hints.sessionKey(), tokenIds, loads, hints.routingText()));
         ctx.metrics().decision(policy.name(), decision.reason().label());
@@ -135,6 +137,8 @@ final class Dispatch implements Abortable {
         facts.decision(policy.name(), decision.reason().label(),
                 decision.cacheAware() == null ? -1 : decision.cacheAware().selectedMatchedTokens(), worker.url());
         facts.retries(attempt - 1);
+        Traces.endSelect(selectSpan, facts);
+        TraceSpan attemptSpan = Traces.upstream(facts.span(), "kvroute.upstream", worker, attempt - 1);
         tried.add(worker.id());
         boolean finalAttempt = attempt >= ctx.config().retryMaxAttempts();
         ctx.inFlight().acquire(worker.id());
@@ -143,7 +147,11 @@ final class Dispatch implements Abortable {
         long idleMillis = (long) (ctx.config().streamIdleTimeoutSecs() * 1000);
         ProxyExchange exchange = new ProxyExchange(ctx.client(), worker, endpoint.path, body, streaming, timeoutMillis,
                 idleMillis, finalAttempt, startNanos, clientRequest, clientResponse, clientCallback,
-                outcome -> onAttemptDone(worker, outcome));
+                outcome -> {
+                    Traces.endUpstream(attemptSpan, outcome.status(), outcome.failureKind());
+                    onAttemptDone(worker, outcome);
+                });
+        exchange.traced(attemptSpan);
         current = exchange;
         if (clientGone) {
             exchange.markClientGone();

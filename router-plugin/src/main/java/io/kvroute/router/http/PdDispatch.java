@@ -2,6 +2,7 @@ package io.kvroute.router.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kvroute.router.accesslog.RouteFacts;
+import io.kvroute.router.trace.TraceSpan;
 import io.kvroute.router.pd.BootstrapInjector;
 import io.kvroute.router.pd.Continuation;
 import io.kvroute.router.policy.Decision;
@@ -131,6 +132,9 @@ final class PdDispatch implements Abortable {
         String decodeContentType;
         final ByteArrayOutputStream decodeBuffer = new ByteArrayOutputStream();
         boolean decodeDone;
+        TraceSpan segmentSpan = TraceSpan.NOOP;
+        TraceSpan prefillSpan = TraceSpan.NOOP;
+        TraceSpan decodeSpan = TraceSpan.NOOP;
 
         Attempt(Worker prefillWorker, Worker decodeWorker) {
             this.prefillWorker = prefillWorker;
@@ -188,6 +192,8 @@ final class PdDispatch implements Abortable {
             return false;
         }
         RoutingPolicy prefillChooser = hints.sessionKey() != null ? ctx.prefillSessionPolicy() : prefillPolicy;
+        RouteFacts facts = RouteFacts.of(clientRequest);
+        TraceSpan selectSpan = facts.span().child("kvroute.select");
         Decision p = prefillChooser.select(new RoutingRequest(prefills, ctx.inFlight()::get, inputTokens,
                 hints.sessionKey(), tokenIds, loads, hints.routingText()));
         if (p.cacheAware() != null) {
@@ -201,10 +207,10 @@ final class PdDispatch implements Abortable {
         ctx.metrics().pressureSource("decode_" + decodePolicy.name(), d.pressureSource());
         prefill = p.worker();
         decode = d.worker();
-        RouteFacts facts = RouteFacts.of(clientRequest);
         facts.decision(prefillChooser.name(), p.reason().label(),
                 p.cacheAware() == null ? -1 : p.cacheAware().selectedMatchedTokens(), decode.url());
         facts.prefillWorker(prefill.url());
+        Traces.endSelect(selectSpan, facts);
         return true;
     }
 
@@ -215,11 +221,16 @@ final class PdDispatch implements Abortable {
         synchronized (this) {
             attempts++;
             firstLaunch = attempts == 1 && segment == 0;
-            RouteFacts facts = RouteFacts.of(clientRequest);
-            facts.segments(segment + 1);
-            facts.retries(attempts - 1 - continuations);
             attempt = new Attempt(prefill, decode);
             current = attempt;
+            int retry = attempts - 1 - continuations;
+            RouteFacts facts = RouteFacts.of(clientRequest);
+            facts.segments(segment + 1);
+            facts.retries(retry);
+            attempt.segmentSpan = facts.span().child(segment == 0 ? "kvroute.pd.segment" : "kvroute.pd.continuation")
+                    .tag("segment", segment).tag("retry", retry);
+            attempt.prefillSpan = Traces.upstream(attempt.segmentSpan, "kvroute.upstream.prefill", attempt.prefillWorker, retry);
+            attempt.decodeSpan = Traces.upstream(attempt.segmentSpan, "kvroute.upstream.decode", attempt.decodeWorker, retry);
             ObjectNode segmentBody = segment == 0 ? body.deepCopy()
                     : Continuation.next(body, endpoint.path, output.generatedText(),
                             Math.max(1, requestedTokens - output.generatedTokens()), segment);
@@ -241,10 +252,14 @@ final class PdDispatch implements Abortable {
 
         attempt.toPrefill = ctx.client().newRequest(attempt.prefillWorker.url() + endpoint.path)
                 .method(HttpMethod.POST).body(new BytesRequestContent("application/json", bytes))
+                .headers(h -> attempt.prefillSpan.inject(h::put))
                 .timeout(timeoutMillis, TimeUnit.MILLISECONDS).idleTimeout(idleMillis, TimeUnit.MILLISECONDS);
         attempt.toDecode = ctx.client().newRequest(attempt.decodeWorker.url() + endpoint.path)
                 .method(HttpMethod.POST).body(new BytesRequestContent("application/json", bytes))
-                .headers(h -> h.put(HttpHeader.ACCEPT, streaming ? "text/event-stream" : "application/json"))
+                .headers(h -> {
+                    h.put(HttpHeader.ACCEPT, streaming ? "text/event-stream" : "application/json");
+                    attempt.decodeSpan.inject(h::put);
+                })
                 .timeout(timeoutMillis, TimeUnit.MILLISECONDS).idleTimeout(idleMillis, TimeUnit.MILLISECONDS);
         attempt.toDecode.onResponseHeaders(r -> {
             attempt.decodeStatus = r.getStatus();
@@ -295,6 +310,10 @@ final class PdDispatch implements Abortable {
 
     private void onDecodeComplete(Attempt attempt, Result result) {
         ctx.inFlight().release(attempt.decodeWorker.id());
+        Traces.endUpstream(attempt.decodeSpan, attempt.decodeStatus, result.getFailure() != null
+                ? ProxyExchange.failureKind(result.getFailure(), attempt.decodeStatus > 0)
+                : attempt.decodeStatus == 200 ? null : "status_" + attempt.decodeStatus);
+        attempt.segmentSpan.end();
         if (attempt.abandoned) {
             return;
         }
@@ -387,6 +406,8 @@ final class PdDispatch implements Abortable {
         ctx.inFlight().release(attempt.prefillWorker.id());
         Throwable failure = result.getFailure();
         int status = result.getResponse() == null ? 0 : result.getResponse().getStatus();
+        Traces.endUpstream(attempt.prefillSpan, status, failure != null ? ProxyExchange.failureKind(failure, status > 0)
+                : status >= 200 && status < 300 ? null : "status_" + status);
         if (failure == null && status < 500 && status != 429) {
             ctx.breakers().onSuccess(attempt.prefillWorker.id());
         } else if (failure != null || status >= 500) {

@@ -1,6 +1,7 @@
 package io.kvroute.router.http;
 
 import io.kvroute.router.accesslog.RouteFacts;
+import io.kvroute.router.trace.TraceSpan;
 import io.kvroute.router.worker.Worker;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
@@ -85,6 +86,7 @@ final class ProxyExchange {
     private volatile boolean discarding;
     private volatile String abortReason;
     private volatile org.eclipse.jetty.client.Request proxyToWorker;
+    private TraceSpan trace = TraceSpan.NOOP;
 
     ProxyExchange(HttpClient client, Worker worker, String path, byte[] body, boolean streaming, long timeoutMillis,
             long idleTimeoutMillis, boolean finalAttempt, long startNanos,
@@ -118,6 +120,11 @@ final class ProxyExchange {
         }
     }
 
+    /** The attempt's span: its trace context goes to the worker as {@code traceparent}. Call before {@link #start}. */
+    void traced(TraceSpan span) {
+        this.trace = span;
+    }
+
     void markClientGone() {
         clientGone.set(true);
     }
@@ -125,7 +132,10 @@ final class ProxyExchange {
     void start() {
         org.eclipse.jetty.client.Request proxyToWorker = client.newRequest(worker.url() + path)
                 .method(HttpMethod.POST)
-                .headers(h -> h.put(HttpHeader.ACCEPT, streaming ? "text/event-stream" : "application/json"))
+                .headers(h -> {
+                    h.put(HttpHeader.ACCEPT, streaming ? "text/event-stream" : "application/json");
+                    trace.inject(h::put);
+                })
                 .body(new BytesRequestContent("application/json", body))
                 .timeout(timeoutMillis, TimeUnit.MILLISECONDS)
                 // the idle timeout is for streams: a non-streaming answer is legitimately silent until

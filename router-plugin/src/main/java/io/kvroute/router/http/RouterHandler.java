@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kvroute.router.accesslog.RouteFacts;
 import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.router.trace.TraceSpan;
 import io.kvroute.router.worker.Worker;
 import io.kvroute.router.worker.WorkerRegistry;
 import io.kvroute.router.worker.WorkerRole;
@@ -207,9 +208,12 @@ public final class RouterHandler extends Handler.Abstract {
         response.write(true, ByteBuffer.wrap(body.getBytes(StandardCharsets.UTF_8)), callback);
     }
 
-    private void handleInference(Endpoint endpoint, Request request, Response response, Callback callback) {
+    private void handleInference(Endpoint endpoint, Request request, Response response, Callback completion) {
         long startNanos = System.nanoTime();
-        RouteFacts.attach(request, endpoint.path);
+        TraceSpan span = ctx.tracer().ingress("kvroute.request", name -> request.getHeaders().get(name))
+                .tag("endpoint", endpoint.path);
+        RouteFacts.attach(request, endpoint.path, span);
+        Callback callback = span == TraceSpan.NOOP ? completion : new TracedCompletion(completion, span, response);
         if (ctx.active().draining()) {
             reject(endpoint, response, callback, startNanos,
                     new ApiException(503, "service_unavailable", "the router is shutting down; retry on another replica"));
@@ -266,7 +270,7 @@ public final class RouterHandler extends Handler.Abstract {
         String sessionKey = request.getHeaders().get(config.sessionIdHeader());
         boolean callerSentIds = probe.inputIds == com.fasterxml.jackson.core.JsonToken.START_ARRAY;
         if (pd) {
-            IngressTokenization.Result tokens = tokenization.apply(endpoint, model, body, ctx.prefillPolicy().needsTokens(), callerSentIds);
+            IngressTokenization.Result tokens = tokenize(request, endpoint, model, body, ctx.prefillPolicy().needsTokens(), callerSentIds);
             com.fasterxml.jackson.databind.node.ObjectNode tree;
             try {
                 tree = (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(tokens.outgoingBody());
@@ -282,12 +286,48 @@ public final class RouterHandler extends Handler.Abstract {
             throw new ApiException(503, "service_unavailable", "no usable worker for model '"
                     + (model == null ? "(any)" : model) + "'");
         }
-        IngressTokenization.Result tokens = tokenization.apply(endpoint, model, body, ctx.policy().needsTokens(), callerSentIds);
+        IngressTokenization.Result tokens = tokenize(request, endpoint, model, body, ctx.policy().needsTokens(), callerSentIds);
         int[] tokenIds = tokens.tokens() == null ? null : tokens.tokens().ids();
         new Dispatch(ctx, endpoint, tokens.outgoingBody(), probe.stream, tokens.inputTokens(), tokenIds,
                 ctx.loads().snapshot(), new RouteHints(sessionKey, tokens.routingText(), model == null ? "default" : model),
                 eligible,
                 request, response, callback, startNanos).start();
+    }
+
+    private IngressTokenization.Result tokenize(Request request, Endpoint endpoint, String model, byte[] body,
+            boolean policyNeedsTokens, boolean callerSentIds) throws ApiException {
+        TraceSpan span = RouteFacts.of(request).span().child("kvroute.tokenize");
+        try {
+            IngressTokenization.Result tokens = tokenization.apply(endpoint, model, body, policyNeedsTokens, callerSentIds);
+            span.tag("input_tokens", tokens.inputTokens()).tag("input_ids_forwarding", tokens.forwardingOutcome());
+            return tokens;
+        } finally {
+            span.end();
+        }
+    }
+
+    /** Ends the ingress span with the final status when the response completes. */
+    private static final class TracedCompletion extends Callback.Nested {
+        private final TraceSpan span;
+        private final Response response;
+
+        TracedCompletion(Callback completion, TraceSpan span, Response response) {
+            super(completion);
+            this.span = span;
+            this.response = response;
+        }
+
+        @Override
+        public void succeeded() {
+            span.tag("status", response.getStatus()).end();
+            super.succeeded();
+        }
+
+        @Override
+        public void failed(Throwable x) {
+            span.tag("status", response.getStatus()).error(x.getClass().getSimpleName()).end();
+            super.failed(x);
+        }
     }
 
     private java.util.function.Supplier<List<Worker>> pool(WorkerRole role, String model) {

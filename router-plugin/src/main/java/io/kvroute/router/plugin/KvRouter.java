@@ -4,6 +4,7 @@ import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.config.RouterOptions;
 import io.kvroute.router.http.ActiveRequests;
 import io.kvroute.router.http.RouterContext;
+import io.kvroute.router.trace.RequestTracer;
 import io.kvroute.router.http.RouterHandler;
 import io.kvroute.router.load.LoadEndpoints;
 import io.kvroute.router.load.LoadPlane;
@@ -54,9 +55,11 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     private final RouterContext context;
     private final TokenizerRegistry tokenizers;
     private final LoadPlane loads;
+    private final RequestTracer tracer;
 
-    private KvRouter(RouterConfig config) {
+    private KvRouter(RouterConfig config, RequestTracer tracer) {
         this.config = Objects.requireNonNull(config, "config");
+        this.tracer = Objects.requireNonNull(tracer, "tracer");
         QueuedThreadPool clientThreads = new QueuedThreadPool();
         clientThreads.setName("kvroute-upstream");
         clientThreads.setDaemon(true);
@@ -91,7 +94,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
                 : Policies.sticky(prefillPolicy, prefillPolicy.name(), config.sessionIdleSecs(), System::nanoTime);
         this.context = new RouterContext(config, registry, inFlight, breakers, health, policy, client, metrics, active,
                 tokenizers, prefillPolicy, decodePolicy, loads, sessionPolicy, prefillSessionPolicy,
-                java.util.List.copyOf(cacheAwarePolicies.values()));
+                java.util.List.copyOf(cacheAwarePolicies.values()), tracer);
         for (CacheAwarePolicy cacheAware : cacheAwarePolicies.values()) {
             cacheAware.prefixIndexes().forEach((mode, index) -> metrics.bindPrefixIndex(cacheAware.name(), mode, index));
         }
@@ -135,7 +138,13 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
 
     /** A router for {@code config}; not started. */
     public static KvRouter create(RouterConfig config) {
-        return new KvRouter(config);
+        return new KvRouter(config, RequestTracer.create(config.observability().otlpTracesEndpoint(),
+                config.observability().traceSamplingRatio(), "kvroute-router"));
+    }
+
+    /** A router for {@code config} tracing through {@code tracer} (closed when the router stops); not started. */
+    public static KvRouter create(RouterConfig config, RequestTracer tracer) {
+        return new KvRouter(config, tracer);
     }
 
     /**
@@ -299,6 +308,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         health.close();
         loads.close();
         tokenizers.close();
+        tracer.close();
         super.doStop();
     }
 

@@ -4,6 +4,7 @@ import io.kvroute.router.accesslog.AccessLog;
 import io.kvroute.router.config.ConfigException;
 import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.config.RouterOptions;
+import io.kvroute.router.trace.RequestTracer;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
@@ -58,6 +59,16 @@ public final class RouterMain {
     }
 
     public static RunningRouter start(RouterConfig config) throws Exception {
+        return start(config, KvRouter.create(config));
+    }
+
+    /** Tests: a router tracing through {@code tracer} (e.g. into the SDK's in-memory exporter). */
+    public static RunningRouter start(RequestTracer tracer, String... args) throws Exception {
+        RouterConfig config = RouterOptions.parse(args);
+        return start(config, KvRouter.create(config, tracer));
+    }
+
+    private static RunningRouter start(RouterConfig config, KvRouter router) throws Exception {
         QueuedThreadPool threads = new QueuedThreadPool(400, 8);
         threads.setName("kvroute-router");
         Server server = new Server(threads);
@@ -69,7 +80,6 @@ public final class RouterMain {
         connector.setPort(config.port());
         connector.setIdleTimeout(Math.max(30_000L, (long) (config.requestTimeoutSecs() * 1000)));
         server.addConnector(connector);
-        KvRouter router = KvRouter.create(config);
         server.setHandler(router.handler(true));
         server.setErrorHandler(new io.kvroute.router.http.JsonErrorHandler());
         server.addBean(router);

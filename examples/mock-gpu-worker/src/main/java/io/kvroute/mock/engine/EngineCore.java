@@ -142,6 +142,15 @@ final class EngineCore {
         counter.onBatchSubmitted(batch); // submitted: counts the tokens selection already summed
         privateTokens += batch.prefillTokens() + batch.decode().size(); // a decode step computes its input token's KV
         evictOverflow();
+        Map<SchedRequest, Entry> bySched = new java.util.IdentityHashMap<>();
+        for (Entry e : queue.view()) {
+            bySched.put(e.sched, e);
+        }
+        for (PrefillChunk c : batch.prefill()) {
+            if (!c.request().prefillStarted()) {
+                bySched.get(c.request()).sink.onPrefillStarted();
+            }
+        }
         double stepMillis = config.timeModel().stepMillis(batch.prefillTokens(), !batch.decode().isEmpty());
         clock.sleepNanos(config.timeModel().wallNanos(stepMillis));
         steps++;
@@ -149,7 +158,7 @@ final class EngineCore {
         if (batch.prefillTokens() > 0) {
             totalPrefillBusyMicros += (long) (stepMillis * 1000);
         }
-        apply(batch);
+        apply(batch, bySched);
         publish();
         EngineStats s = stats;
         for (Consumer<EngineStats> l : stepListeners) {
@@ -158,11 +167,7 @@ final class EngineCore {
         return true;
     }
 
-    private void apply(StepBatch batch) {
-        Map<SchedRequest, Entry> bySched = new java.util.IdentityHashMap<>();
-        for (Entry e : queue.view()) {
-            bySched.put(e.sched, e);
-        }
+    private void apply(StepBatch batch, Map<SchedRequest, Entry> bySched) {
         List<Entry> done = new ArrayList<>();
         for (SchedRequest r : batch.decode()) {
             Entry e = bySched.get(r);
