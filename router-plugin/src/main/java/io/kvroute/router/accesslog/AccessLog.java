@@ -2,6 +2,7 @@ package io.kvroute.router.accesslog;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.kvroute.router.trace.TraceSpan;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.StringWriter;
@@ -31,6 +32,9 @@ public final class AccessLog extends ContainerLifeCycle implements RequestLog {
     private static final Logger LOG = LoggerFactory.getLogger(AccessLog.class);
     private static final JsonFactory JSON = new JsonFactory();
 
+    /** The request attribute holding a request's {@link RouteFacts}. */
+    public static final String ATTRIBUTE = RouteFacts.class.getName();
+
     private final RequestLog.Writer writer;
 
     public AccessLog(RequestLog.Writer writer) {
@@ -49,9 +53,22 @@ public final class AccessLog extends ContainerLifeCycle implements RequestLog {
         return new AccessLog(file);
     }
 
+    /** Creates the facts of an inference request, with its ingress span, and attaches them to it. */
+    public static RouteFacts attach(Request request, String endpoint, TraceSpan span) {
+        RouteFacts facts = RouteFacts.of(endpoint, span);
+        request.setAttribute(ATTRIBUTE, facts);
+        return facts;
+    }
+
+    /** The facts attached to {@code request}, or detached ones when it has none. */
+    public static RouteFacts factsOf(Request request) {
+        return request.getAttribute(ATTRIBUTE) instanceof RouteFacts facts ? facts
+                : RouteFacts.detached(Request.getPathInContext(request));
+    }
+
     @Override
     public void log(Request request, Response response) {
-        if (!(request.getAttribute(RouteFacts.ATTRIBUTE) instanceof RouteFacts facts)) {
+        if (!(request.getAttribute(ATTRIBUTE) instanceof RouteFacts facts)) {
             return;
         }
         try {

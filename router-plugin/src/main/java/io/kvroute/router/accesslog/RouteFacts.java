@@ -2,21 +2,18 @@ package io.kvroute.router.accesslog;
 
 import io.kvroute.router.trace.TraceSpan;
 import java.util.Objects;
-import org.eclipse.jetty.server.Request;
 
 /**
  * What the router decided for one inference request, carried as a request attribute from ingress
  * to Jetty's request log: model, chosen worker(s), policy, decision reason, matched tokens, retries,
  * time to first byte and the trace id.
  *
- * <p>Written by the dispatch of this one request (attempts are sequential, PD legs report through
+ * <p>Attached to the Jetty request by {@link AccessLog#attach}; handed to the dispatch core through its
+ * client sink. Written by the dispatch of this one request (attempts are sequential, PD legs report through
  * the dispatch), read by the request log after the response completed; fields are volatile so the
  * log thread sees the last write. A request the router rejected before dispatch keeps the defaults.
  */
 public final class RouteFacts {
-
-    /** The request attribute name. */
-    public static final String ATTRIBUTE = RouteFacts.class.getName();
 
     private final String endpoint;
     private final TraceSpan span;
@@ -37,17 +34,14 @@ public final class RouteFacts {
         this.traceId = span.traceId();
     }
 
-    /** Creates the record for {@code request}, with its ingress span, and attaches it. */
-    public static RouteFacts attach(Request request, String endpoint, TraceSpan span) {
-        RouteFacts facts = new RouteFacts(endpoint, span);
-        request.setAttribute(ATTRIBUTE, facts);
-        return facts;
+    /** A record for a request whose transport keeps no access log (written to, never read). */
+    public static RouteFacts detached(String endpoint) {
+        return new RouteFacts(endpoint, TraceSpan.NOOP);
     }
 
-    /** The record attached at ingress; a detached one (written, never logged) if there is none. */
-    public static RouteFacts of(Request request) {
-        Object facts = request.getAttribute(ATTRIBUTE);
-        return facts instanceof RouteFacts r ? r : new RouteFacts(Request.getPathInContext(request), TraceSpan.NOOP);
+    /** A record for {@code endpoint} whose ingress span is {@code span}. */
+    public static RouteFacts of(String endpoint, TraceSpan span) {
+        return new RouteFacts(endpoint, span);
     }
 
     public void model(String model) {
@@ -80,7 +74,7 @@ public final class RouteFacts {
         this.retries = retries;
     }
 
-    /** Ingress-relative time of the first byte sent to the client; the first call wins. */
+    /** Time from the request's arrival to the first byte (the response head) sent to the client; the first call wins. */
     public void firstByte(long nanosSinceIngress) {
         if (firstByteNanos < 0 && nanosSinceIngress >= 0) {
             firstByteNanos = nanosSinceIngress;

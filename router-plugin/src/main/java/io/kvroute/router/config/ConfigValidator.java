@@ -24,6 +24,9 @@ public final class ConfigValidator {
         if (b.maxBodyBytes < 1) {
             throw fail("--max-body-bytes", b.maxBodyBytes, "must be at least 1");
         }
+        if (b.maxN < 1 || b.maxN > 65_536) {
+            throw fail("--max-n", b.maxN, "must be between 1 and 65536");
+        }
         positive("--request-timeout-secs", b.requestTimeoutSecs);
         positive("--connect-timeout-secs", b.connectTimeoutSecs);
         positive("--stream-idle-timeout-secs", b.streamIdleTimeoutSecs);

@@ -63,9 +63,12 @@ public record RouterConfig(
         String sessionIdHeader,
         double sessionIdleSecs,
         String stickyFallbackPolicy,
+        int maxN,
         ObservabilityConfig observability) {
 
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
+    /** Largest {@code n} (sequences per request) a client may ask for: OpenAI's own limit. */
+    public static final int DEFAULT_MAX_N = 128;
 
     public RouterConfig {
         Objects.requireNonNull(host, "host");
@@ -152,6 +155,7 @@ public record RouterConfig(
         String sessionIdHeader = "x-session-id";
         double sessionIdleSecs = 600;
         String stickyFallbackPolicy = "power_of_two";
+        int maxN = DEFAULT_MAX_N;
         String accessLog = null;
         String otlpTracesEndpoint = null;
         double traceSamplingRatio = 1.0;
@@ -208,13 +212,14 @@ public record RouterConfig(
         public Builder sessionIdHeader(String v) { sessionIdHeader = v; return this; }
         public Builder sessionIdleSecs(double v) { sessionIdleSecs = v; return this; }
         public Builder stickyFallbackPolicy(String v) { stickyFallbackPolicy = v; return this; }
+        public Builder maxN(int v) { maxN = v; return this; }
         public Builder accessLog(String v) { accessLog = v; return this; }
         public Builder otlpTracesEndpoint(String v) { otlpTracesEndpoint = v; return this; }
         public Builder traceSamplingRatio(double v) { traceSamplingRatio = v; return this; }
 
         public RouterConfig build() {
             ConfigValidator.validate(this);
-            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy,
+            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy, maxN,
                     new ObservabilityConfig(accessLog, otlpTracesEndpoint, traceSamplingRatio));
         }
     }

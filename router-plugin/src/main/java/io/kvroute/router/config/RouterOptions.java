@@ -44,6 +44,9 @@ public final class RouterOptions {
     @Option(names = "--max-body-bytes", description = "Largest accepted request body (default 33554432 = 32 MiB).")
     long maxBodyBytes = RouterConfig.DEFAULT_MAX_BODY_BYTES;
 
+    @Option(names = "--max-n", description = "Largest n (sequences per request) a client may ask for; more is a 400 (default 128, OpenAI's limit).")
+    int maxN = RouterConfig.DEFAULT_MAX_N;
+
     @Option(names = "--request-timeout-secs", description = "Whole-request timeout towards a worker (default 1800).")
     double requestTimeoutSecs = 1800;
 
@@ -280,6 +283,7 @@ public final class RouterOptions {
                 .accessLog(emptyToNull(accessLog))
                 .otlpTracesEndpoint(emptyToNull(otlpTracesEndpoint))
                 .traceSamplingRatio(traceSamplingRatio)
+                .maxN(maxN)
                 .build();
     }
 

@@ -1,5 +1,7 @@
 package io.kvroute.router.http;
 
+import io.kvroute.router.dispatch.Abortable;
+import io.kvroute.router.dispatch.InFlightRequests;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -8,7 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code /readyz} to 503 and new inference requests to 503 at once; in-flight requests keep going
  * until they finish or the drain deadline aborts them with a clear error.
  */
-public final class ActiveRequests {
+public final class ActiveRequests implements InFlightRequests {
 
     private final Set<Abortable> active = ConcurrentHashMap.newKeySet();
     private final java.util.concurrent.CompletableFuture<Void> drained = new java.util.concurrent.CompletableFuture<>();
@@ -38,11 +40,13 @@ public final class ActiveRequests {
         return active.size();
     }
 
-    void add(Abortable dispatch) {
+    @Override
+    public void add(Abortable dispatch) {
         active.add(dispatch);
     }
 
-    void remove(Abortable dispatch) {
+    @Override
+    public void remove(Abortable dispatch) {
         active.remove(dispatch);
         completeIfDrained();
     }

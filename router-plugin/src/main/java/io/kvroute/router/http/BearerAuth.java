@@ -24,7 +24,11 @@ final class BearerAuth {
     }
 
     boolean accepts(Request request) {
-        String header = request.getHeaders().get(HttpHeader.AUTHORIZATION);
+        return accepts(request.getHeaders().get(HttpHeader.AUTHORIZATION));
+    }
+
+    /** {@code header} is the Authorization header's value, or null. */
+    boolean accepts(String header) {
         String token = "";
         if (header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)) {
             token = header.substring(7).trim();

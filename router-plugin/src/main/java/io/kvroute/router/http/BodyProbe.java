@@ -31,6 +31,8 @@ final class BodyProbe {
     JsonToken samplingParams;
     /** Largest budget given in max_tokens / max_completion_tokens / sampling_params.max_new_tokens, -1 if none. */
     long tokenBudget = -1;
+    /** Largest {@code n} given (top level or {@code sampling_params.n}), -1 if none; bounded by the caller. */
+    long n = -1;
 
     static BodyProbe parse(byte[] body) throws ApiException {
         BodyProbe probe = new BodyProbe();
@@ -96,6 +98,9 @@ final class BodyProbe {
             case "max_completion_tokens":
                 budget(name, value, parser);
                 break;
+            case "n":
+                sequences(name, value, parser);
+                break;
             case "sampling_params":
                 samplingParams = value;
                 if (value == JsonToken.START_OBJECT) {
@@ -104,6 +109,8 @@ final class BodyProbe {
                         JsonToken innerValue = parser.nextToken();
                         if (inner.equals("max_new_tokens")) {
                             budget(inner, innerValue, parser);
+                        } else if (inner.equals("n")) {
+                            sequences("sampling_params.n", innerValue, parser);
                         } else {
                             parser.skipChildren();
                         }
@@ -146,6 +153,22 @@ final class BodyProbe {
                 messageProblem = "each message must be an object with a string 'role'";
             }
         }
+    }
+
+    /** {@code n}: null or an integer of at least 1; the upper bound is a flag, checked by the caller. */
+    private void sequences(String name, JsonToken value, JsonParser parser) throws IOException, ApiException {
+        if (value == JsonToken.VALUE_NULL) {
+            return;
+        }
+        if (value != JsonToken.VALUE_NUMBER_INT || parser.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+            parser.skipChildren();
+            throw new ApiException(400, "'" + name + "' must be a positive integer");
+        }
+        long count = parser.getLongValue();
+        if (count < 1) {
+            throw new ApiException(400, "'" + name + "' must be at least 1 (got " + count + ")");
+        }
+        n = Math.max(n, count);
     }
 
     private void budget(String name, JsonToken value, JsonParser parser) throws IOException, ApiException {

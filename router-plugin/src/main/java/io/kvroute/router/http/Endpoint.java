@@ -1,6 +1,7 @@
 package io.kvroute.router.http;
 
 import com.fasterxml.jackson.core.JsonToken;
+import io.kvroute.router.dispatch.ApiKind;
 
 /**
  * The inference endpoints and the fields the router itself needs from each body. Only what the
@@ -8,7 +9,7 @@ import com.fasterxml.jackson.core.JsonToken;
  * and passes through untouched.
  */
 enum Endpoint {
-    CHAT("/v1/chat/completions") {
+    CHAT(ApiKind.CHAT) {
         @Override
         void validate(BodyProbe body) throws ApiException {
             if (body.messageCount <= 0) {
@@ -19,7 +20,7 @@ enum Endpoint {
             }
         }
     },
-    COMPLETIONS("/v1/completions") {
+    COMPLETIONS(ApiKind.COMPLETIONS) {
         @Override
         void validate(BodyProbe body) throws ApiException {
             if (body.prompt != JsonToken.VALUE_STRING && body.prompt != JsonToken.START_ARRAY) {
@@ -27,7 +28,7 @@ enum Endpoint {
             }
         }
     },
-    GENERATE("/generate") {
+    GENERATE(ApiKind.GENERATE) {
         @Override
         void validate(BodyProbe body) throws ApiException {
             boolean hasText = body.text != null && body.text != JsonToken.VALUE_NULL;
@@ -51,10 +52,12 @@ enum Endpoint {
     /** Largest accepted token budget; anything above is a client error, not an engine problem. */
     static final long MAX_TOKENS_LIMIT = 10_000_000L;
 
+    final ApiKind api;
     final String path;
 
-    Endpoint(String path) {
-        this.path = path;
+    Endpoint(ApiKind api) {
+        this.api = api;
+        this.path = api.path;
     }
 
     abstract void validate(BodyProbe body) throws ApiException;

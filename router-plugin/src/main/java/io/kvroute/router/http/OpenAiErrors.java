@@ -1,9 +1,7 @@
 package io.kvroute.router.http;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvroute.router.dispatch.ErrorBodies;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -14,25 +12,16 @@ import org.eclipse.jetty.util.Callback;
  */
 public final class OpenAiErrors {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     private OpenAiErrors() {}
 
     /** The JSON error body. {@code code} defaults to the HTTP status. */
     public static byte[] body(int status, String type, String message) {
-        ObjectNode root = JSON.createObjectNode();
-        ObjectNode error = root.putObject("error");
-        error.put("message", message);
-        error.put("type", type);
-        error.put("code", status);
-        error.putNull("param");
-        return root.toString().getBytes(StandardCharsets.UTF_8);
+        return ErrorBodies.json(status, type, message);
     }
 
     /** The SSE event that ends a failed stream: {@code data: {"error": ...}\n\n}. */
     public static ByteBuffer sseEvent(int status, String type, String message) {
-        String event = "data: " + new String(body(status, type, message), StandardCharsets.UTF_8) + "\n\n";
-        return ByteBuffer.wrap(event.getBytes(StandardCharsets.UTF_8));
+        return ByteBuffer.wrap(ErrorBodies.sseEvent(status, type, message));
     }
 
     /** Writes a complete JSON error response and completes {@code callback}. */
@@ -44,18 +33,6 @@ public final class OpenAiErrors {
 
     /** The OpenAI error type conventionally paired with a status. */
     public static String typeFor(int status) {
-        switch (status) {
-            case 400: return "invalid_request_error";
-            case 401: return "authentication_error";
-            case 404: return "not_found_error";
-            case 405: return "method_not_allowed";
-            case 413: return "request_too_large";
-            case 415: return "unsupported_media_type";
-            case 429: return "server_busy";
-            case 502: return "upstream_error";
-            case 503: return "service_unavailable";
-            case 504: return "upstream_timeout";
-            default: return status >= 500 ? "server_error" : "invalid_request_error";
-        }
+        return ErrorBodies.typeFor(status);
     }
 }

@@ -1,12 +1,12 @@
 package io.kvroute.router.http;
 
+import io.kvroute.router.accesslog.AccessLog;
+import io.kvroute.router.trace.TraceSpan;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.kvroute.router.accesslog.RouteFacts;
 import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.metrics.RouterMetrics;
-import io.kvroute.router.trace.TraceSpan;
 import io.kvroute.router.worker.Worker;
 import io.kvroute.router.worker.WorkerRegistry;
 import io.kvroute.router.worker.WorkerRole;
@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Per inference request: read the body (size-limited, asynchronous), parse JSON once, validate
  * only what the router needs, resolve the model, capture the routable candidates once, ask the
- * policy, then relay through a {@link ProxyExchange}. Every rejection is an OpenAI-style JSON error
+ * policy, then relay: all of that is the transport-neutral {@link InferenceFrontDoor} and the
+ * {@code dispatch} core; this class only adapts Jetty's request, response and callback to it. Every rejection is an OpenAI-style JSON error
  * with a precise status; an unexpected exception becomes a 500 JSON error, never a bare page.
  *
  * <p>When {@code claimUnknownPaths} is false (embedded in an existing server), paths the router does
@@ -40,7 +41,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class RouterHandler extends Handler.Abstract {
 
-    static final String WORKER_HEADER = "x-kvroute-worker";
     private static final Logger LOG = LoggerFactory.getLogger(RouterHandler.class);
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpField JSON_TYPE = new PreEncodedHttpField(HttpHeader.CONTENT_TYPE, "application/json");
@@ -50,19 +50,22 @@ public final class RouterHandler extends Handler.Abstract {
     private final WorkerRegistry registry;
     private final RouterMetrics metrics;
     private final AdminRoutes admin;
-    private final BearerAuth inferenceAuth;
-    private final IngressTokenization tokenization;
+    private final InferenceFrontDoor frontDoor;
     private final boolean claimUnknownPaths;
 
     public RouterHandler(RouterContext ctx, boolean claimUnknownPaths) {
+        this(ctx, new InferenceFrontDoor(ctx), claimUnknownPaths);
+    }
+
+    /** A handler over the router's shared front door (one per router: hooks and listeners live there). */
+    public RouterHandler(RouterContext ctx, InferenceFrontDoor frontDoor, boolean claimUnknownPaths) {
         super(InvocationType.NON_BLOCKING);
+        this.frontDoor = Objects.requireNonNull(frontDoor, "frontDoor");
         this.ctx = Objects.requireNonNull(ctx, "ctx");
         this.config = ctx.config();
         this.registry = ctx.registry();
         this.metrics = ctx.metrics();
         this.admin = new AdminRoutes(ctx);
-        this.inferenceAuth = BearerAuth.of(config.apiKey());
-        this.tokenization = new IngressTokenization(ctx.tokenizers(), config.disableInputIdsForwarding(), metrics);
         this.claimUnknownPaths = claimUnknownPaths;
     }
 
@@ -131,39 +134,17 @@ public final class RouterHandler extends Handler.Abstract {
     }
 
     private void readyz(Response response, Callback callback) {
-        List<Worker> usable = usableWorkers();
-        boolean draining = ctx.active().draining();
-        boolean plainPool = usable.stream().anyMatch(w -> w.role() == WorkerRole.REGULAR);
-        boolean pdPair = usable.stream().anyMatch(w -> w.role() == WorkerRole.PREFILL)
-                && usable.stream().anyMatch(w -> w.role() == WorkerRole.DECODE);
-        boolean ready = (plainPool || pdPair) && !draining;
-        String body = "{\"ready\":" + ready + ",\"draining\":" + draining + ",\"usable_workers\":" + usable.size()
-                + ",\"workers\":" + registry.fleet().workers().size() + "}";
-        json(response, callback, ready ? 200 : 503, body);
+        InferenceFrontDoor.JsonAnswer ready = frontDoor.readiness();
+        json(response, callback, ready.status(), ready.body());
     }
 
     private void models(Response response, Callback callback) {
-        ObjectNode root = JSON.createObjectNode();
-        root.put("object", "list");
-        ArrayNode data = root.putArray("data");
-        for (String id : knownModels()) {
-            ObjectNode model = data.addObject();
-            model.put("id", id);
-            model.put("object", "model");
-            model.put("owned_by", "kvroute");
-        }
-        json(response, callback, 200, root.toString());
+        json(response, callback, 200, frontDoor.modelsJson());
     }
 
     /** Healthy, not draining, breaker not open. */
     private List<Worker> usableWorkers() {
-        List<Worker> usable = new ArrayList<>();
-        for (Worker worker : registry.fleet().routable()) {
-            if (ctx.breakers().allowsTraffic(worker.id())) {
-                usable.add(worker);
-            }
-        }
-        return usable;
+        return frontDoor.usableWorkers();
     }
 
     /** {@code GET /v1/loads}: the load plane's view per worker, with the router's own in-flight count. */
@@ -193,13 +174,7 @@ public final class RouterHandler extends Handler.Abstract {
     }
 
     private TreeSet<String> knownModels() {
-        TreeSet<String> ids = new TreeSet<>(config.modelIds());
-        for (Worker worker : registry.fleet().workers().values()) {
-            if (worker.modelId() != null) {
-                ids.add(worker.modelId());
-            }
-        }
-        return ids;
+        return frontDoor.knownModels();
     }
 
     private static void json(Response response, Callback callback, int status, String body) {
@@ -209,101 +184,23 @@ public final class RouterHandler extends Handler.Abstract {
     }
 
     private void handleInference(Endpoint endpoint, Request request, Response response, Callback completion) {
-        long startNanos = System.nanoTime();
         TraceSpan span = ctx.tracer().ingress("kvroute.request", name -> request.getHeaders().get(name))
                 .tag("endpoint", endpoint.path);
-        RouteFacts.attach(request, endpoint.path, span);
+        AccessLog.attach(request, endpoint.path, span);
         Callback callback = span == TraceSpan.NOOP ? completion : new TracedCompletion(completion, span, response);
-        if (ctx.active().draining()) {
-            reject(endpoint, response, callback, startNanos,
-                    new ApiException(503, "service_unavailable", "the router is shutting down; retry on another replica"));
-            return;
-        }
-        if (inferenceAuth != null && !inferenceAuth.accepts(request)) {
-            response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer");
-            reject(endpoint, response, callback, startNanos,
-                    new ApiException(401, "authentication_error", "a valid API key is required (Authorization: Bearer ...)"));
-            return;
-        }
-        String contentType = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
-        if (contentType != null && !isJson(contentType)) {
-            reject(endpoint, response, callback, startNanos,
-                    new ApiException(415, "unsupported content type '" + contentType + "'; send application/json"));
-            return;
-        }
-        BodyReader.read(request, config.maxBodyBytes(), new BodyReader.Sink() {
-            @Override
-            public void onBody(byte[] body) {
-                try {
-                    dispatch(endpoint, body, request, response, callback, startNanos);
-                } catch (ApiException e) {
-                    reject(endpoint, response, callback, startNanos, e);
-                } catch (RuntimeException e) {
-                    LOG.warn("unexpected failure routing {}", endpoint.path, e);
-                    reject(endpoint, response, callback, startNanos,
-                            new ApiException(500, "server_error", "internal router error: " + e.getClass().getSimpleName()));
-                }
-            }
+        frontDoor.handle(endpoint.path, request.getHeaders()::get,
+                (maxBytes, sink) -> BodyReader.read(request, maxBytes, new BodyReader.Sink() {
+                    @Override
+                    public void onBody(byte[] body) {
+                        sink.onBody(body);
+                    }
 
-            @Override
-            public void onError(ApiException error) {
-                reject(endpoint, response, callback, startNanos, error);
-            }
-        });
-    }
-
-    private void dispatch(Endpoint endpoint, byte[] body, Request request, Response response, Callback callback,
-            long startNanos) throws ApiException {
-        BodyProbe probe = BodyProbe.parse(body);
-        endpoint.validate(probe);
-        String model = probe.model;
-        RouteFacts.of(request).model(model);
-        TreeSet<String> models = knownModels();
-        if (model != null && !models.isEmpty() && !models.contains(model)) {
-            throw new ApiException(404, "model_not_found", "model '" + model + "' is not served here (available: "
-                    + String.join(", ", models) + ")");
-        }
-        java.util.function.Supplier<List<Worker>> eligible = pool(WorkerRole.REGULAR, model);
-        java.util.function.Supplier<List<Worker>> prefills = pool(WorkerRole.PREFILL, model);
-        java.util.function.Supplier<List<Worker>> decodes = pool(WorkerRole.DECODE, model);
-        boolean pd = !prefills.get().isEmpty() && !decodes.get().isEmpty();
-        String sessionKey = request.getHeaders().get(config.sessionIdHeader());
-        boolean callerSentIds = probe.inputIds == com.fasterxml.jackson.core.JsonToken.START_ARRAY;
-        if (pd) {
-            IngressTokenization.Result tokens = tokenize(request, endpoint, model, body, ctx.prefillPolicy().needsTokens(), callerSentIds);
-            com.fasterxml.jackson.databind.node.ObjectNode tree;
-            try {
-                tree = (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(tokens.outgoingBody());
-            } catch (java.io.IOException e) {
-                throw new ApiException(400, "invalid JSON body: " + e.getMessage());
-            }
-            new PdDispatch(ctx, endpoint, tree, tokens.inputTokens(), tokens.tokens() == null ? null : tokens.tokens().ids(),
-                    ctx.loads().snapshot(), new RouteHints(sessionKey, tokens.routingText(), model == null ? "default" : model),
-                    prefills, decodes, ctx.prefillPolicy(), ctx.decodePolicy(), request, response, callback, startNanos).start();
-            return;
-        }
-        if (eligible.get().isEmpty()) {
-            throw new ApiException(503, "service_unavailable", "no usable worker for model '"
-                    + (model == null ? "(any)" : model) + "'");
-        }
-        IngressTokenization.Result tokens = tokenize(request, endpoint, model, body, ctx.policy().needsTokens(), callerSentIds);
-        int[] tokenIds = tokens.tokens() == null ? null : tokens.tokens().ids();
-        new Dispatch(ctx, endpoint, tokens.outgoingBody(), probe.stream, tokens.inputTokens(), tokenIds,
-                ctx.loads().snapshot(), new RouteHints(sessionKey, tokens.routingText(), model == null ? "default" : model),
-                eligible,
-                request, response, callback, startNanos).start();
-    }
-
-    private IngressTokenization.Result tokenize(Request request, Endpoint endpoint, String model, byte[] body,
-            boolean policyNeedsTokens, boolean callerSentIds) throws ApiException {
-        TraceSpan span = RouteFacts.of(request).span().child("kvroute.tokenize");
-        try {
-            IngressTokenization.Result tokens = tokenization.apply(endpoint, model, body, policyNeedsTokens, callerSentIds);
-            span.tag("input_tokens", tokens.inputTokens()).tag("input_ids_forwarding", tokens.forwardingOutcome());
-            return tokens;
-        } finally {
-            span.end();
-        }
+                    @Override
+                    public void onError(ApiException error) {
+                        sink.onError(error.status, error.getMessage());
+                    }
+                }),
+                new JettyClientSink(request, response, callback));
     }
 
     /** Ends the ingress span with the final status when the response completes. */
@@ -328,28 +225,5 @@ public final class RouterHandler extends Handler.Abstract {
             span.tag("status", response.getStatus()).error(x.getClass().getSimpleName()).end();
             super.failed(x);
         }
-    }
-
-    private java.util.function.Supplier<List<Worker>> pool(WorkerRole role, String model) {
-        return () -> {
-            List<Worker> out = new ArrayList<>();
-            for (Worker worker : usableWorkers()) {
-                if (worker.role() == role && worker.serves(model)) {
-                    out.add(worker);
-                }
-            }
-            return out;
-        };
-    }
-
-    private void reject(Endpoint endpoint, Response response, Callback callback, long startNanos, ApiException error) {
-        OpenAiErrors.send(response, callback, error.status, error.type, error.getMessage());
-        metrics.request(endpoint.path, error.status);
-        metrics.duration(endpoint.path, "rejected", System.nanoTime() - startNanos);
-    }
-
-    private static boolean isJson(String contentType) {
-        String mime = contentType.split(";", 2)[0].trim().toLowerCase(java.util.Locale.ROOT);
-        return mime.equals("application/json") || mime.endsWith("+json");
     }
 }

@@ -1,5 +1,6 @@
 /**
  * Jetty core handlers: {@link io.kvroute.router.http.RouterHandler} (endpoints, validation, errors)
- * and the streaming relay with backpressure ({@code ProxyExchange}).
+ * and the adapters to the transport-neutral {@code dispatch} core ({@code InferenceFrontDoor},
+ * {@code JettyClientSink}, {@code JettyUpstream}).
  */
 package io.kvroute.router.http;

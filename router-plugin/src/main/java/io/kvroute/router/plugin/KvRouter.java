@@ -3,6 +3,7 @@ package io.kvroute.router.plugin;
 import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.config.RouterOptions;
 import io.kvroute.router.http.ActiveRequests;
+import io.kvroute.router.http.InferenceFrontDoor;
 import io.kvroute.router.http.RouterContext;
 import io.kvroute.router.trace.RequestTracer;
 import io.kvroute.router.http.RouterHandler;
@@ -56,6 +57,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     private final TokenizerRegistry tokenizers;
     private final LoadPlane loads;
     private final RequestTracer tracer;
+    private final InferenceFrontDoor frontDoor;
 
     private KvRouter(RouterConfig config, RequestTracer tracer) {
         this.config = Objects.requireNonNull(config, "config");
@@ -95,6 +97,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         this.context = new RouterContext(config, registry, inFlight, breakers, health, policy, client, metrics, active,
                 tokenizers, prefillPolicy, decodePolicy, loads, sessionPolicy, prefillSessionPolicy,
                 java.util.List.copyOf(cacheAwarePolicies.values()), tracer);
+        this.frontDoor = new InferenceFrontDoor(context);
         for (CacheAwarePolicy cacheAware : cacheAwarePolicies.values()) {
             cacheAware.prefixIndexes().forEach((mode, index) -> metrics.bindPrefixIndex(cacheAware.name(), mode, index));
         }
@@ -177,7 +180,16 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
      *     when other handlers follow
      */
     public Handler handler(boolean claimUnknownPaths) {
-        return new RouterHandler(context, claimUnknownPaths);
+        return new RouterHandler(context, frontDoor, claimUnknownPaths);
+    }
+
+    /**
+     * The router's transport-neutral inference entry, shared by its Jetty handler and any servlet:
+     * add upstream-request hooks ({@code frontDoor().requests().addHook}) and outcome listeners
+     * ({@code frontDoor().outcomes().add}) here.
+     */
+    public InferenceFrontDoor frontDoor() {
+        return frontDoor;
     }
 
     /** Cache-aware instances by name: the main and the PD prefill policy share one index when both are cache_aware. */

@@ -1,4 +1,4 @@
-package io.kvroute.router.http;
+package io.kvroute.router.dispatch;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -26,7 +26,7 @@ final class PdOutput {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final byte[] DONE = "data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII);
 
-    private final Endpoint endpoint;
+    private final ApiKind endpoint;
     private final boolean clientWantsUsage;
     private final ByteArrayOutputStream pending = new ByteArrayOutputStream();
     private final StringBuilder generated = new StringBuilder();
@@ -40,7 +40,7 @@ final class PdOutput {
     private boolean sawError;
     private String segmentTextBase = "";
 
-    PdOutput(Endpoint endpoint, boolean clientWantsUsage) {
+    PdOutput(ApiKind endpoint, boolean clientWantsUsage) {
         this.endpoint = endpoint;
         this.clientWantsUsage = clientWantsUsage;
     }
@@ -97,9 +97,9 @@ final class PdOutput {
     /** Streaming: what ends the whole response: the summed usage (if asked for) and {@code [DONE]}. */
     byte[] streamTrailer(String model) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        if (clientWantsUsage && endpoint != Endpoint.GENERATE) {
+        if (clientWantsUsage && endpoint != ApiKind.GENERATE) {
             ObjectNode usageEvent = JSON.createObjectNode();
-            usageEvent.put("object", endpoint == Endpoint.CHAT ? "chat.completion.chunk" : "text_completion");
+            usageEvent.put("object", endpoint == ApiKind.CHAT ? "chat.completion.chunk" : "text_completion");
             if (model != null) {
                 usageEvent.put("model", model);
             }
@@ -138,7 +138,7 @@ final class PdOutput {
         if (marker) {
             segmentCapacityEnd = true;
         }
-        if (endpoint == Endpoint.GENERATE) {
+        if (endpoint == ApiKind.GENERATE) {
             return transformGenerate(object, marker);
         }
         JsonNode usage = object.get("usage");
@@ -150,7 +150,7 @@ final class PdOutput {
             return new byte[0]; // a usage chunk: re-emitted summed at the very end
         }
         JsonNode choice = choices.path(0);
-        String piece = endpoint == Endpoint.CHAT ? choice.path("delta").path("content").asText("") : choice.path("text").asText("");
+        String piece = endpoint == ApiKind.CHAT ? choice.path("delta").path("content").asText("") : choice.path("text").asText("");
         if (!piece.isEmpty()) {
             generated.append(piece);
             segmentChunks++;
@@ -213,7 +213,7 @@ final class PdOutput {
     /** Non-streaming: the final body when the last segment itself ended with the marker at the budget. */
     byte[] finalWholeBody() {
         ObjectNode object = JSON.createObjectNode();
-        if (endpoint == Endpoint.GENERATE) {
+        if (endpoint == ApiKind.GENERATE) {
             object.put("text", generated.toString());
             ObjectNode meta = object.putObject("meta_info");
             meta.put("prompt_tokens", Math.max(0, promptTokens));
@@ -221,10 +221,10 @@ final class PdOutput {
             meta.put("cached_tokens", cachedTokens);
             meta.putObject("finish_reason").put("type", "length");
         } else {
-            object.put("object", endpoint == Endpoint.CHAT ? "chat.completion" : "text_completion");
+            object.put("object", endpoint == ApiKind.CHAT ? "chat.completion" : "text_completion");
             ObjectNode choice = object.putArray("choices").addObject();
             choice.put("index", 0);
-            if (endpoint == Endpoint.CHAT) {
+            if (endpoint == ApiKind.CHAT) {
                 choice.putObject("message").put("role", "assistant").put("content", generated.toString());
             } else {
                 choice.put("text", generated.toString());
@@ -248,12 +248,12 @@ final class PdOutput {
         boolean marker = object.path(Continuation.CAPACITY_MARKER).asBoolean(false);
         segmentCapacityEnd = marker;
         String piece;
-        if (endpoint == Endpoint.GENERATE) {
+        if (endpoint == ApiKind.GENERATE) {
             piece = object.path("text").asText("");
             addUsage(object.path("meta_info"));
         } else {
             JsonNode choice = object.path("choices").path(0);
-            piece = endpoint == Endpoint.CHAT ? choice.path("message").path("content").asText("") : choice.path("text").asText("");
+            piece = endpoint == ApiKind.CHAT ? choice.path("message").path("content").asText("") : choice.path("text").asText("");
             addUsage(object.path("usage"));
         }
         generated.append(piece);
@@ -262,7 +262,7 @@ final class PdOutput {
         }
         int total = generatedTokens + Math.max(0, segmentTokens);
         object.remove(Continuation.CAPACITY_MARKER);
-        if (endpoint == Endpoint.GENERATE) {
+        if (endpoint == ApiKind.GENERATE) {
             object.put("text", generated.toString());
             ObjectNode meta = object.has("meta_info") ? (ObjectNode) object.get("meta_info") : object.putObject("meta_info");
             meta.put("completion_tokens", total);
@@ -270,7 +270,7 @@ final class PdOutput {
             meta.put("cached_tokens", cachedTokens);
         } else {
             ObjectNode choice = (ObjectNode) object.withArray("choices").get(0);
-            if (endpoint == Endpoint.CHAT) {
+            if (endpoint == ApiKind.CHAT) {
                 ((ObjectNode) choice.with("message")).put("content", generated.toString());
             } else {
                 choice.put("text", generated.toString());

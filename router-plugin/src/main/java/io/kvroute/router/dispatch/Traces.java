@@ -1,10 +1,10 @@
-package io.kvroute.router.http;
+package io.kvroute.router.dispatch;
 
 import io.kvroute.router.accesslog.RouteFacts;
 import io.kvroute.router.trace.TraceSpan;
 import io.kvroute.router.worker.Worker;
 
-/** The span names and tags the dispatch code writes, in one place so every path tags alike. */
+/** The span names and tags the dispatch core writes, in one place so every path tags alike. */
 final class Traces {
 
     private Traces() {}

@@ -1,6 +1,6 @@
-package io.kvroute.router.http;
+package io.kvroute.router.dispatch;
 
 /** An in-flight client request the drain can abort with a clear error. */
-interface Abortable {
+public interface Abortable {
     void abort(String reason);
 }

@@ -1,4 +1,4 @@
-package io.kvroute.router.http;
+package io.kvroute.router.dispatch;
 
 /**
  * Per-request routing inputs beyond the candidates and tokens.
@@ -7,4 +7,4 @@ package io.kvroute.router.http;
  * @param routingText raw prompt text for character-keyed cache modes when no token ids exist, or null
  * @param modelLabel the model id for metric labels ("default" when the request names none)
  */
-record RouteHints(String sessionKey, String routingText, String modelLabel) {}
+public record RouteHints(String sessionKey, String routingText, String modelLabel) {}

@@ -1,0 +1,201 @@
+package io.kvroute.router.dispatch;
+
+import io.kvroute.router.accesslog.RouteFacts;
+import io.kvroute.router.trace.TraceSpan;
+import io.kvroute.router.policy.Decision;
+import io.kvroute.router.policy.RoutingPolicy;
+import io.kvroute.router.policy.RoutingRequest;
+import io.kvroute.router.worker.Worker;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * One client request through up to {@code --retry-max-attempts} attempts, each on a worker chosen
+ * by the policy among those not tried yet (the same worker again only when no other is left). What
+ * happens after an attempt is the {@link RetryRule}'s decision; this class executes it: schedule
+ * the next attempt on the {@link DispatchClock}, relay, or end with an error through the
+ * {@link Exchange} (whose terminal transition is once-only).
+ *
+ * <p>Threading: attempts are sequential; the next one starts from the previous one's completion
+ * (or a clock timer). {@link #abort} and the client-gone signal may come from any thread.
+ */
+public final class Dispatch implements Abortable {
+
+    private final DispatchDeps deps;
+    private final Route route;
+    private final Exchange client;
+    private final Set<String> tried = new HashSet<>();
+    private final RouteFacts facts;
+
+    private volatile Relay current;
+    private volatile String abortReason;
+    private int attempt; // touched only by the sequential attempt chain
+
+    public Dispatch(DispatchDeps deps, Route route, ClientSink sink, long startNanos) {
+        this.deps = deps;
+        this.route = route;
+        this.facts = sink.facts();
+        this.client = new Exchange(sink, route.api().path, route.streaming(), startNanos, deps.clock(),
+                deps.outcomes(),
+                () -> deps.active().remove(this));
+    }
+
+    public void start() {
+        deps.active().add(this);
+        client.onGone(() -> {
+            Relay relay = current;
+            if (relay != null) {
+                relay.abort(null, new IOException("client went away"));
+            }
+        });
+        nextAttempt();
+    }
+
+    /** Aborts the request with a clear error (router shutting down). */
+    @Override
+    public void abort(String reason) {
+        abortReason = reason;
+        Relay relay = current;
+        if (relay != null) {
+            relay.abort(reason, new IOException(reason));
+        } else {
+            client.fail(503, Failure.of(FailureKind.SHUTDOWN), reason);
+        }
+    }
+
+    private void nextAttempt() {
+        attempt++;
+        if (abortReason != null) {
+            client.fail(503, Failure.of(FailureKind.SHUTDOWN), abortReason);
+            return;
+        }
+        if (client.gone()) {
+            client.clientGone(null);
+            return;
+        }
+        Worker worker = choose();
+        if (worker == null) {
+            String message = attempt == 1 ? "no usable worker for this request"
+                    : "no usable worker left after " + (attempt - 1) + " attempt(s)";
+            client.fail(503, Failure.of(FailureKind.NO_WORKER), message);
+            return;
+        }
+        tried.add(worker.id());
+        client.note(attempt, 0, worker.url(), null);
+        deps.inFlight().acquire(worker.id());
+        deps.loads().dispatchLog().recordDispatch(worker.id(), deps.clock().nanoTime());
+        client.resetHead();
+        facts.retries(attempt - 1);
+        TraceSpan span = Traces.upstream(facts.span(), "kvroute.upstream", worker, attempt - 1);
+        Relay relay = new Relay(client, worker, deps.retry(), attempt, result -> {
+            Traces.endUpstream(span, result.status(), result.failure() == null ? null : result.failure().label());
+            onAttemptDone(worker, result);
+        });
+        current = relay;
+        if (attempt == 1) {
+            deps.metrics().overhead(route.api().path, deps.clock().nanoTime() - client.startNanos());
+        }
+        relay.start(deps.upstream(), deps.requests().plain(worker, route.api().path, route.body(), route.streaming(),
+                attempt, span));
+        if (client.gone()) {
+            relay.abort(null, new IOException("client went away"));
+        }
+    }
+
+    private Worker choose() {
+        List<Worker> pool = route.pool().get();
+        List<Worker> untried = new ArrayList<>(pool.size());
+        for (Worker worker : pool) {
+            if (!tried.contains(worker.id())) {
+                untried.add(worker);
+            }
+        }
+        List<Worker> candidates = untried.isEmpty() ? pool : untried;
+        if (candidates.isEmpty()) {
+            return null;
+        }
+        RouteHints hints = route.hints();
+        RoutingPolicy policy = hints.sessionKey() != null ? deps.sessionPolicy() : deps.policy();
+        TraceSpan select = facts.span().child("kvroute.select");
+        Decision decision = policy.select(new RoutingRequest(candidates, deps.inFlight()::get, route.inputTokens(),
+                hints.sessionKey(), route.tokenIds(), route.loads(), hints.routingText()));
+        facts.decision(policy.name(), decision.reason().label(),
+                decision.cacheAware() == null ? -1 : decision.cacheAware().selectedMatchedTokens(), decision.worker().url());
+        Traces.endSelect(select, facts);
+        deps.metrics().decision(policy.name(), decision.reason().label());
+        if (decision.cacheAware() != null) {
+            deps.metrics().cacheAware(hints.modelLabel(), decision.cacheAware());
+            deps.onDispatched().accept(decision);
+        }
+        deps.metrics().pressureSource(policy.name(), decision.pressureSource());
+        return decision.worker();
+    }
+
+    private void onAttemptDone(Worker worker, Relay.Result result) {
+        deps.inFlight().release(worker.id());
+        Failure failure = result.failure();
+        if (failure == null) {
+            deps.breakers().onSuccess(worker.id());
+        } else if (failure.blamesWorker()) {
+            deps.breakers().onFailure(worker.id());
+            deps.metrics().upstreamError(worker.url(), failure.label());
+        }
+        Step step = deps.retry().afterPlain(new AttemptFacts(attempt, failure, client.begun(), client.gone(),
+                abortReason != null, false, client.startNanos(), deps.clock().nanoTime()));
+        switch (step.action()) {
+            case RETRY:
+                deps.metrics().retry(route.api().path, failure.label());
+                deps.clock().schedule(this::nextAttempt, step.delayNanos());
+                return;
+            case STOP:
+                client.clientGone(result.cause());
+                return;
+            case DONE:
+                client.complete(ByteBuffer.allocate(0), null);
+                return;
+            default:
+                giveUp(worker, result);
+        }
+    }
+
+    private void giveUp(Worker worker, Relay.Result result) {
+        Failure failure = result.failure();
+        if (abortReason != null && !result.relayed()) {
+            client.fail(503, Failure.of(FailureKind.SHUTDOWN), abortReason);
+            return;
+        }
+        if (attempt > 1 && deps.retry().isFinal(attempt)) {
+            deps.metrics().retriesExhausted(route.api().path);
+        }
+        if (result.relayed()) {
+            client.complete(ByteBuffer.allocate(0), failure);
+            return;
+        }
+        String message;
+        switch (failure.kind()) {
+            case SHUTDOWN:
+                message = abortReason;
+                break;
+            case TIMEOUT:
+                message = client.begun() ? "worker " + worker.url() + " failed mid-stream: " + Failures.describe(result.cause())
+                        : "worker " + worker.url() + " did not answer within the request timeout ("
+                                + Failures.describe(result.cause()) + ")";
+                break;
+            case CONNECT:
+                message = "worker " + worker.url() + " is unreachable";
+                break;
+            default:
+                message = client.begun() ? "worker " + worker.url() + " failed mid-stream: " + describe(result)
+                        : "worker " + worker.url() + " failed: " + describe(result);
+        }
+        client.fail(Failures.clientStatus(failure), failure, message);
+    }
+
+    private static String describe(Relay.Result result) {
+        return result.cause() != null ? Failures.describe(result.cause()) : "answered " + result.status();
+    }
+}

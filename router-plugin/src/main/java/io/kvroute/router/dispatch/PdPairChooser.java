@@ -1,0 +1,57 @@
+package io.kvroute.router.dispatch;
+
+import io.kvroute.router.policy.Decision;
+import io.kvroute.router.policy.RoutingPolicy;
+import io.kvroute.router.policy.RoutingRequest;
+import io.kvroute.router.worker.Worker;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * Chooses a prefill/decode pair: the prefill worker from the prefill policy (its session-sticky
+ * variant when the request carries a session key; cache-aware decisions are recorded in the prefix
+ * indexes), the decode worker from the decode policy. Stateless apart from the pools it reads.
+ */
+final class PdPairChooser {
+
+    /** A chosen pair. */
+    /** A chosen pair, with the prefill decision (policy, reason label, matched tokens or -1) for the access log and trace. */
+    record Pair(Worker prefill, Worker decode, String policy, String reason, long matchedTokens) {}
+
+    private final DispatchDeps deps;
+    private final Supplier<List<Worker>> prefillPool;
+    private final Supplier<List<Worker>> decodePool;
+
+    PdPairChooser(DispatchDeps deps, Supplier<List<Worker>> prefillPool, Supplier<List<Worker>> decodePool) {
+        this.deps = deps;
+        this.prefillPool = prefillPool;
+        this.decodePool = decodePool;
+    }
+
+    /** A pair for {@code route}, or null when either pool is empty. */
+    Pair choose(Route route) {
+        List<Worker> prefills = prefillPool.get();
+        List<Worker> decodes = decodePool.get();
+        if (prefills.isEmpty() || decodes.isEmpty()) {
+            return null;
+        }
+        RouteHints hints = route.hints();
+        RoutingPolicy prefillPolicy = deps.prefillPolicy();
+        RoutingPolicy decodePolicy = deps.decodePolicy();
+        RoutingPolicy prefillChooser = hints.sessionKey() != null ? deps.prefillSessionPolicy() : prefillPolicy;
+        Decision p = prefillChooser.select(new RoutingRequest(prefills, deps.inFlight()::get, route.inputTokens(),
+                hints.sessionKey(), route.tokenIds(), route.loads(), hints.routingText()));
+        if (p.cacheAware() != null) {
+            deps.metrics().cacheAware(hints.modelLabel(), p.cacheAware());
+            deps.onDispatched().accept(p);
+        }
+        Decision d = decodePolicy.select(new RoutingRequest(decodes, deps.inFlight()::get, route.inputTokens(), null,
+                null, route.loads()));
+        deps.metrics().decision(prefillChooser.name(), p.reason().label());
+        deps.metrics().decision("decode_" + decodePolicy.name(), d.reason().label());
+        deps.metrics().pressureSource(prefillPolicy.name(), p.pressureSource());
+        deps.metrics().pressureSource("decode_" + decodePolicy.name(), d.pressureSource());
+        return new Pair(p.worker(), d.worker(), prefillChooser.name(), p.reason().label(),
+                p.cacheAware() == null ? -1 : p.cacheAware().selectedMatchedTokens());
+    }
+}

@@ -1,0 +1,295 @@
+package io.kvroute.router.http;
+
+import io.kvroute.router.trace.TraceSpan;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvroute.router.config.RouterConfig;
+import io.kvroute.router.dispatch.ClientSink;
+import io.kvroute.router.dispatch.Dispatch;
+import io.kvroute.router.dispatch.DispatchDeps;
+import io.kvroute.router.dispatch.ErrorBodies;
+import io.kvroute.router.dispatch.MetricsOutcomes;
+import io.kvroute.router.dispatch.OutcomeListeners;
+import io.kvroute.router.dispatch.PdDispatch;
+import io.kvroute.router.dispatch.RetryRule;
+import io.kvroute.router.dispatch.Route;
+import io.kvroute.router.dispatch.RouteHints;
+import io.kvroute.router.dispatch.UpstreamRequests;
+import io.kvroute.router.worker.Worker;
+import io.kvroute.router.worker.WorkerRole;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The transport-neutral front door of the inference endpoints, shared by every adapter (the Jetty
+ * core handler and the servlet): admission (draining, API key, content type), the body read through
+ * the adapter's {@link BodySource}, validation, model resolution, ingress tokenization, then a
+ * plain {@link Dispatch} or a {@link PdDispatch} over the adapter's {@link ClientSink}. Every
+ * rejection is an OpenAI JSON error with a precise status.
+ *
+ * <p>One per router: it builds the dispatch core's collaborators once ({@link #requests()} is where
+ * upstream-request hooks go, {@link #outcomes()} where outcome listeners go). Thread-safe.
+ */
+public final class InferenceFrontDoor {
+
+    private static final Logger LOG = LoggerFactory.getLogger(InferenceFrontDoor.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** Reads a request body; the adapter implements it on its transport. */
+    public interface BodySource {
+        void read(long maxBytes, BodySink sink);
+    }
+
+    /** The body, or why it could not be read (413 too large, 400 broken). */
+    public interface BodySink {
+        void onBody(byte[] body);
+
+        void onError(int status, String message);
+    }
+
+    private final RouterContext ctx;
+    private final RouterConfig config;
+    private final BearerAuth inferenceAuth;
+    private final IngressTokenization tokenization;
+    private final UpstreamRequests requests;
+    private final OutcomeListeners outcomes;
+    private final DispatchDeps deps;
+
+    public InferenceFrontDoor(RouterContext ctx) {
+        this.ctx = ctx;
+        this.config = ctx.config();
+        this.inferenceAuth = BearerAuth.of(config.apiKey());
+        this.tokenization = new IngressTokenization(ctx.tokenizers(), config.disableInputIdsForwarding(), ctx.metrics());
+        this.requests = new UpstreamRequests((long) (config.requestTimeoutSecs() * 1000),
+                (long) (config.streamIdleTimeoutSecs() * 1000));
+        // W3C trace context of the call's own span on every upstream request (no-op when tracing is off)
+        requests.addHook((target, headers) -> target.span().inject(headers::put));
+        this.outcomes = new OutcomeListeners(new MetricsOutcomes(ctx.metrics()));
+        this.deps = new DispatchDeps(config, ctx.policy(), ctx.sessionPolicy(), ctx.prefillPolicy(),
+                ctx.prefillSessionPolicy(), ctx.decodePolicy(), ctx.inFlight(), ctx.breakers(), ctx.metrics(), ctx.loads(),
+                ctx::onDispatched, ctx.active(), new JettyUpstream(ctx.client()), requests, new JettyClock(ctx.client()),
+                RetryRule.from(config, () -> ThreadLocalRandom.current().nextDouble()), outcomes,
+                () -> ThreadLocalRandom.current().nextLong());
+    }
+
+    /** Where upstream-request hooks are added (applies to every upstream request of this router). */
+    public UpstreamRequests requests() {
+        return requests;
+    }
+
+    /** Where per-request outcome listeners are added. */
+    public OutcomeListeners outcomes() {
+        return outcomes;
+    }
+
+    /** True for the inference paths this front door serves. */
+    public static boolean serves(String path) {
+        return Endpoint.forPath(path) != null;
+    }
+
+    /**
+     * Serves one inference request (the method was checked to be POST by the adapter).
+     *
+     * @param path one of the {@link #serves} paths
+     * @param headers request header lookup by name (case-insensitive), null when absent
+     */
+    public void handle(String path, Function<String, String> headers, BodySource body, ClientSink sink) {
+        Endpoint endpoint = Endpoint.forPath(path);
+        long startNanos = System.nanoTime();
+        if (ctx.active().draining()) {
+            reject(endpoint, sink, startNanos, new ApiException(503, "service_unavailable",
+                    "the router is shutting down; retry on another replica"), null);
+            return;
+        }
+        if (inferenceAuth != null && !inferenceAuth.accepts(headers.apply("Authorization"))) {
+            reject(endpoint, sink, startNanos, new ApiException(401, "authentication_error",
+                    "a valid API key is required (Authorization: Bearer ...)"), "Bearer");
+            return;
+        }
+        String contentType = headers.apply("Content-Type");
+        if (contentType != null && !isJson(contentType)) {
+            reject(endpoint, sink, startNanos,
+                    new ApiException(415, "unsupported content type '" + contentType + "'; send application/json"), null);
+            return;
+        }
+        body.read(config.maxBodyBytes(), new BodySink() {
+            @Override
+            public void onBody(byte[] bytes) {
+                try {
+                    dispatch(endpoint, bytes, headers, sink, startNanos);
+                } catch (ApiException e) {
+                    reject(endpoint, sink, startNanos, e, null);
+                } catch (RuntimeException e) {
+                    LOG.warn("unexpected failure routing {}", endpoint.path, e);
+                    reject(endpoint, sink, startNanos, new ApiException(500, "server_error",
+                            "internal router error: " + e.getClass().getSimpleName()), null);
+                }
+            }
+
+            @Override
+            public void onError(int status, String message) {
+                reject(endpoint, sink, startNanos, new ApiException(status, message), null);
+            }
+        });
+    }
+
+    private void dispatch(Endpoint endpoint, byte[] body, Function<String, String> headers, ClientSink sink,
+            long startNanos) throws ApiException {
+        BodyProbe probe = BodyProbe.parse(body);
+        endpoint.validate(probe);
+        if (probe.n > config.maxN()) {
+            // bounded before anything is sized by it (the PD bootstrap arrays have n entries)
+            throw new ApiException(400, "'n' must be between 1 and " + config.maxN() + " (got " + probe.n + ")");
+        }
+        String model = probe.model;
+        sink.facts().model(model);
+        TreeSet<String> models = knownModels();
+        if (model != null && !models.isEmpty() && !models.contains(model)) {
+            throw new ApiException(404, "model_not_found", "model '" + model + "' is not served here (available: "
+                    + String.join(", ", models) + ")");
+        }
+        Supplier<List<Worker>> eligible = pool(WorkerRole.REGULAR, model);
+        Supplier<List<Worker>> prefills = pool(WorkerRole.PREFILL, model);
+        Supplier<List<Worker>> decodes = pool(WorkerRole.DECODE, model);
+        boolean pd = !prefills.get().isEmpty() && !decodes.get().isEmpty();
+        String sessionKey = headers.apply(config.sessionIdHeader());
+        boolean callerSentIds = probe.inputIds == JsonToken.START_ARRAY;
+        String modelLabel = model == null ? "default" : model;
+        if (pd) {
+            IngressTokenization.Result tokens = tokenize(sink, endpoint, model, body, ctx.prefillPolicy().needsTokens(),
+                    callerSentIds);
+            ObjectNode tree;
+            try {
+                tree = (ObjectNode) JSON.readTree(tokens.outgoingBody());
+            } catch (IOException e) {
+                throw new ApiException(400, "invalid JSON body: " + e.getMessage());
+            }
+            Route route = new Route(endpoint.api, tokens.outgoingBody(), tree.path("stream").asBoolean(false),
+                    tokens.inputTokens(), tokens.tokens() == null ? null : tokens.tokens().ids(), ctx.loads().snapshot(),
+                    new RouteHints(sessionKey, tokens.routingText(), modelLabel), decodes);
+            new PdDispatch(deps, route, tree, prefills, decodes, sink, startNanos).start();
+            return;
+        }
+        if (eligible.get().isEmpty()) {
+            throw new ApiException(503, "service_unavailable", "no usable worker for model '"
+                    + (model == null ? "(any)" : model) + "'");
+        }
+        IngressTokenization.Result tokens = tokenize(sink, endpoint, model, body, ctx.policy().needsTokens(), callerSentIds);
+        Route route = new Route(endpoint.api, tokens.outgoingBody(), probe.stream, tokens.inputTokens(),
+                tokens.tokens() == null ? null : tokens.tokens().ids(), ctx.loads().snapshot(),
+                new RouteHints(sessionKey, tokens.routingText(), modelLabel), eligible);
+        new Dispatch(deps, route, sink, startNanos).start();
+    }
+
+    /** Ingress tokenization inside a {@code kvroute.tokenize} span of the request's trace. */
+    private IngressTokenization.Result tokenize(ClientSink sink, Endpoint endpoint, String model, byte[] body,
+            boolean policyNeedsTokens, boolean callerSentIds) throws ApiException {
+        TraceSpan span = sink.facts().span().child("kvroute.tokenize");
+        try {
+            IngressTokenization.Result tokens = tokenization.apply(endpoint, model, body, policyNeedsTokens, callerSentIds);
+            span.tag("input_tokens", tokens.inputTokens()).tag("input_ids_forwarding", tokens.forwardingOutcome());
+            return tokens;
+        } finally {
+            span.end();
+        }
+    }
+
+    private Supplier<List<Worker>> pool(WorkerRole role, String model) {
+        return () -> {
+            List<Worker> out = new ArrayList<>();
+            for (Worker worker : usableWorkers()) {
+                if (worker.role() == role && worker.serves(model)) {
+                    out.add(worker);
+                }
+            }
+            return out;
+        };
+    }
+
+    /** A small JSON answer: status and body. */
+    public record JsonAnswer(int status, String body) {}
+
+    /** {@code /readyz}: ready when a plain pool or a PD pair is usable and the router is not draining. */
+    public JsonAnswer readiness() {
+        List<Worker> usable = usableWorkers();
+        boolean draining = ctx.active().draining();
+        boolean plainPool = usable.stream().anyMatch(w -> w.role() == WorkerRole.REGULAR);
+        boolean pdPair = usable.stream().anyMatch(w -> w.role() == WorkerRole.PREFILL)
+                && usable.stream().anyMatch(w -> w.role() == WorkerRole.DECODE);
+        boolean ready = (plainPool || pdPair) && !draining;
+        String body = "{\"ready\":" + ready + ",\"draining\":" + draining + ",\"usable_workers\":" + usable.size()
+                + ",\"workers\":" + ctx.registry().fleet().workers().size() + "}";
+        return new JsonAnswer(ready ? 200 : 503, body);
+    }
+
+    /** {@code /v1/models}: the OpenAI model list. */
+    public String modelsJson() {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("object", "list");
+        ArrayNode data = root.putArray("data");
+        for (String id : knownModels()) {
+            ObjectNode model = data.addObject();
+            model.put("id", id);
+            model.put("object", "model");
+            model.put("owned_by", "kvroute");
+        }
+        return root.toString();
+    }
+
+    /** The Prometheus scrape. */
+    public String scrape() {
+        return ctx.metrics().scrape();
+    }
+
+    /** Healthy, not draining, breaker not open. */
+    List<Worker> usableWorkers() {
+        List<Worker> usable = new ArrayList<>();
+        for (Worker worker : ctx.registry().fleet().routable()) {
+            if (ctx.breakers().allowsTraffic(worker.id())) {
+                usable.add(worker);
+            }
+        }
+        return usable;
+    }
+
+    /** Configured model ids plus those the workers report. */
+    TreeSet<String> knownModels() {
+        TreeSet<String> ids = new TreeSet<>(config.modelIds());
+        for (Worker worker : ctx.registry().fleet().workers().values()) {
+            if (worker.modelId() != null) {
+                ids.add(worker.modelId());
+            }
+        }
+        return ids;
+    }
+
+    private void reject(Endpoint endpoint, ClientSink sink, long startNanos, ApiException error, String authenticate) {
+        Map<String, String> head = new LinkedHashMap<>();
+        head.put("Content-Type", "application/json");
+        if (authenticate != null) {
+            head.put("WWW-Authenticate", authenticate);
+        }
+        sink.begin(error.status, head);
+        sink.end(ByteBuffer.wrap(ErrorBodies.json(error.status, error.type, error.getMessage())));
+        ctx.metrics().request(endpoint.path, error.status);
+        ctx.metrics().duration(endpoint.path, "rejected", System.nanoTime() - startNanos);
+    }
+
+    private static boolean isJson(String contentType) {
+        String mime = contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
+        return mime.equals("application/json") || mime.endsWith("+json");
+    }
+}

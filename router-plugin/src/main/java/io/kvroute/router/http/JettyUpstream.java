@@ -1,0 +1,61 @@
+package io.kvroute.router.http;
+
+import io.kvroute.router.dispatch.Completion;
+import io.kvroute.router.dispatch.Upstream;
+import io.kvroute.router.dispatch.UpstreamRequest;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.client.BytesRequestContent;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.http.HttpMethod;
+
+/**
+ * The dispatch core's {@link Upstream} on Jetty's {@link HttpClient}: one POST per request, content
+ * delivered asynchronously with demand (the next chunk is demanded only when the core's completion
+ * succeeds; failing it aborts the request), the chunk retained until then.
+ */
+final class JettyUpstream implements Upstream {
+
+    private final HttpClient client;
+
+    JettyUpstream(HttpClient client) {
+        this.client = client;
+    }
+
+    @Override
+    public Call send(UpstreamRequest request, Listener listener) {
+        Request proxyToWorker = client.newRequest(request.url())
+                .method(HttpMethod.POST)
+                .headers(h -> {
+                    for (Map.Entry<String, String> header : request.headers().entrySet()) {
+                        h.put(header.getKey(), header.getValue());
+                    }
+                })
+                .body(new BytesRequestContent("application/json", request.body()))
+                .timeout(request.timeoutMillis(), TimeUnit.MILLISECONDS)
+                .idleTimeout(request.idleTimeoutMillis(), TimeUnit.MILLISECONDS);
+        proxyToWorker.onResponseHeaders(response -> listener.onHeaders(response.getStatus(), response.getHeaders()::get));
+        proxyToWorker.onResponseContentAsync((response, chunk, demander) -> {
+            ByteBuffer bytes = chunk.getByteBuffer();
+            chunk.retain();
+            listener.onContent(bytes, new Completion() {
+                @Override
+                public void succeeded() {
+                    chunk.release();
+                    demander.run();
+                }
+
+                @Override
+                public void failed(Throwable failure) {
+                    chunk.release();
+                    proxyToWorker.abort(failure);
+                }
+            });
+        });
+        proxyToWorker.send(result -> listener.onComplete(
+                result.getResponse() == null ? 0 : result.getResponse().getStatus(), result.getFailure()));
+        return proxyToWorker::abort;
+    }
+}
