@@ -10,6 +10,7 @@ import io.kvroute.mock.http.MockWorkerHandler;
 import io.kvroute.mock.http.PromptEncoder;
 import io.kvroute.mock.http.TokenizeCost;
 import io.kvroute.router.config.RouterOptions;
+import io.kvroute.router.trace.RequestTracer;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -129,6 +130,12 @@ public final class MockWorkerMain implements Callable<Integer> {
     @Option(names = "--tokenizer-threads", description = "Threads that tokenize text prompts, like SGLang's TokenizerManager "
             + "(default 1); 0 tokenizes on the HTTP threads.")
     int tokenizerThreads = 1;
+
+    @Option(names = "--otlp-traces-endpoint", description = "OTLP/HTTP traces URL; continues the router's trace with engine queue/prefill/decode spans (default off).")
+    String otlpTracesEndpoint;
+
+    @Option(names = "--trace-sampling-ratio", description = "Share of new traces sampled, 0..1 (default 1).")
+    double traceSamplingRatio = 1.0;
 
     @Option(names = "--tokenizer-path", description = "Tokenizer directory (tokenizer.json + tokenizer_config.json), "
             + "or bundled:qwen3; default: a deterministic stand-in (about 4 bytes per token).")
@@ -276,6 +283,11 @@ public final class MockWorkerMain implements Callable<Integer> {
         handler.useTokenizerThreads(tokenizerThreads);
         handler.useTokenizeCost(TokenizeCost.forName(tokenizeCost != null ? tokenizeCost
                 : timeModelPreset.equals("seed003") ? "seed003" : "none"));
+        if (!(traceSamplingRatio >= 0 && traceSamplingRatio <= 1)) {
+            throw new IllegalArgumentException("--trace-sampling-ratio must be between 0 and 1 (got '" + traceSamplingRatio + "')");
+        }
+        handler.useTracer(RequestTracer.create(otlpTracesEndpoint, traceSamplingRatio,
+                "kvroute-mock-worker"));
         server.setHandler(handler);
         server.start();
         String baseUrl = "http://" + host + ":" + connector.getLocalPort();

@@ -126,6 +126,7 @@ public final class ConfigValidator {
         }
         validateCacheAwareNumbers(b);
         validateSessionAffinity(b);
+        validateObservability(b);
         if (b.prefillPolicy != null && !Policies.NAMES.contains(b.prefillPolicy.toLowerCase(Locale.ROOT))) {
             throw fail("--prefill-policy", b.prefillPolicy, "is not one of: " + String.join(", ", Policies.NAMES));
         }
@@ -209,6 +210,21 @@ public final class ConfigValidator {
         }
         if (b.cacheMaxIndexBytes != null && b.cacheMaxIndexBytes < 1024 * 1024) {
             throw fail("--cache-max-index-bytes", b.cacheMaxIndexBytes, "must be at least 1048576 (1 MiB)");
+        }
+    }
+
+    private static void validateObservability(RouterConfig.Builder b) {
+        if (b.accessLog != null && b.accessLog.isBlank()) {
+            throw fail("--access-log", b.accessLog, "must be stdout or a file path");
+        }
+        if (b.otlpTracesEndpoint != null) {
+            String problem = urlProblem(b.otlpTracesEndpoint);
+            if (problem != null) {
+                throw fail("--otlp-traces-endpoint", b.otlpTracesEndpoint, problem);
+            }
+        }
+        if (!(b.traceSamplingRatio >= 0 && b.traceSamplingRatio <= 1)) {
+            throw fail("--trace-sampling-ratio", b.traceSamplingRatio, "must be between 0 and 1");
         }
     }
 

@@ -70,7 +70,8 @@ public record RouterConfig(
         String cacheIndex,
         double kvEventsSilenceSecs,
         int kvEventsMaxBlocksPerRank,
-        int maxN) {
+        int maxN,
+        ObservabilityConfig observability) {
 
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
     /** Largest {@code n} (sequences per request) a client may ask for: OpenAI's own limit. */
@@ -85,6 +86,7 @@ public record RouterConfig(
         prefillUrls = prefillUrls == null ? List.of() : List.copyOf(prefillUrls);
         decodeUrls = decodeUrls == null ? List.of() : List.copyOf(decodeUrls);
         serviceDiscovery = serviceDiscovery == null ? ServiceDiscoveryConfig.disabled() : serviceDiscovery;
+        observability = observability == null ? ObservabilityConfig.OFF : observability;
     }
 
     public static Builder builder() {
@@ -181,6 +183,9 @@ public record RouterConfig(
         double kvEventsSilenceSecs = 60;
         int kvEventsMaxBlocksPerRank = 1 << 20;
         int maxN = DEFAULT_MAX_N;
+        String accessLog = null;
+        String otlpTracesEndpoint = null;
+        double traceSamplingRatio = 1.0;
 
         public Builder host(String v) { host = v; return this; }
         public Builder port(int v) { port = v; return this; }
@@ -248,11 +253,15 @@ public record RouterConfig(
         public Builder kvEventsSilenceSecs(double v) { kvEventsSilenceSecs = v; return this; }
         public Builder kvEventsMaxBlocksPerRank(int v) { kvEventsMaxBlocksPerRank = v; return this; }
         public Builder maxN(int v) { maxN = v; return this; }
+        public Builder accessLog(String v) { accessLog = v; return this; }
+        public Builder otlpTracesEndpoint(String v) { otlpTracesEndpoint = v; return this; }
+        public Builder traceSamplingRatio(double v) { traceSamplingRatio = v; return this; }
 
         public RouterConfig build() {
 
+        
                     ServiceDiscoveryConfig discovery = ConfigValidator.validate(this);
-            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy, tokenizerCacheBytes, discovery, metricsPort, cacheMaxIndexBytes, cacheIndex, kvEventsSilenceSecs, kvEventsMaxBlocksPerRank, maxN);
+            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy, tokenizerCacheBytes, discovery, metricsPort, cacheMaxIndexBytes, cacheIndex, kvEventsSilenceSecs, kvEventsMaxBlocksPerRank, maxN, new ObservabilityConfig(accessLog, otlpTracesEndpoint, traceSamplingRatio));
         }
     }
 }

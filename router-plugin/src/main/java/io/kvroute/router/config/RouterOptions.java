@@ -228,6 +228,15 @@ public final class RouterOptions {
     @Option(names = "--metrics-port", description = "Serve /metrics on this port (same --host, no API key) instead of the main port; 0 picks a free one (default unset: /metrics on the main port, behind --api-key when set).")
     Integer metricsPort;
 
+    @Option(names = "--access-log", description = "One JSON line per inference request: stdout or a file path (default off).")
+    String accessLog;
+
+    @Option(names = "--otlp-traces-endpoint", description = "OTLP/HTTP traces URL, e.g. http://collector:4318/v1/traces; enables tracing (default off).")
+    String otlpTracesEndpoint;
+
+    @Option(names = "--trace-sampling-ratio", description = "Share of new traces sampled, 0..1; an incoming traceparent's decision is kept (default 1).")
+    double traceSamplingRatio = 1.0;
+
     /**
      * Parses flags (and the config file they name) into a validated config.
      *
@@ -354,6 +363,9 @@ public final class RouterOptions {
                 .bootstrapPortAnnotation(bootstrapPortAnnotation)
                 .metricsPort(metricsPort)
                 .cacheMaxIndexBytes(cacheMaxIndexBytes)
+                .accessLog(emptyToNull(accessLog))
+                .otlpTracesEndpoint(emptyToNull(otlpTracesEndpoint))
+                .traceSamplingRatio(traceSamplingRatio)
                 .maxN(maxN)
                 .build();
     }

@@ -1,5 +1,6 @@
 package io.kvroute.router.dispatch;
 
+import io.kvroute.router.accesslog.RouteFacts;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -30,4 +31,9 @@ public interface ClientSink {
 
     /** Registers a listener for the client going away (connection closed, I/O error). */
     void onGone(Consumer<Throwable> listener);
+
+    /** This request's routing facts and trace span (access log, tracing); detached when the transport keeps none. */
+    default RouteFacts facts() {
+        return RouteFacts.detached("");
+    }
 }

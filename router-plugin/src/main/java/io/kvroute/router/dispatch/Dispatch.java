@@ -1,5 +1,7 @@
 package io.kvroute.router.dispatch;
 
+import io.kvroute.router.accesslog.RouteFacts;
+import io.kvroute.router.trace.TraceSpan;
 import io.kvroute.router.policy.Decision;
 import io.kvroute.router.policy.RoutingPolicy;
 import io.kvroute.router.policy.RoutingRequest;
@@ -27,6 +29,7 @@ public final class Dispatch implements Abortable {
     private final Route route;
     private final Exchange client;
     private final Set<String> tried = new HashSet<>();
+    private final RouteFacts facts;
 
     private volatile Relay current;
     private volatile String abortReason;
@@ -35,7 +38,9 @@ public final class Dispatch implements Abortable {
     public Dispatch(DispatchDeps deps, Route route, ClientSink sink, long startNanos) {
         this.deps = deps;
         this.route = route;
-        this.client = new Exchange(sink, route.api().path, route.streaming(), startNanos, deps.clock(), deps.outcomes(),
+        this.facts = sink.facts();
+        this.client = new Exchange(sink, route.api().path, route.streaming(), startNanos, deps.clock(),
+                deps.outcomes(),
                 () -> deps.active().remove(this));
     }
 
@@ -84,9 +89,18 @@ public final class Dispatch implements Abortable {
         deps.inFlight().acquire(worker.id());
         deps.loads().dispatchLog().recordDispatch(worker.id(), deps.clock().nanoTime());
         client.resetHead();
-        Relay relay = new Relay(client, worker, deps.retry(), attempt, result -> onAttemptDone(worker, result));
+        facts.retries(attempt - 1);
+        TraceSpan span = Traces.upstream(facts.span(), "kvroute.upstream", worker, attempt - 1);
+        Relay relay = new Relay(client, worker, deps.retry(), attempt, result -> {
+            Traces.endUpstream(span, result.status(), result.failure() == null ? null : result.failure().label());
+            onAttemptDone(worker, result);
+        });
         current = relay;
-        relay.start(deps.upstream(), deps.requests().plain(worker, route.api().path, route.body(), route.streaming(), attempt));
+        if (attempt == 1) {
+            deps.metrics().overhead(route.api().path, deps.clock().nanoTime() - client.startNanos());
+        }
+        relay.start(deps.upstream(), deps.requests().plain(worker, route.api().path, route.body(), route.streaming(),
+                attempt, span));
         if (client.gone()) {
             relay.abort(null, new IOException("client went away"));
         }
@@ -106,8 +120,12 @@ public final class Dispatch implements Abortable {
         }
         RouteHints hints = route.hints();
         RoutingPolicy policy = hints.sessionKey() != null ? deps.sessionPolicy() : deps.policy();
+        TraceSpan select = facts.span().child("kvroute.select");
         Decision decision = policy.select(new RoutingRequest(candidates, deps.inFlight()::get, route.inputTokens(),
                 hints.sessionKey(), route.tokenIds(), route.loads(), hints.routingText()));
+        facts.decision(policy.name(), decision.reason().label(),
+                decision.cacheAware() == null ? -1 : decision.cacheAware().selectedMatchedTokens(), decision.worker().url());
+        Traces.endSelect(select, facts);
         deps.metrics().decision(policy.name(), decision.reason().label());
         if (decision.cacheAware() != null) {
             deps.metrics().cacheAware(hints.modelLabel(), decision.cacheAware());

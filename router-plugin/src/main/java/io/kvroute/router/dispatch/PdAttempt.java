@@ -1,5 +1,6 @@
 package io.kvroute.router.dispatch;
 
+import io.kvroute.router.trace.TraceSpan;
 import io.kvroute.router.worker.Worker;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -34,6 +35,9 @@ final class PdAttempt {
     volatile String decodeRetryAfter;
     volatile String decodeContentType;
     final ByteArrayOutputStream decodeBuffer = new ByteArrayOutputStream(); // touched by the decode callbacks only
+    volatile TraceSpan segmentSpan = TraceSpan.NOOP;
+    volatile TraceSpan prefillSpan = TraceSpan.NOOP;
+    volatile TraceSpan decodeSpan = TraceSpan.NOOP;
 
     PdAttempt(Worker prefillWorker, Worker decodeWorker, int segment) {
         this.prefillWorker = prefillWorker;
@@ -116,6 +120,8 @@ final class PdAttempt {
 
         @Override
         public void onComplete(int status, Throwable failure) {
+            Traces.endUpstream(prefillSpan, status, failure != null ? Failures.classify(failure, status > 0).name().toLowerCase()
+                    : status >= 200 && status < 300 ? null : "status_" + status);
             owner.onPrefillComplete(PdAttempt.this, status, failure, body.toByteArray(), contentType, retryAfter);
         }
     }
@@ -142,6 +148,9 @@ final class PdAttempt {
 
         @Override
         public void onComplete(int status, Throwable failure) {
+            Traces.endUpstream(decodeSpan, status, failure != null ? Failures.classify(failure, status > 0).name().toLowerCase()
+                    : status == 200 ? null : "status_" + status);
+            segmentSpan.end();
             owner.onDecodeComplete(PdAttempt.this, failure);
         }
     }

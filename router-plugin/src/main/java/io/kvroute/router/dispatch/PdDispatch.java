@@ -1,5 +1,7 @@
 package io.kvroute.router.dispatch;
 
+import io.kvroute.router.accesslog.RouteFacts;
+import io.kvroute.router.trace.TraceSpan;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kvroute.router.json.JsonFields;
 import io.kvroute.router.pd.BootstrapInjector;
@@ -42,6 +44,7 @@ public final class PdDispatch implements Abortable {
     private final ObjectNode body;
     private final PdPairChooser chooser;
     private final Exchange client;
+    private final RouteFacts facts;
     private final PdOutput output;
     private final int requestedTokens;
     /** The request has an exact text continuation (else a capacity end is the end of the response). */
@@ -60,7 +63,9 @@ public final class PdDispatch implements Abortable {
         this.route = route;
         this.body = body;
         this.chooser = new PdPairChooser(deps, prefillPool, decodePool);
-        this.client = new Exchange(sink, route.api().path, route.streaming(), startNanos, deps.clock(), deps.outcomes(),
+        this.facts = sink.facts();
+        this.client = new Exchange(sink, route.api().path, route.streaming(), startNanos, deps.clock(),
+                deps.outcomes(),
                 () -> deps.active().remove(this));
         boolean wantsUsage = body.path("stream_options").path("include_usage").asBoolean(false);
         this.output = new PdOutput(route.api(), wantsUsage);
@@ -85,10 +90,14 @@ public final class PdDispatch implements Abortable {
             }
         });
         boolean paired;
+        TraceSpan select = facts.span().child("kvroute.select");
+        PdPairChooser.Pair chosen;
         synchronized (this) {
             pair = chooser.choose(route);
+            chosen = pair;
             paired = pair != null;
         }
+        noteDecision(select, chosen);
         if (!paired) {
             client.fail(503, Failure.of(FailureKind.NO_WORKER), "no usable prefill/decode pair");
             return;
@@ -109,6 +118,15 @@ public final class PdDispatch implements Abortable {
         client.fail(503, Failure.of(FailureKind.SHUTDOWN), reason);
     }
 
+    /** Records the pair choice in the access-log facts and ends its select span. */
+    private void noteDecision(TraceSpan select, PdPairChooser.Pair chosen) {
+        if (chosen != null) {
+            facts.decision(chosen.policy(), chosen.reason(), chosen.matchedTokens(), chosen.decode().url());
+            facts.prefillWorker(chosen.prefill().url());
+        }
+        Traces.endSelect(select, facts);
+    }
+
     private void launch() {
         if (client.terminal()) {
             return; // ended meanwhile (shutdown during a retry backoff)
@@ -120,9 +138,11 @@ public final class PdDispatch implements Abortable {
         PdAttempt attempt;
         byte[] bytes;
         int attemptNumber;
+        int retry;
         synchronized (this) {
             attempts++;
             attemptNumber = attempts;
+            retry = attempts - 1 - segment;
             attempt = new PdAttempt(pair.prefill(), pair.decode(), segment);
             current = attempt;
             ObjectNode segmentBody = segment == 0 ? body.deepCopy()
@@ -136,12 +156,23 @@ public final class PdDispatch implements Abortable {
         }
         deps.inFlight().acquire(attempt.prefillWorker.id());
         deps.inFlight().acquire(attempt.decodeWorker.id());
+        facts.segments(attempt.segment + 1);
+        facts.retries(retry);
+        attempt.segmentSpan = facts.span().child(attempt.segment == 0 ? "kvroute.pd.segment" : "kvroute.pd.continuation")
+                .tag("segment", attempt.segment).tag("retry", retry);
+        attempt.prefillSpan = Traces.upstream(attempt.segmentSpan, "kvroute.upstream.prefill", attempt.prefillWorker, retry);
+        attempt.decodeSpan = Traces.upstream(attempt.segmentSpan, "kvroute.upstream.decode", attempt.decodeWorker, retry);
         long dispatchedAt = deps.clock().nanoTime();
+        if (attemptNumber == 1) {
+            deps.metrics().overhead(route.api().path, dispatchedAt - client.startNanos());
+        }
         deps.loads().dispatchLog().recordDispatch(attempt.prefillWorker.id(), dispatchedAt);
         deps.loads().dispatchLog().recordDispatch(attempt.decodeWorker.id(), dispatchedAt);
         String path = route.api().path;
-        attempt.send(deps.upstream(), deps.requests().prefill(attempt.prefillWorker, path, bytes, attemptNumber, attempt.segment),
-                deps.requests().decode(attempt.decodeWorker, path, bytes, route.streaming(), attemptNumber, attempt.segment),
+        attempt.send(deps.upstream(), deps.requests().prefill(attempt.prefillWorker, path, bytes, attemptNumber, attempt.segment,
+                attempt.prefillSpan),
+                deps.requests().decode(attempt.decodeWorker, path, bytes, route.streaming(), attemptNumber, attempt.segment,
+                        attempt.decodeSpan),
                 this);
         if (client.gone()) {
             attempt.abortDecode(new IOException("client went away"));
@@ -336,11 +367,21 @@ public final class PdDispatch implements Abortable {
                 return;
             }
             boolean paired;
+            boolean rechosen;
             synchronized (this) {
-                if (segment == 0) {
+                rechosen = segment == 0;
+            }
+            TraceSpan select = rechosen ? facts.span().child("kvroute.select") : TraceSpan.NOOP;
+            PdPairChooser.Pair chosen;
+            synchronized (this) {
+                if (rechosen) {
                     pair = chooser.choose(route);
                 }
+                chosen = pair;
                 paired = pair != null;
+            }
+            if (rechosen) {
+                noteDecision(select, chosen);
             }
             if (!paired) {
                 client.fail(503, Failure.of(FailureKind.NO_WORKER), "no usable prefill/decode pair left");

@@ -15,7 +15,8 @@ import java.util.function.Supplier;
 final class PdPairChooser {
 
     /** A chosen pair. */
-    record Pair(Worker prefill, Worker decode) {}
+    /** A chosen pair, with the prefill decision (policy, reason label, matched tokens or -1) for the access log and trace. */
+    record Pair(Worker prefill, Worker decode, String policy, String reason, long matchedTokens) {}
 
     private final DispatchDeps deps;
     private final Supplier<List<Worker>> prefillPool;
@@ -50,6 +51,7 @@ final class PdPairChooser {
         deps.metrics().decision("decode_" + decodePolicy.name(), d.reason().label());
         deps.metrics().pressureSource(prefillPolicy.name(), p.pressureSource());
         deps.metrics().pressureSource("decode_" + decodePolicy.name(), d.pressureSource());
-        return new Pair(p.worker(), d.worker());
+        return new Pair(p.worker(), d.worker(), prefillChooser.name(), p.reason().label(),
+                p.cacheAware() == null ? -1 : p.cacheAware().selectedMatchedTokens());
     }
 }

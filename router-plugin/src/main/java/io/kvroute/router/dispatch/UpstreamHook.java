@@ -1,5 +1,6 @@
 package io.kvroute.router.dispatch;
 
+import io.kvroute.router.trace.TraceSpan;
 import io.kvroute.router.worker.Worker;
 import java.util.Map;
 
@@ -22,6 +23,7 @@ public interface UpstreamHook {
      * @param path the endpoint path
      * @param attempt 1-based attempt number of the client request
      * @param segment PD segment index (0 for the first segment and for plain dispatch)
+     * @param span the trace span of this very call ({@link TraceSpan#NOOP} when not traced)
      */
-    record Target(Failure.Hop hop, Worker worker, String path, int attempt, int segment) {}
+    record Target(Failure.Hop hop, Worker worker, String path, int attempt, int segment, TraceSpan span) {}
 }

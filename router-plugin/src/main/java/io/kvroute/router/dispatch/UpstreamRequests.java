@@ -1,5 +1,6 @@
 package io.kvroute.router.dispatch;
 
+import io.kvroute.router.trace.TraceSpan;
 import io.kvroute.router.worker.Worker;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -34,20 +35,21 @@ public final class UpstreamRequests {
     }
 
     /** A request to a plain worker. */
-    public UpstreamRequest plain(Worker worker, String path, byte[] body, boolean streaming, int attempt) {
-        return build(new UpstreamHook.Target(Failure.Hop.WORKER, worker, path, attempt, 0), body, streaming,
+    public UpstreamRequest plain(Worker worker, String path, byte[] body, boolean streaming, int attempt, TraceSpan span) {
+        return build(new UpstreamHook.Target(Failure.Hop.WORKER, worker, path, attempt, 0, span), body, streaming,
                 streaming ? idleTimeoutMillis : timeoutMillis);
     }
 
     /** The prefill side of a PD segment attempt (its answer is buffered, never streamed to the client). */
-    public UpstreamRequest prefill(Worker worker, String path, byte[] body, int attempt, int segment) {
-        return build(new UpstreamHook.Target(Failure.Hop.PREFILL, worker, path, attempt, segment), body, null,
+    public UpstreamRequest prefill(Worker worker, String path, byte[] body, int attempt, int segment, TraceSpan span) {
+        return build(new UpstreamHook.Target(Failure.Hop.PREFILL, worker, path, attempt, segment, span), body, null,
                 idleTimeoutMillis);
     }
 
     /** The decode side of a PD segment attempt. */
-    public UpstreamRequest decode(Worker worker, String path, byte[] body, boolean streaming, int attempt, int segment) {
-        return build(new UpstreamHook.Target(Failure.Hop.DECODE, worker, path, attempt, segment), body, streaming,
+    public UpstreamRequest decode(Worker worker, String path, byte[] body, boolean streaming, int attempt, int segment,
+            TraceSpan span) {
+        return build(new UpstreamHook.Target(Failure.Hop.DECODE, worker, path, attempt, segment, span), body, streaming,
                 idleTimeoutMillis);
     }
 

@@ -1,5 +1,6 @@
 package io.kvroute.router.http;
 
+import io.kvroute.router.trace.TraceSpan;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -79,6 +80,8 @@ public final class InferenceFrontDoor {
         this.tokenization = new IngressTokenization(ctx.tokenizers(), config.disableInputIdsForwarding(), ctx.metrics());
         this.requests = new UpstreamRequests((long) (config.requestTimeoutSecs() * 1000),
                 (long) (config.streamIdleTimeoutSecs() * 1000));
+        // W3C trace context of the call's own span on every upstream request (no-op when tracing is off)
+        requests.addHook((target, headers) -> target.span().inject(headers::put));
         this.outcomes = new OutcomeListeners(new MetricsOutcomes(ctx.metrics()));
         this.deps = new DispatchDeps(config, ctx.policy(), ctx.sessionPolicy(), ctx.prefillPolicy(),
                 ctx.prefillSessionPolicy(), ctx.decodePolicy(), ctx.inFlight(), ctx.breakers(), ctx.metrics(), ctx.loads(),
@@ -166,6 +169,7 @@ public final class InferenceFrontDoor {
         }
         TreeSet<String> models = knownModels();
         String model = servedModel(probe.model, models);
+        sink.facts().model(model);
         if (model != null && !models.isEmpty() && !models.contains(model)) {
             throw new ApiException(404, "model_not_found", "model '" + model + "' is not served here (available: "
                     + String.join(", ", models) + ")");
@@ -178,7 +182,7 @@ public final class InferenceFrontDoor {
         boolean callerSentIds = probe.inputIds == JsonToken.START_ARRAY;
         String modelLabel = model == null ? "default" : model;
         if (pd) {
-            IngressTokenization.Result tokens = tokenization.apply(endpoint, model, body, ctx.prefillPolicy().needsTokens(),
+            IngressTokenization.Result tokens = tokenize(sink, endpoint, model, body, ctx.prefillPolicy().needsTokens(),
                     callerSentIds);
             ObjectNode tree;
             try {
@@ -197,7 +201,7 @@ public final class InferenceFrontDoor {
             throw new ApiException(503, "service_unavailable", "no usable worker for model '"
                     + (model == null ? "(any)" : model) + "'");
         }
-        IngressTokenization.Result tokens = tokenization.apply(endpoint, model, body, ctx.policy().needsTokens(), callerSentIds);
+        IngressTokenization.Result tokens = tokenize(sink, endpoint, model, body, ctx.policy().needsTokens(), callerSentIds);
         Route route = new Route(endpoint.api, tokens.outgoingBody(), probe.stream, tokens.inputTokens(),
                 tokens.tokens() == null ? null : tokens.tokens().ids(), ctx.loads().snapshot(),
                 new RouteHints(sessionKey, tokens.routingText(), modelLabel), eligible);
@@ -229,6 +233,19 @@ public final class InferenceFrontDoor {
         }
         JsonFields.dropNulls(tree);
         return tree.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Ingress tokenization inside a {@code kvroute.tokenize} span of the request's trace. */
+    private IngressTokenization.Result tokenize(ClientSink sink, Endpoint endpoint, String model, byte[] body,
+            boolean policyNeedsTokens, boolean callerSentIds) throws ApiException {
+        TraceSpan span = sink.facts().span().child("kvroute.tokenize");
+        try {
+            IngressTokenization.Result tokens = tokenization.apply(endpoint, model, body, policyNeedsTokens, callerSentIds);
+            span.tag("input_tokens", tokens.inputTokens()).tag("input_ids_forwarding", tokens.forwardingOutcome());
+            return tokens;
+        } finally {
+            span.end();
+        }
     }
 
     private Supplier<List<Worker>> pool(WorkerRole role, String model) {

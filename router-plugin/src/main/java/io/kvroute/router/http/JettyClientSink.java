@@ -1,5 +1,7 @@
 package io.kvroute.router.http;
 
+import io.kvroute.router.accesslog.AccessLog;
+import io.kvroute.router.accesslog.RouteFacts;
 import io.kvroute.router.dispatch.ClientSink;
 import io.kvroute.router.dispatch.Completion;
 import java.nio.ByteBuffer;
@@ -8,6 +10,7 @@ import java.util.function.Consumer;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.NanoTime;
 
 /**
  * The dispatch core's {@link ClientSink} on Jetty's core API: writes are {@link Response#write}
@@ -31,6 +34,7 @@ final class JettyClientSink implements ClientSink {
     public void begin(int status, Map<String, String> headers) {
         response.setStatus(status);
         headers.forEach(response.getHeaders()::put);
+        AccessLog.factsOf(request).firstByte(NanoTime.since(request.getBeginNanoTime()));
     }
 
     @Override
@@ -51,5 +55,10 @@ final class JettyClientSink implements ClientSink {
     @Override
     public void onGone(Consumer<Throwable> listener) {
         request.addFailureListener(listener);
+    }
+
+    @Override
+    public RouteFacts facts() {
+        return AccessLog.factsOf(request);
     }
 }

@@ -26,7 +26,8 @@ public record RouterContext(
         io.kvroute.router.load.LoadPlane loads,
         RoutingPolicy sessionPolicy,
         RoutingPolicy prefillSessionPolicy,
-        java.util.List<io.kvroute.router.policy.CacheAwarePolicy> cacheAwarePolicies) {
+        java.util.List<io.kvroute.router.policy.CacheAwarePolicy> cacheAwarePolicies,
+        io.kvroute.router.trace.RequestTracer tracer) {
 
     /** After a dispatch: records the request's prefix for the chosen worker in every cache-aware index it matched. */
     void onDispatched(io.kvroute.router.policy.Decision decision) {

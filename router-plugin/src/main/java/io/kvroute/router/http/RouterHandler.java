@@ -1,5 +1,7 @@
 package io.kvroute.router.http;
 
+import io.kvroute.router.accesslog.AccessLog;
+import io.kvroute.router.trace.TraceSpan;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -210,7 +212,11 @@ public final class RouterHandler extends Handler.Abstract {
         response.write(true, ByteBuffer.wrap(body.getBytes(StandardCharsets.UTF_8)), callback);
     }
 
-    private void handleInference(Endpoint endpoint, Request request, Response response, Callback callback) {
+    private void handleInference(Endpoint endpoint, Request request, Response response, Callback completion) {
+        TraceSpan span = ctx.tracer().ingress("kvroute.request", name -> request.getHeaders().get(name))
+                .tag("endpoint", endpoint.path);
+        AccessLog.attach(request, endpoint.path, span);
+        Callback callback = span == TraceSpan.NOOP ? completion : new TracedCompletion(completion, span, response);
         frontDoor.handle(endpoint.path, request.getHeaders()::get,
                 (maxBytes, sink) -> BodyReader.read(request, maxBytes, new BodyReader.Sink() {
                     @Override
@@ -224,5 +230,29 @@ public final class RouterHandler extends Handler.Abstract {
                     }
                 }),
                 new JettyClientSink(request, response, callback));
+    }
+
+    /** Ends the ingress span with the final status when the response completes. */
+    private static final class TracedCompletion extends Callback.Nested {
+        private final TraceSpan span;
+        private final Response response;
+
+        TracedCompletion(Callback completion, TraceSpan span, Response response) {
+            super(completion);
+            this.span = span;
+            this.response = response;
+        }
+
+        @Override
+        public void succeeded() {
+            span.tag("status", response.getStatus()).end();
+            super.succeeded();
+        }
+
+        @Override
+        public void failed(Throwable x) {
+            span.tag("status", response.getStatus()).error(x.getClass().getSimpleName()).end();
+            super.failed(x);
+        }
     }
 }

@@ -59,6 +59,18 @@ public final class RouterMetrics {
                 .register(registry).record(Duration.ofNanos(nanos));
     }
 
+    /**
+     * {@code kvroute_router_overhead_seconds{endpoint}}: ingress to the first upstream request being
+     * sent (body read, parse, tokenize, select), the latency the router adds before a worker sees the
+     * request.
+     */
+    public void overhead(String endpoint, long nanos) {
+        Timer.builder("kvroute.router.overhead").tag("endpoint", endpoint)
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(10_000))
+                .maximumExpectedValue(Duration.ofSeconds(10))
+                .register(registry).record(Duration.ofNanos(nanos));
+    }
+
     /** {@code kvroute_policy_decisions_total{policy,reason}}. */
     public void decision(String policy, String reason) {
         Counter.builder("kvroute.policy.decisions").tag("policy", policy).tag("reason", reason)
@@ -174,18 +186,13 @@ public final class RouterMetrics {
     public void cacheAware(String modelId, io.kvroute.router.policy.CacheAwareDetail detail) {
         Counter.builder("kvroute.cache.aware.decisions").tag("model_id", modelId).tag("decision", detail.label()).tag("index", detail.matchIndex())
                 .register(registry).increment();
-        if (detail.gateRejections() > 0) {
-            Counter.builder("kvroute.cache.gate.rejections").tag("model_id", modelId).register(registry)
-                    .increment(detail.gateRejections());
-        }
-        if (detail.admissionRejections() > 0) {
-            Counter.builder("kvroute.cache.admission.rejections").tag("model_id", modelId).register(registry)
-                    .increment(detail.admissionRejections());
-        }
-        if (detail.pressureGuardOverrides() > 0) {
-            Counter.builder("kvroute.cache.pressure.guard.overrides").tag("model_id", modelId).register(registry)
-                    .increment(detail.pressureGuardOverrides());
-        }
+        // registered at the first decision even when zero, so a dashboard's rate() has a series to read
+        Counter.builder("kvroute.cache.gate.rejections").tag("model_id", modelId).register(registry)
+                .increment(detail.gateRejections());
+        Counter.builder("kvroute.cache.admission.rejections").tag("model_id", modelId).register(registry)
+                .increment(detail.admissionRejections());
+        Counter.builder("kvroute.cache.pressure.guard.overrides").tag("model_id", modelId).register(registry)
+                .increment(detail.pressureGuardOverrides());
         io.micrometer.core.instrument.DistributionSummary.builder("kvroute.cache.matched.tokens").tag("model_id", modelId)
                 .register(registry).record(detail.bestMatchedTokens());
         io.micrometer.core.instrument.DistributionSummary.builder("kvroute.cache.selected.matched.tokens").tag("model_id", modelId)

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kvroute.router.http.ActiveRequests;
 import io.kvroute.router.http.InferenceFrontDoor;
 import io.kvroute.router.http.RouterContext;
+import io.kvroute.router.trace.RequestTracer;
 import io.kvroute.router.http.RouterHandler;
 import io.kvroute.router.load.LoadEndpoints;
 import io.kvroute.router.load.LoadPlane;
@@ -61,12 +62,14 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     /** Kubernetes pod discovery, or null without {@code --service-discovery}. */
     private final KubernetesDiscovery discovery;
     private final InferenceFrontDoor frontDoor;
+    private final RequestTracer tracer;
 
     /** The engines' KV events ({@code --cache-index exact|auto}), or null with {@code approximate}. */
     private final KvEventsPlane kvEvents;
 
-    private KvRouter(RouterConfig config, KubernetesClient kubernetes) {
+    private KvRouter(RouterConfig config, KubernetesClient kubernetes, RequestTracer tracer) {
         this.config = Objects.requireNonNull(config, "config");
+        this.tracer = Objects.requireNonNull(tracer, "tracer");
         QueuedThreadPool clientThreads = new QueuedThreadPool();
         clientThreads.setName("kvroute-upstream");
         clientThreads.setDaemon(true);
@@ -101,7 +104,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
                 : Policies.sticky(prefillPolicy, prefillPolicy.name(), config.sessionIdleSecs(), System::nanoTime);
         this.context = new RouterContext(config, registry, inFlight, breakers, health, policy, client, metrics, active,
                 tokenizers, prefillPolicy, decodePolicy, loads, sessionPolicy, prefillSessionPolicy,
-                java.util.List.copyOf(cacheAwarePolicies.values()));
+                java.util.List.copyOf(cacheAwarePolicies.values()), tracer);
         this.frontDoor = new InferenceFrontDoor(context);
         for (CacheAwarePolicy cacheAware : cacheAwarePolicies.values()) {
             cacheAware.prefixIndexes().forEach((mode, index) -> metrics.bindPrefixIndex(cacheAware.name(), mode, index));
@@ -156,7 +159,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
 
     /** A router for {@code config}; not started. */
     public static KvRouter create(RouterConfig config) {
-        return new KvRouter(config, null);
+        return new KvRouter(config, null, configuredTracer(config));
     }
 
     /**
@@ -164,7 +167,17 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
      * instead of fabric8's default in-cluster/kubeconfig resolution; not started.
      */
     public static KvRouter create(RouterConfig config, KubernetesClient kubernetes) {
-        return new KvRouter(config, kubernetes);
+        return new KvRouter(config, kubernetes, configuredTracer(config));
+    }
+
+    /** A router for {@code config} tracing through {@code tracer} (closed when the router stops); not started. */
+    public static KvRouter create(RouterConfig config, RequestTracer tracer) {
+        return new KvRouter(config, null, tracer);
+    }
+
+    private static RequestTracer configuredTracer(RouterConfig config) {
+        return RequestTracer.create(config.observability().otlpTracesEndpoint(),
+                config.observability().traceSamplingRatio(), "kvroute-router");
     }
 
     /**
@@ -360,6 +373,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
             kvEvents.close();
         }
         tokenizers.close();
+        tracer.close();
         super.doStop();
     }
 

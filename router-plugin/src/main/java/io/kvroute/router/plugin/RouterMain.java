@@ -1,9 +1,11 @@
 package io.kvroute.router.plugin;
 
+import io.kvroute.router.accesslog.AccessLog;
 import io.kvroute.router.config.ConfigException;
 import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.config.RouterOptions;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kvroute.router.trace.RequestTracer;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
@@ -69,11 +71,21 @@ public final class RouterMain {
     }
 
     public static RunningRouter start(RouterConfig config) throws Exception {
-        return start(config, null);
+        return start(config, KvRouter.create(config));
     }
 
     /** {@link #start(RouterConfig)} with the API client {@code --service-discovery} uses (null: fabric8's default). */
     public static RunningRouter start(RouterConfig config, KubernetesClient kubernetes) throws Exception {
+        return start(config, KvRouter.create(config, kubernetes));
+    }
+
+    /** Tests: a router tracing through {@code tracer} (e.g. into the SDK's in-memory exporter). */
+    public static RunningRouter start(RequestTracer tracer, String... args) throws Exception {
+        RouterConfig config = RouterOptions.parse(args);
+        return start(config, KvRouter.create(config, tracer));
+    }
+
+    private static RunningRouter start(RouterConfig config, KvRouter router) throws Exception {
         QueuedThreadPool threads = new QueuedThreadPool(400, 8);
         threads.setName("kvroute-router");
         Server server = new Server(threads);
@@ -85,10 +97,12 @@ public final class RouterMain {
         connector.setPort(config.port());
         connector.setIdleTimeout(Math.max(30_000L, (long) (config.requestTimeoutSecs() * 1000)));
         server.addConnector(connector);
-        KvRouter router = KvRouter.create(config, kubernetes);
         server.setHandler(MetricsPort.install(server, config, router.metrics(), router.handler(true)));
         server.setErrorHandler(new io.kvroute.router.http.JsonErrorHandler());
         server.addBean(router);
+        if (config.observability().accessLog() != null) {
+            server.setRequestLog(AccessLog.forTarget(config.observability().accessLog()));
+        }
         server.setStopTimeout(30_000);
         server.start();
         String host = config.host().contains(":") ? "[" + config.host() + "]" : config.host();

@@ -152,6 +152,15 @@ final class EngineCore {
         counter.onBatchSubmitted(batch); // submitted: counts the tokens selection already summed
         privateTokens += batch.prefillTokens() + batch.decode().size(); // a decode step computes its input token's KV
         evictOverflow();
+        Map<SchedRequest, Entry> bySched = new IdentityHashMap<>();
+        for (Entry e : queue.view()) {
+            bySched.put(e.sched, e);
+        }
+        for (PrefillChunk c : batch.prefill()) {
+            if (!c.request().prefillStarted()) {
+                bySched.get(c.request()).sink.onPrefillStarted();
+            }
+        }
         TimeModel time = config.timeModel();
         double stepMillis = time.stepMillis(batch.prefillTokens(), !batch.decode().isEmpty());
         clock.sleepNanos(time.wallNanos(stepMillis));
@@ -159,7 +168,7 @@ final class EngineCore {
         totalPrefillUncachedTokens += batch.prefillTokens();
         // Prefill work only: neither the step overhead nor a mixed step's decode share counts.
         totalPrefillBusyMicros += (long) (time.prefillMillis(batch.prefillTokens()) * 1000);
-        apply(batch);
+        apply(batch, bySched);
         publish();
         EngineStats s = stats;
         for (Consumer<EngineStats> l : stepListeners) {
@@ -168,11 +177,7 @@ final class EngineCore {
         return true;
     }
 
-    private void apply(StepBatch batch) {
-        Map<SchedRequest, Entry> bySched = new IdentityHashMap<>();
-        for (Entry e : queue.view()) {
-            bySched.put(e.sched, e);
-        }
+    private void apply(StepBatch batch, Map<SchedRequest, Entry> bySched) {
         List<Entry> done = new ArrayList<>();
         for (SchedRequest r : batch.decode()) {
             Entry e = bySched.get(r);

@@ -6,6 +6,9 @@ package io.kvroute.mock.engine;
  */
 public interface TokenSink {
 
+    /** Called once, when the engine schedules the request's first prefill chunk (it leaves the queue). */
+    default void onPrefillStarted() {}
+
     /** Called once, when the request's prefill is done and its KV prefix-cache hit is known. */
     default void onPrefillDone(int cachedTokens) {}
 

@@ -10,6 +10,8 @@ import io.kvroute.mock.engine.TokenSink;
 import io.kvroute.mock.pd.KvBudget;
 import io.kvroute.mock.pd.KvRendezvous;
 import io.kvroute.mock.pd.PdOptions;
+import io.kvroute.router.trace.RequestTracer;
+import io.kvroute.router.trace.TraceSpan;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -103,6 +105,7 @@ public final class MockWorkerHandler extends Handler.Abstract {
         this.speedup = speedup;
     }
 
+    private volatile RequestTracer tracer = RequestTracer.off();
     private final java.util.concurrent.atomic.AtomicInteger injectedFailures = new java.util.concurrent.atomic.AtomicInteger();
     private volatile int injectedStatus;
 
@@ -160,8 +163,17 @@ public final class MockWorkerHandler extends Handler.Abstract {
         return rendezvous;
     }
 
+    /**
+     * Continues each request's incoming trace context and reports engine queue/prefill/decode spans
+     * ({@link RequestTracer#off()} by default). Closed by {@link #shutdown}.
+     */
+    public void useTracer(RequestTracer tracer) {
+        this.tracer = Objects.requireNonNull(tracer, "tracer");
+    }
+
     /** Stops the PD timers and the tokenizer threads. */
     public void shutdown() {
+        tracer.close();
         timers.shutdownNow();
         if (tokenizerManager != null) {
             tokenizerManager.shutdownNow();
@@ -198,17 +210,21 @@ public final class MockWorkerHandler extends Handler.Abstract {
                 error(response, callback, 405, "method_not_allowed", path + " only accepts POST");
                 return true;
             }
+            TraceSpan span = !tracer.enabled() ? TraceSpan.NOOP
+                    : tracer.ingress("engine.request", name -> request.getHeaders().get(name)).tag("path", path);
+            Callback traced = span == TraceSpan.NOOP ? callback
+                    : Callback.from(callback, () -> span.tag("status", response.getStatus()).end());
             Content.Source.asByteArrayAsync(request, MAX_BODY_BYTES).whenComplete((body, failure) -> {
                 if (failure != null) {
-                    error(response, callback, 413, "request_too_large", "body unreadable or over " + MAX_BODY_BYTES + " bytes");
+                    error(response, traced, 413, "request_too_large", "body unreadable or over " + MAX_BODY_BYTES + " bytes");
                     return;
                 }
                 try {
-                    generate(kind, body, response, callback);
+                    generate(kind, body, response, traced, span);
                 } catch (BadRequest e) {
-                    error(response, callback, 400, "invalid_request_error", e.getMessage());
+                    error(response, traced, 400, "invalid_request_error", e.getMessage());
                 } catch (RuntimeException e) {
-                    error(response, callback, 500, "server_error", "mock worker failure: " + e);
+                    error(response, traced, 500, "server_error", "mock worker failure: " + e);
                 }
             });
             return true;
@@ -265,7 +281,7 @@ public final class MockWorkerHandler extends Handler.Abstract {
         }
     }
 
-    private void generate(ApiKind kind, byte[] bytes, Response response, Callback callback) {
+    private void generate(ApiKind kind, byte[] bytes, Response response, Callback callback, TraceSpan span) {
         JsonNode body;
         try {
             body = JSON.readTree(bytes);
@@ -296,7 +312,7 @@ public final class MockWorkerHandler extends Handler.Abstract {
         }
         int maxTokens = maxTokens(kind, body);
         if (body.hasNonNull("input_ids") || tokenizerManager == null) {
-            admit(kind, body, inputIds(kind, body), maxTokens, response, callback);
+            admit(kind, body, inputIds(kind, body), maxTokens, response, callback, span);
             return;
         }
         // Like SGLang's TokenizerManager: text is tokenized by a small pool (one thread by default), so
@@ -306,7 +322,7 @@ public final class MockWorkerHandler extends Handler.Abstract {
                 long startNanos = System.nanoTime();
                 int[] ids = inputIds(kind, body);
                 TokenizeCost.holdTokenizer(tokenizeCost, ids.length, System.nanoTime() - startNanos, speedup);
-                admit(kind, body, ids, maxTokens, response, callback);
+                admit(kind, body, ids, maxTokens, response, callback, span);
             } catch (BadRequest e) {
                 error(response, callback, 400, "invalid_request_error", e.getMessage());
             } catch (RuntimeException e) {
@@ -315,7 +331,8 @@ public final class MockWorkerHandler extends Handler.Abstract {
         });
     }
 
-    private void admit(ApiKind kind, JsonNode body, int[] inputIds, int maxTokens, Response response, Callback callback) {
+    private void admit(ApiKind kind, JsonNode body, int[] inputIds, int maxTokens, Response response, Callback callback,
+            TraceSpan span) {
         if (inputIds.length == 0) {
             throw new BadRequest("the prompt is empty");
         }
@@ -333,7 +350,7 @@ public final class MockWorkerHandler extends Handler.Abstract {
             Relay relay = new Relay(format, stream, includeUsage, 1, response, callback, clientRid, 0);
             relay.onPrefilled = () -> rooms.forEach(room -> rendezvous.ready(room, inputIds.length));
             relay.onFailed = reason -> rooms.forEach(room -> rendezvous.failed(room, reason));
-            relay.submission = engine.submit(engineRequest, relay);
+            relay.submission = engine.submit(engineRequest, EngineSpans.wrap(relay, span));
             return;
         }
         if (pd.decode()) {
@@ -368,13 +385,13 @@ public final class MockWorkerHandler extends Handler.Abstract {
                 Relay relay = new Relay(format, stream, includeUsage, maxTokens, response, callback, clientRid, startOffset);
                 relay.reservedKv = inputIds.length;
                 relay.segmentLimit = pd.decodeSegmentTokens();
-                relay.submission = engine.submit(engineRequest, relay);
+                relay.submission = engine.submit(engineRequest, EngineSpans.wrap(relay, span));
             });
             return;
         }
         EngineRequest engineRequest = new EngineRequest(requestId, inputIds, maxTokens, true, highPriority, segmentIndex);
         Relay relay = new Relay(format, stream, includeUsage, maxTokens, response, callback, clientRid, 0);
-        relay.submission = engine.submit(engineRequest, relay);
+        relay.submission = engine.submit(engineRequest, EngineSpans.wrap(relay, span));
     }
 
     private static List<Long> rooms(JsonNode room) {
