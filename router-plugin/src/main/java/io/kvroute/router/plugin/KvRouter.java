@@ -20,6 +20,7 @@ import io.kvroute.router.policy.Policies;
 import io.kvroute.router.policy.RoutingPolicy;
 import io.kvroute.router.worker.HealthChecker;
 import io.kvroute.router.worker.InFlightCounters;
+import io.kvroute.router.worker.ReadyPool;
 import io.kvroute.router.worker.Worker;
 import io.kvroute.router.worker.WorkerRegistry;
 import io.kvroute.router.worker.WorkerRole;
@@ -58,10 +59,14 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     private final LoadPlane loads;
     private final RequestTracer tracer;
     private final InferenceFrontDoor frontDoor;
+    /** What requests may be routed to, rebuilt on fleet and breaker changes instead of scanned per request. */
+    private final ReadyPool readyPool;
+    private final java.util.Set<String> openBreakers = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private KvRouter(RouterConfig config, RequestTracer tracer) {
         this.config = Objects.requireNonNull(config, "config");
         this.tracer = Objects.requireNonNull(tracer, "tracer");
+        this.readyPool = new ReadyPool(config.modelIds());
         QueuedThreadPool clientThreads = new QueuedThreadPool();
         clientThreads.setName("kvroute-upstream");
         clientThreads.setDaemon(true);
@@ -79,10 +84,18 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
                 config.healthSuccessThreshold(), w -> { });
         this.breakers = new Breakers(!config.disableCircuitBreaker(), config.cbFailureThreshold(),
                 config.cbSuccessThreshold(), (long) (config.cbTimeoutSecs() * 1e9), System::nanoTime,
-                (workerId, transition) -> registry.get(workerId).ifPresent(w -> {
-                    LOG.warn("worker {} circuit breaker {} -> {}", w.url(), transition.from(), transition.to());
-                    metrics.breakerTransition(w.url(), label(transition.from()), label(transition.to()));
-                }));
+                (workerId, transition) -> {
+                    registry.get(workerId).ifPresent(w -> {
+                        LOG.warn("worker {} circuit breaker {} -> {}", w.url(), transition.from(), transition.to());
+                        metrics.breakerTransition(w.url(), label(transition.from()), label(transition.to()));
+                    });
+                    if (transition.to() == CircuitBreaker.State.OPEN) {
+                        openBreakers.add(workerId);
+                    } else {
+                        openBreakers.remove(workerId);
+                    }
+                    refreshReadyPool();
+                });
         this.tokenizers = loadTokenizers(config);
         // PD prefill: cache_aware by default, so repeated prefixes land on the prefill worker that holds them.
         RoutingPolicy prefillPolicy = buildPolicy(config.prefillPolicy() == null ? "cache_aware" : config.prefillPolicy());
@@ -96,13 +109,14 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
                 : Policies.sticky(prefillPolicy, prefillPolicy.name(), config.sessionIdleSecs(), System::nanoTime);
         this.context = new RouterContext(config, registry, inFlight, breakers, health, policy, client, metrics, active,
                 tokenizers, prefillPolicy, decodePolicy, loads, sessionPolicy, prefillSessionPolicy,
-                java.util.List.copyOf(cacheAwarePolicies.values()), tracer);
+                java.util.List.copyOf(cacheAwarePolicies.values()), tracer, readyPool);
         this.frontDoor = new InferenceFrontDoor(context);
         for (CacheAwarePolicy cacheAware : cacheAwarePolicies.values()) {
             cacheAware.prefixIndexes().forEach((mode, index) -> metrics.bindPrefixIndex(cacheAware.name(), mode, index));
         }
         metrics.bindDraining(active::draining);
         metrics.bindActive(active::size);
+        registry.addListener(change -> refreshReadyPool());
         registry.addListener(change -> {
             Worker worker = change.worker();
             String id = worker.id();
@@ -219,6 +233,10 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
             endpoints.add(LoadEndpoints.connectable(advertised, host));
         }
         loads.addWorker(worker.id(), endpoints);
+    }
+
+    private void refreshReadyPool() {
+        readyPool.rebuild(registry::fleet, () -> openBreakers, breakers::allowsTraffic);
     }
 
     public LoadPlane loads() {
