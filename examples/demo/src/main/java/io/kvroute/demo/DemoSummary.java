@@ -71,6 +71,8 @@ final class DemoSummary {
         out.printf("  prefix cache hits %.1f%% of prompt tokens (%d of %d)%n", 100 * cacheHitRate(), cachedTokens, promptTokens);
         out.printf("  ingress tokens    %d chats tokenized once at the router; input_ids forwarded for %d (%s)%n",
                 counters.tokenized(), counters.forwarded(), counters.forwardingOutcomes());
+        out.printf("  tokenizer cache   %.1f%% of chat token ids reused from earlier turns' prefixes (%s)%n",
+                100 * counters.tokenizerCacheHitRate(), counters.tokenizerCacheTokens());
         out.println("  decisions         " + counters.decisions());
         out.println("  pressure sources  " + counters.pressureSources());
         out.println("  requests per worker");
@@ -97,6 +99,7 @@ final class DemoSummary {
         root.put("input_ids_forwarded", counters.forwarded());
         root.set("forwarding_outcomes", JSON.valueToTree(counters.forwardingOutcomes()));
         root.set("decision_reasons", JSON.valueToTree(counters.decisions()));
+        root.put("tokenizer_cache_hit_rate", counters.tokenizerCacheHitRate());
         ObjectNode workersNode = root.putObject("per_worker");
         perWorker.forEach(workersNode::put);
         root.put("wall_s", wallNanos / 1e9);

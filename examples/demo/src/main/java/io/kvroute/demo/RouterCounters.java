@@ -1,15 +1,16 @@
 package io.kvroute.demo;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Map;
 import java.util.TreeMap;
 
 /** The router-side counters the demo summary shows, read from the in-process meter registry. */
 record RouterCounters(Map<String, Long> forwardingOutcomes, Map<String, Long> decisions,
-        Map<String, Long> pressureSources, long continuations) {
+        Map<String, Long> pressureSources, long continuations, Map<String, Long> tokenizerCacheTokens) {
 
-    static final RouterCounters EMPTY = new RouterCounters(Map.of(), Map.of(), Map.of(), 0);
+    static final RouterCounters EMPTY = new RouterCounters(Map.of(), Map.of(), Map.of(), 0, Map.of());
 
     static RouterCounters read(MeterRegistry registry) {
         Map<String, Long> outcomes = new TreeMap<>();
@@ -30,11 +31,22 @@ record RouterCounters(Map<String, Long> forwardingOutcomes, Map<String, Long> de
         for (Counter counter : registry.find("kvroute.pd.continuations").counters()) {
             continuations += (long) counter.count();
         }
-        return new RouterCounters(outcomes, decisions, sources, continuations);
+        Map<String, Long> cacheTokens = new TreeMap<>();
+        for (FunctionCounter counter : registry.find("kvroute.tokenizer.cache.tokens").functionCounters()) {
+            cacheTokens.merge(counter.getId().getTag("result"), (long) counter.count(), Long::sum);
+        }
+        return new RouterCounters(outcomes, decisions, sources, continuations, cacheTokens);
     }
 
     long forwarded() {
         return forwardingOutcomes.getOrDefault("forwarded", 0L);
+    }
+
+    /** Share of chat token ids the router took from its chat prefix cache instead of the tokenizer. */
+    double tokenizerCacheHitRate() {
+        long hit = tokenizerCacheTokens.getOrDefault("hit", 0L);
+        long all = hit + tokenizerCacheTokens.getOrDefault("miss", 0L);
+        return all == 0 ? 0 : (double) hit / all;
     }
 
     long tokenized() {

@@ -62,7 +62,7 @@ public class TokenizeBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() throws IOException {
-        Path dir = tokenizerDir();
+        Path dir = tokenizerDirForBench();
         registry = TokenizerRegistry.load(Map.of("qwen3", dir));
         tokenizer = registry.forModel("qwen3").orElseThrow();
         djl = HuggingFaceTokenizer.builder().optTokenizerPath(dir).optAddSpecialTokens(false)
@@ -105,7 +105,8 @@ public class TokenizeBenchmark {
         return RequestTokens.of(chatBody, tokenizerOpt).orElseThrow();
     }
 
-    private static Path tokenizerDir() throws IOException {
+    /** The bench tokenizer directory (see the class comment), shared with the other tokenizer benchmarks. */
+    static Path tokenizerDirForBench() throws IOException {
         Path src = Path.of(System.getProperty("kvroute.tokenizer.dir", "router-plugin/src/test/resources/models/qwen3"));
         if (Files.isRegularFile(src.resolve("tokenizer.json"))) {
             return src;

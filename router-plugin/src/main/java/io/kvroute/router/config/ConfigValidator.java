@@ -215,6 +215,9 @@ public final class ConfigValidator {
             throw fail("--session-id-header", b.sessionIdHeader, "must not be empty");
         }
         positive("--session-idle-secs", b.sessionIdleSecs);
+        if (b.tokenizerCacheBytes < 0) {
+            throw fail("--tokenizer-cache-bytes", b.tokenizerCacheBytes, "must be >= 0 (0 turns the cache off)");
+        }
         String fallback = b.stickyFallbackPolicy == null ? null : b.stickyFallbackPolicy.toLowerCase(Locale.ROOT);
         if (fallback == null || !Policies.NAMES.contains(fallback) || fallback.equals("sticky")) {
             throw fail("--sticky-fallback-policy", b.stickyFallbackPolicy, "must be a policy other than sticky");

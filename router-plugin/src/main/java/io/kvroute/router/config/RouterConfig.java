@@ -64,7 +64,8 @@ public record RouterConfig(
         double sessionIdleSecs,
         String stickyFallbackPolicy,
         int maxN,
-        ObservabilityConfig observability) {
+        ObservabilityConfig observability,
+        long tokenizerCacheBytes) {
 
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
     /** Largest {@code n} (sequences per request) a client may ask for: OpenAI's own limit. */
@@ -160,6 +161,9 @@ public record RouterConfig(
         String otlpTracesEndpoint = null;
         double traceSamplingRatio = 1.0;
 
+        /** Per-model chat prefix token cache: 64 MiB holds a few hundred 100k-token conversations' ids. */
+        long tokenizerCacheBytes = 64L << 20;
+
         public Builder host(String v) { host = v; return this; }
         public Builder port(int v) { port = v; return this; }
         public Builder workerUrls(List<String> v) { workerUrls = v; return this; }
@@ -216,11 +220,11 @@ public record RouterConfig(
         public Builder accessLog(String v) { accessLog = v; return this; }
         public Builder otlpTracesEndpoint(String v) { otlpTracesEndpoint = v; return this; }
         public Builder traceSamplingRatio(double v) { traceSamplingRatio = v; return this; }
+        public Builder tokenizerCacheBytes(long v) { tokenizerCacheBytes = v; return this; }
 
         public RouterConfig build() {
             ConfigValidator.validate(this);
-            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy, maxN,
-                    new ObservabilityConfig(accessLog, otlpTracesEndpoint, traceSamplingRatio));
+            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy, maxN, new ObservabilityConfig(accessLog, otlpTracesEndpoint, traceSamplingRatio), tokenizerCacheBytes);
         }
     }
 }

@@ -194,6 +194,9 @@ public final class RouterOptions {
     @Option(names = "--trace-sampling-ratio", description = "Share of new traces sampled, 0..1; an incoming traceparent's decision is kept (default 1).")
     double traceSamplingRatio = 1.0;
 
+    @Option(names = "--tokenizer-cache-bytes", description = "Per model, bytes of chat-prefix token ids kept so a conversation's earlier turns are not tokenized again (default 67108864 = 64 MiB; 0 = off).")
+    long tokenizerCacheBytes = 64L << 20;
+
     /**
      * Parses flags (and the config file they name) into a validated config.
      *
@@ -284,6 +287,7 @@ public final class RouterOptions {
                 .otlpTracesEndpoint(emptyToNull(otlpTracesEndpoint))
                 .traceSamplingRatio(traceSamplingRatio)
                 .maxN(maxN)
+                .tokenizerCacheBytes(tokenizerCacheBytes)
                 .build();
     }
 

@@ -1,6 +1,8 @@
 package io.kvroute.router.metrics;
 
+import io.kvroute.router.tokenize.ChatPrefixCache;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -175,6 +177,27 @@ public final class RouterMetrics {
     /** {@code kvroute_ingress_tokenize_errors_total{model_id}}. */
     public void ingressTokenizeError(String modelId) {
         Counter.builder("kvroute.ingress.tokenize.errors").tag("model_id", modelId).register(registry).increment();
+    }
+
+    /**
+     * {@code kvroute_tokenizer_cache_segments_total{model_id,result}} and
+     * {@code kvroute_tokenizer_cache_tokens_total{model_id,result}} (result = hit | miss: chat segments and
+     * their ids served from the chat prefix cache or computed by the tokenizer), and
+     * {@code kvroute_tokenizer_cache_bytes{model_id}} against {@code kvroute_tokenizer_cache_max_bytes}.
+     */
+    public void bindChatPrefixCache(String modelId, ChatPrefixCache cache) {
+        FunctionCounter.builder("kvroute.tokenizer.cache.segments", cache, ChatPrefixCache::hitSegments)
+                .tag("model_id", modelId).tag("result", "hit").register(registry);
+        FunctionCounter.builder("kvroute.tokenizer.cache.segments", cache, ChatPrefixCache::missSegments)
+                .tag("model_id", modelId).tag("result", "miss").register(registry);
+        FunctionCounter.builder("kvroute.tokenizer.cache.tokens", cache, ChatPrefixCache::hitTokens)
+                .tag("model_id", modelId).tag("result", "hit").register(registry);
+        FunctionCounter.builder("kvroute.tokenizer.cache.tokens", cache, ChatPrefixCache::missTokens)
+                .tag("model_id", modelId).tag("result", "miss").register(registry);
+        Gauge.builder("kvroute.tokenizer.cache.bytes", cache, ChatPrefixCache::bytesHeld)
+                .tag("model_id", modelId).strongReference(true).register(registry);
+        Gauge.builder("kvroute.tokenizer.cache.max.bytes", cache, ChatPrefixCache::maxBytes)
+                .tag("model_id", modelId).strongReference(true).register(registry);
     }
 
     /** {@code kvroute_ingress_tokenize_duration_seconds{model_id}}. */

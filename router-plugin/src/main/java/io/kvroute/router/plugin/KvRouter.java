@@ -114,6 +114,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         for (CacheAwarePolicy cacheAware : cacheAwarePolicies.values()) {
             cacheAware.prefixIndexes().forEach((mode, index) -> metrics.bindPrefixIndex(cacheAware.name(), mode, index));
         }
+        tokenizers.chatPrefixCaches().forEach(metrics::bindChatPrefixCache);
         metrics.bindDraining(active::draining);
         metrics.bindActive(active::size);
         registry.addListener(change -> refreshReadyPool());
@@ -254,7 +255,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
             dirs.put(eq < 0 ? "*" : entry.substring(0, eq), Path.of(eq < 0 ? entry : entry.substring(eq + 1)));
         }
         try {
-            return TokenizerRegistry.load(dirs);
+            return TokenizerRegistry.load(dirs, config.tokenizerCacheBytes());
         } catch (java.io.IOException | RuntimeException e) {
             throw new io.kvroute.router.config.ConfigException("--tokenizer-path could not be loaded: " + e.getMessage(), e);
         }

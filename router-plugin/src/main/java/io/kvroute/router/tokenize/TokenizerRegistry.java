@@ -46,6 +46,15 @@ public final class TokenizerRegistry implements AutoCloseable {
      *                     tokenizers loaded so far are closed
      */
     public static TokenizerRegistry load(Map<String, Path> tokenizerDirsByModel) throws IOException {
+        return load(tokenizerDirsByModel, 0);
+    }
+
+    /**
+     * As {@link #load(Map)}, with a {@link ChatPrefixCache} of {@code chatCacheBytesPerModel} bytes per
+     * model in front of each ChatML encoder (0 = no cache).
+     */
+    public static TokenizerRegistry load(Map<String, Path> tokenizerDirsByModel, long chatCacheBytesPerModel)
+            throws IOException {
         DjlOffline.ensure(); // before the first DJL class is touched
         requireNonNull(tokenizerDirsByModel, "tokenizerDirsByModel");
         Map<Path, DjlModelTokenizer> byDir = new HashMap<>();
@@ -61,7 +70,7 @@ public final class TokenizerRegistry implements AutoCloseable {
                     byDir.put(dir, tok);
                     owned.add(tok);
                 }
-                byModel.put(model, tok);
+                byModel.put(model, PrefixCachedTokenizer.wrap(tok, chatCacheBytesPerModel));
             }
         } catch (IOException | RuntimeException ex) {
             owned.forEach(TokenizerRegistry::release);
@@ -123,6 +132,17 @@ public final class TokenizerRegistry implements AutoCloseable {
     /** A registry with no tokenizers: every model routes on estimated lengths. */
     public static TokenizerRegistry empty() {
         return new TokenizerRegistry(Map.of(), List.of());
+    }
+
+    /** The chat prefix caches by model id (models without a ChatML encoder have none). */
+    public Map<String, ChatPrefixCache> chatPrefixCaches() {
+        Map<String, ChatPrefixCache> out = new java.util.TreeMap<>();
+        byModel.forEach((model, tok) -> {
+            if (tok instanceof PrefixCachedTokenizer cached) {
+                out.put(model, cached.cache());
+            }
+        });
+        return out;
     }
 
     public Optional<ModelTokenizer> forModel(String modelId) {

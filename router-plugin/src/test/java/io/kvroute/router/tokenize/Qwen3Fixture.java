@@ -39,7 +39,7 @@ final class Qwen3Fixture {
     static synchronized TokenizerRegistry registry() {
         if (registry == null) {
             try {
-                registry = TokenizerRegistry.load(Map.of(MODEL, dir()));
+                registry = TokenizerRegistry.load(Map.of(MODEL, dir()), 16L << 20); // as the router: chat through the prefix cache
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -49,6 +49,11 @@ final class Qwen3Fixture {
 
     static ModelTokenizer tokenizer() {
         return registry().forModel(MODEL).orElseThrow();
+    }
+
+    /** The DJL tokenizer behind the cached view the router uses. */
+    static DjlModelTokenizer djl() {
+        return (DjlModelTokenizer) ((PrefixCachedTokenizer) tokenizer()).delegate();
     }
 
     static ChatEncoder chatEncoder() {

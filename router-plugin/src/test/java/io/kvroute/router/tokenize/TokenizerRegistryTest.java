@@ -110,7 +110,7 @@ class TokenizerRegistryTest {
 
     @Test
     void idsOnlyFastPath_isUsedForQwen3AndAgreesWithDjlEncodingOnEveryReferenceConversation() throws IOException {
-        DjlModelTokenizer tok = (DjlModelTokenizer) Qwen3Fixture.tokenizer();
+        DjlModelTokenizer tok = Qwen3Fixture.djl();
         assertThat(tok.usesIdsOnlyPath()).isTrue();
         for (JsonNode row : ChatMlReferenceParityTest.rows()) {
             String text = row.get("rendered").asText();
@@ -162,7 +162,8 @@ class TokenizerRegistryTest {
 
     @Test
     void qwen3Template_getsTheNativeChatEncoder() {
-        assertThat(Qwen3Fixture.tokenizer().chatEncoder()).containsInstanceOf(ChatMlEncoder.class);
+        assertThat(Qwen3Fixture.djl().chatEncoder()).containsInstanceOf(ChatMlEncoder.class);
+        assertThat(Qwen3Fixture.tokenizer()).isInstanceOf(PrefixCachedTokenizer.class);
         assertThat(ChatTemplates.sha256(qwen3Template)).isEqualTo(ChatTemplates.QWEN3_TEMPLATE_SHA256);
     }
 

@@ -1,0 +1,72 @@
+package io.kvroute.bench.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvroute.bench.BenchMain;
+import io.kvroute.bench.ScenarioRegistry;
+import io.kvroute.bench.fleet.FleetFactories;
+import io.kvroute.bench.report.Progress;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code --quick} smoke runs of the proxy benchmarks with the Java load generator (nginx and wrk are
+ * hidden, so CI never depends on them): every target answers every request through the real router,
+ * tokenizer included, and the side-by-side table has one row per target. Figures are the benchmark's
+ * business (docs/benchmarks.md), not asserted here.
+ */
+class ProxyBenchSmokeTest {
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void hideExternalTools() {
+        System.setProperty(ExternalTools.DISABLE_PROPERTY, "true");
+    }
+
+    @AfterAll
+    static void restore() {
+        System.clearProperty(ExternalTools.DISABLE_PROPERTY);
+    }
+
+    @Test
+    void proxyOverhead_quick_measuresEveryTargetWithNoFailedRequest() throws Exception {
+        List<String> rows = run("proxy-overhead", "proxy-overhead.md");
+        assertThat(rows).extracting(r -> r.split("\\|")[1].trim())
+                .containsExactly("direct", "kvroute round_robin", "kvroute cache_aware+tokenizer");
+        assertEveryRowServedWithoutFailure(rows, 8, 9);
+    }
+
+    @Test
+    void fleetScale_quick_measuresEachSizeAndPolicyWithNoFailedRequest() throws Exception {
+        List<String> rows = run("fleet-scale", "fleet-scale.md");
+        assertThat(rows).extracting(r -> r.split("\\|")[1].trim() + " " + r.split("\\|")[2].trim())
+                .containsExactly("4 round_robin", "4 cache_aware+tokenizer", "64 round_robin", "64 cache_aware+tokenizer");
+        assertEveryRowServedWithoutFailure(rows, 8, 9);
+    }
+
+    private List<String> run(String scenario, String table) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int code = BenchMain.run(new String[] {scenario, "--quick", "--out", dir.toString()}, ScenarioRegistry.defaults(),
+                FleetFactories.load(), Progress.silent(), new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
+        assertThat(code).as(out.toString(StandardCharsets.UTF_8)).isZero();
+        return Files.readAllLines(dir.resolve(table)).stream().skip(2).filter(l -> l.startsWith("|")).toList();
+    }
+
+    private static void assertEveryRowServedWithoutFailure(List<String> rows, int servedColumn, int failedColumn) {
+        for (String row : rows) {
+            String[] cells = row.split("\\|");
+            assertThat(Long.parseLong(cells[servedColumn].trim())).as(row).isPositive();
+            assertThat(cells[failedColumn].trim()).as(row).isEqualTo("0");
+        }
+    }
+}

@@ -1,0 +1,257 @@
+package io.kvroute.router.tokenize;
+
+import static java.util.Objects.requireNonNull;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import java.util.Arrays;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
+
+/**
+ * Exact token-id cache for rendered ChatML prompts, so that turn N of a conversation whose first N-1
+ * turns the router has already seen tokenizes only the new messages (issue 19; SMG keeps a tokenizer
+ * cache for the same reason).
+ *
+ * <p><b>Why it is exact.</b> A HuggingFace tokenizer extracts non-normalized added tokens from the raw
+ * text before it normalizes, pre-tokenizes or runs BPE, and then encodes the pieces between them
+ * independently ({@code AddedVocabulary::extract_and_normalize} in huggingface/tokenizers). The ChatML
+ * marker {@code <|im_start|>} is such a token in the Qwen family ({@code normalized: false, lstrip: false,
+ * rstrip: false}), and {@link ChatTemplates#encoderFor} only builds a ChatML encoder when the marker
+ * encodes to one id. So for a rendered prompt cut at every occurrence of the marker, the ids of the
+ * whole are the concatenation of the ids of the pieces: no BPE merge, regex split or NFC composition
+ * crosses a marker. A marker that a user typed inside a message is cut the same way by the tokenizer,
+ * so cutting at every occurrence (not only at message starts) is what keeps the equality.
+ *
+ * <p><b>Keys.</b> Segment {@code i} is stored under the chain hash of segments {@code 0..i} (the
+ * rendered prefix up to and including it, {@code h_i = mix(h_{i-1}, hash(segment_i))}), and the entry
+ * keeps the segment text itself. A hit requires the stored text to be equal to the segment, so a hash
+ * collision can cost a miss but never a wrong id; the ids stored for a segment are its own ids, which by
+ * the argument above do not depend on what precedes it.
+ *
+ * <p><b>Work per request.</b> Rendering and hashing stay linear in the prompt (a few hundred µs for a
+ * 100k-token history); tokenization, the expensive part (~4-6 µs per token here), covers only the
+ * segments after the longest cached prefix, encoded in one call and split at the marker id to store.
+ *
+ * <p><b>Memory.</b> Bounded in bytes by Caffeine's weigher ({@link #weightBytes}); eviction is Caffeine's
+ * W-TinyLFU. Thread-safe; no lock is held while tokenizing.
+ */
+public final class ChatPrefixCache {
+
+    /** The ChatML marker at which a rendered prompt is cut. */
+    static final String MARKER = "<|im_start|>";
+
+    /** Per-entry overhead beyond text and ids: entry, key, array headers, Caffeine node (rough, on purpose high). */
+    private static final int ENTRY_OVERHEAD_BYTES = 128;
+
+    /** Below this the rendered prompt has at most one segment worth caching: encode it directly. */
+    private static final int MIN_SEGMENTS = 2;
+
+    /**
+     * What the last {@link #encode} on this thread did, for the per-request tokenize metric: encoding is
+     * synchronous on the request's thread, so the front door reads it right after tokenizing.
+     */
+    private static final ThreadLocal<String> LAST_OUTCOME = new ThreadLocal<>();
+
+    private final Cache<Long, Segment> segments;
+    private final long maxBytes;
+    private final LongAdder hitSegments = new LongAdder();
+    private final LongAdder missSegments = new LongAdder();
+    private final LongAdder hitTokens = new LongAdder();
+    private final LongAdder missTokens = new LongAdder();
+
+    /** @param maxBytes upper bound of the cached texts and ids, in bytes; must be positive */
+    public ChatPrefixCache(long maxBytes) {
+        if (maxBytes <= 0) {
+            throw new IllegalArgumentException("maxBytes must be positive: " + maxBytes);
+        }
+        this.maxBytes = maxBytes;
+        this.segments = Caffeine.newBuilder()
+                .maximumWeight(maxBytes)
+                .weigher((Long key, Segment s) -> weightBytes(s))
+                .executor(Runnable::run) // maintenance on the caller: no pool thread per router
+                .build();
+    }
+
+    /**
+     * Ids of {@code rendered}, equal to {@code encoder.apply(rendered)} (see the class comment for why).
+     *
+     * @param markerId the single id of {@link #MARKER} under {@code encoder}
+     */
+    public int[] encode(String rendered, int markerId, Function<String, int[]> encoder) {
+        int[] starts = segmentStarts(rendered);
+        if (starts.length < MIN_SEGMENTS) {
+            int[] ids = encoder.apply(rendered);
+            missTokens.add(ids.length);
+            LAST_OUTCOME.set("miss");
+            return ids;
+        }
+        int[][] parts = new int[starts.length][];
+        long[] keys = new long[starts.length];
+        long chain = 0x9E3779B97F4A7C15L;
+        int cached = 0;
+        int cachedIds = 0;
+        boolean hitting = true;
+        for (int i = 0; i < starts.length; i++) {
+            int from = starts[i];
+            int to = i + 1 < starts.length ? starts[i + 1] : rendered.length();
+            chain = mix(chain, hashRange(rendered, from, to));
+            keys[i] = chain;
+            if (hitting) {
+                Segment s = segments.getIfPresent(chain);
+                if (s != null && s.textEquals(rendered, from, to)) {
+                    parts[i] = s.ids;
+                    cached++;
+                    cachedIds += s.ids.length;
+                } else {
+                    hitting = false;
+                }
+            }
+        }
+        hitSegments.add(cached);
+        hitTokens.add(cachedIds);
+        if (cached == starts.length) {
+            LAST_OUTCOME.set("hit");
+            return concat(parts, cachedIds, null);
+        }
+        LAST_OUTCOME.set(cached == 0 ? "miss" : "partial");
+        int[] rest = encoder.apply(rendered.substring(starts[cached]));
+        missSegments.add(starts.length - cached);
+        missTokens.add(rest.length);
+        storeSplit(rendered, starts, keys, cached, rest, markerId);
+        return concat(parts, cachedIds, rest);
+    }
+
+    /**
+     * Stores the ids of segments {@code first..} cut from {@code rest} at the marker id. When the count
+     * of marker ids does not match the count of segments that start with the marker (a tokenizer that
+     * breaks the class invariant), nothing is stored: the answer is still the full encoding.
+     */
+    private void storeSplit(String rendered, int[] starts, long[] keys, int first, int[] rest, int markerId) {
+        int[] cuts = new int[starts.length - first + 1];
+        int n = 0;
+        boolean leading = !rendered.startsWith(MARKER, starts[first]);
+        if (leading) {
+            cuts[n++] = 0; // segment 0 text before the first marker: it does not start with the marker id
+        }
+        for (int i = 0; i < rest.length; i++) {
+            if (rest[i] == markerId) {
+                if (n == cuts.length - 1) {
+                    return;
+                }
+                cuts[n++] = i;
+            }
+        }
+        if (n != cuts.length - 1) {
+            return;
+        }
+        cuts[n] = rest.length;
+        for (int k = 0; k < n; k++) {
+            int seg = first + k;
+            int from = starts[seg];
+            int to = seg + 1 < starts.length ? starts[seg + 1] : rendered.length();
+            segments.put(keys[seg], new Segment(rendered.substring(from, to), Arrays.copyOfRange(rest, cuts[k], cuts[k + 1])));
+        }
+    }
+
+    /**
+     * What the last {@link #encode} on the calling thread did ({@code hit}, {@code partial}, {@code miss}), or
+     * {@code none} when none ran since the previous call; clears it.
+     */
+    public static String takeOutcomeOnThisThread() {
+        String outcome = LAST_OUTCOME.get();
+        LAST_OUTCOME.remove();
+        return outcome == null ? "none" : outcome;
+    }
+
+    /** Start offsets of the segments: 0, then every marker occurrence after 0. */
+    static int[] segmentStarts(String rendered) {
+        int count = 1;
+        for (int at = rendered.indexOf(MARKER, 1); at >= 0; at = rendered.indexOf(MARKER, at + MARKER.length())) {
+            count++;
+        }
+        int[] starts = new int[count];
+        int n = 1;
+        for (int at = rendered.indexOf(MARKER, 1); at >= 0; at = rendered.indexOf(MARKER, at + MARKER.length())) {
+            starts[n++] = at;
+        }
+        return starts;
+    }
+
+    private static int[] concat(int[][] parts, int cachedIds, int[] rest) {
+        int[] out = new int[cachedIds + (rest == null ? 0 : rest.length)];
+        int at = 0;
+        for (int[] p : parts) {
+            if (p == null) {
+                break;
+            }
+            System.arraycopy(p, 0, out, at, p.length);
+            at += p.length;
+        }
+        if (rest != null) {
+            System.arraycopy(rest, 0, out, at, rest.length);
+        }
+        return out;
+    }
+
+    /** 64-bit FNV-1a-style hash of {@code s[from, to)} with a final avalanche; collisions only cost a miss. */
+    static long hashRange(String s, int from, int to) {
+        long h = 0xCBF29CE484222325L ^ (to - from);
+        for (int i = from; i < to; i++) {
+            h = (h ^ s.charAt(i)) * 0x100000001B3L;
+        }
+        return mix(h, 0);
+    }
+
+    private static long mix(long a, long b) {
+        long h = a * 0xBF58476D1CE4E5B9L + b;
+        h ^= h >>> 31;
+        h *= 0x94D049BB133111EBL;
+        return h ^ (h >>> 29);
+    }
+
+    static int weightBytes(Segment s) {
+        long bytes = ENTRY_OVERHEAD_BYTES + 2L * s.text.length() + 4L * s.ids.length;
+        return (int) Math.min(Integer.MAX_VALUE, bytes);
+    }
+
+    public long maxBytes() {
+        return maxBytes;
+    }
+
+    /** Bytes currently held (the weigher's sum), after pending maintenance. */
+    public long bytesHeld() {
+        segments.cleanUp();
+        return segments.policy().eviction().map(e -> e.weightedSize().orElse(0)).orElse(0L);
+    }
+
+    public long hitSegments() {
+        return hitSegments.sum();
+    }
+
+    public long missSegments() {
+        return missSegments.sum();
+    }
+
+    /** Ids served from the cache. */
+    public long hitTokens() {
+        return hitTokens.sum();
+    }
+
+    /** Ids the tokenizer had to compute. */
+    public long missTokens() {
+        return missTokens.sum();
+    }
+
+    /** One cached segment: its text (for the equality check) and its ids. Immutable once stored. */
+    record Segment(String text, int[] ids) {
+        Segment {
+            requireNonNull(text, "text");
+            requireNonNull(ids, "ids");
+        }
+
+        boolean textEquals(String s, int from, int to) {
+            return text.length() == to - from && s.regionMatches(from, text, 0, text.length());
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package io.kvroute.router.tokenize;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Optional;
+
+/**
+ * One model's tokenizer whose chat encoder reuses the ids of chat prefixes it has seen before, through
+ * its own {@link ChatPrefixCache} (one per model, bounded in bytes). Raw-text encoding is untouched.
+ * The chat encoder renders exactly as the wrapped one does, then encodes through the cache, so its ids
+ * equal the wrapped encoder's for every input (see {@link ChatPrefixCache} for why).
+ *
+ * <p>Thread-safe when the wrapped tokenizer is.
+ */
+public final class PrefixCachedTokenizer implements ModelTokenizer {
+
+    private final ModelTokenizer tokenizer;
+    private final ChatPrefixCache cache;
+    private final Optional<ChatEncoder> chatEncoder;
+
+    /**
+     * @return {@code tokenizer} itself when it has no ChatML encoder (nothing to cache), else the cached view
+     */
+    public static ModelTokenizer wrap(ModelTokenizer tokenizer, long cacheBytes) {
+        requireNonNull(tokenizer, "tokenizer");
+        if (cacheBytes <= 0 || tokenizer.chatEncoder().isEmpty()) {
+            return tokenizer;
+        }
+        int[] marker = tokenizer.encode(ChatPrefixCache.MARKER);
+        if (marker.length != 1) {
+            return tokenizer; // the marker is not one special token: the cut would not be exact
+        }
+        return new PrefixCachedTokenizer(tokenizer, new ChatPrefixCache(cacheBytes), marker[0]);
+    }
+
+    private PrefixCachedTokenizer(ModelTokenizer tokenizer, ChatPrefixCache cache, int markerId) {
+        this.tokenizer = tokenizer;
+        this.cache = cache;
+        ChatEncoder base = tokenizer.chatEncoder().orElseThrow();
+        this.chatEncoder = Optional.of(new ChatEncoder() {
+            @Override
+            public String render(JsonNode messages, boolean addGenerationPrompt, boolean enableThinking) {
+                return base.render(messages, addGenerationPrompt, enableThinking);
+            }
+
+            @Override
+            public int[] encode(JsonNode messages, boolean addGenerationPrompt, boolean enableThinking) {
+                return cache.encode(base.render(messages, addGenerationPrompt, enableThinking), markerId, tokenizer::encode);
+            }
+        });
+    }
+
+    @Override
+    public int[] encode(String text) {
+        return tokenizer.encode(text);
+    }
+
+    @Override
+    public Optional<ChatEncoder> chatEncoder() {
+        return chatEncoder;
+    }
+
+    /** The uncached tokenizer behind this one. */
+    public ModelTokenizer delegate() {
+        return tokenizer;
+    }
+
+    /** The cache, for metrics. */
+    public ChatPrefixCache cache() {
+        return cache;
+    }
+}
