@@ -121,8 +121,10 @@ public final class Dispatch implements Abortable {
         RouteHints hints = route.hints();
         RoutingPolicy policy = hints.sessionKey() != null ? deps.sessionPolicy() : deps.policy();
         TraceSpan select = facts.span().child("kvroute.select");
+        long selectStart = deps.clock().nanoTime();
         Decision decision = policy.select(new RoutingRequest(candidates, deps.inFlight()::get, route.inputTokens(),
                 hints.sessionKey(), route.tokenIds(), route.loads(), hints.routingText()));
+        deps.metrics().overheadStage("select", route.api().path, deps.clock().nanoTime() - selectStart);
         facts.decision(policy.name(), decision.reason().label(),
                 decision.cacheAware() == null ? -1 : decision.cacheAware().selectedMatchedTokens(), decision.worker().url());
         Traces.endSelect(select, facts);

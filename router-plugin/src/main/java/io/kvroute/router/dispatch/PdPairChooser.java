@@ -39,6 +39,7 @@ final class PdPairChooser {
         RoutingPolicy prefillPolicy = deps.prefillPolicy();
         RoutingPolicy decodePolicy = deps.decodePolicy();
         RoutingPolicy prefillChooser = hints.sessionKey() != null ? deps.prefillSessionPolicy() : prefillPolicy;
+        long selectStart = deps.clock().nanoTime();
         Decision p = prefillChooser.select(new RoutingRequest(prefills, deps.inFlight()::get, route.inputTokens(),
                 hints.sessionKey(), route.tokenIds(), route.loads(), hints.routingText()));
         if (p.cacheAware() != null) {
@@ -47,6 +48,7 @@ final class PdPairChooser {
         }
         Decision d = decodePolicy.select(new RoutingRequest(decodes, deps.inFlight()::get, route.inputTokens(), null,
                 null, route.loads()));
+        deps.metrics().overheadStage("select", route.api().path, deps.clock().nanoTime() - selectStart);
         deps.metrics().decision(prefillChooser.name(), p.reason().label());
         deps.metrics().decision("decode_" + decodePolicy.name(), d.reason().label());
         deps.metrics().pressureSource(prefillPolicy.name(), p.pressureSource());

@@ -1,5 +1,6 @@
 package io.kvroute.router.http;
 
+import io.kvroute.router.tokenize.ChatPrefixCache;
 import io.kvroute.router.trace.TraceSpan;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -29,7 +30,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SortedSet;
-import java.util.TreeSet;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -85,7 +85,7 @@ public final class InferenceFrontDoor {
         this.outcomes = new OutcomeListeners(new MetricsOutcomes(ctx.metrics()));
         this.deps = new DispatchDeps(config, ctx.policy(), ctx.sessionPolicy(), ctx.prefillPolicy(),
                 ctx.prefillSessionPolicy(), ctx.decodePolicy(), ctx.inFlight(), ctx.breakers(), ctx.metrics(), ctx.loads(),
-                ctx::onDispatched, ctx.active(), new JettyUpstream(ctx.client()), requests, new JettyClock(ctx.client()),
+                ctx::onDispatched, ctx.active(), new JettyUpstream(ctx.client(), ctx.metrics()), requests, new JettyClock(ctx.client()),
                 RetryRule.from(config, () -> ThreadLocalRandom.current().nextDouble()), outcomes,
                 () -> ThreadLocalRandom.current().nextLong());
     }
@@ -138,6 +138,7 @@ public final class InferenceFrontDoor {
         body.read(config.maxBodyBytes(), new BodySink() {
             @Override
             public void onBody(byte[] bytes) {
+                ctx.metrics().overheadStage("body_read", endpoint.path, System.nanoTime() - startNanos);
                 try {
                     dispatch(endpoint, bytes, headers, sink, startNanos);
                 } catch (ApiException e) {
@@ -158,8 +159,10 @@ public final class InferenceFrontDoor {
 
     private void dispatch(Endpoint endpoint, byte[] body, Function<String, String> headers, ClientSink sink,
             long startNanos) throws ApiException {
+        long parseStart = System.nanoTime();
         BodyProbe probe = BodyProbe.parse(body);
         endpoint.validate(probe);
+        ctx.metrics().overheadStage("parse", endpoint.path, System.nanoTime() - parseStart);
         if (probe.n > config.maxN()) {
             // bounded before anything is sized by it (the PD bootstrap arrays have n entries)
             throw new ApiException(400, "'n' must be between 1 and " + config.maxN() + " (got " + probe.n + ")");
@@ -167,7 +170,7 @@ public final class InferenceFrontDoor {
         if (probe.routerOnlyField || probe.inputIds == JsonToken.VALUE_NULL) {
             body = sanitized(body);
         }
-        TreeSet<String> models = knownModels();
+        SortedSet<String> models = knownModels();
         String model = servedModel(probe.model, models);
         sink.facts().model(model);
         if (model != null && !models.isEmpty() && !models.contains(model)) {
@@ -239,8 +242,12 @@ public final class InferenceFrontDoor {
     private IngressTokenization.Result tokenize(ClientSink sink, Endpoint endpoint, String model, byte[] body,
             boolean policyNeedsTokens, boolean callerSentIds) throws ApiException {
         TraceSpan span = sink.facts().span().child("kvroute.tokenize");
+        long tokenizeStart = System.nanoTime();
+        ChatPrefixCache.takeOutcomeOnThisThread(); // clear whatever an earlier request on this thread left
         try {
             IngressTokenization.Result tokens = tokenization.apply(endpoint, model, body, policyNeedsTokens, callerSentIds);
+            ctx.metrics().overheadTokenize(endpoint.path, ChatPrefixCache.takeOutcomeOnThisThread(),
+                    System.nanoTime() - tokenizeStart);
             span.tag("input_tokens", tokens.inputTokens()).tag("input_ids_forwarding", tokens.forwardingOutcome());
             return tokens;
         } finally {
@@ -248,16 +255,13 @@ public final class InferenceFrontDoor {
         }
     }
 
+    /**
+     * The usable workers of {@code role} serving {@code model}, from the published {@code ReadyPool} snapshot:
+     * O(1) per call when no breaker is open, instead of a scan of the fleet with a breaker lock per worker
+     * (the per-request cost that grew with the fleet, issue 19).
+     */
     private Supplier<List<Worker>> pool(WorkerRole role, String model) {
-        return () -> {
-            List<Worker> out = new ArrayList<>();
-            for (Worker worker : usableWorkers()) {
-                if (worker.role() == role && worker.serves(model)) {
-                    out.add(worker);
-                }
-            }
-            return out;
-        };
+        return () -> ctx.readyPool().current().eligible(role, model);
     }
 
     /** A small JSON answer: status and body. */
@@ -306,15 +310,9 @@ public final class InferenceFrontDoor {
         return usable;
     }
 
-    /** Configured model ids plus those the workers report. */
-    TreeSet<String> knownModels() {
-        TreeSet<String> ids = new TreeSet<>(config.modelIds());
-        for (Worker worker : ctx.registry().fleet().workers().values()) {
-            if (worker.modelId() != null) {
-                ids.add(worker.modelId());
-            }
-        }
-        return ids;
+    /** Configured model ids plus those the workers report (from the published snapshot, not a fleet scan). */
+    SortedSet<String> knownModels() {
+        return ctx.readyPool().current().models();
     }
 
     private void reject(Endpoint endpoint, ClientSink sink, long startNanos, ApiException error, String authenticate) {

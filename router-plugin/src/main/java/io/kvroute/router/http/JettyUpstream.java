@@ -3,6 +3,7 @@ package io.kvroute.router.http;
 import io.kvroute.router.dispatch.Completion;
 import io.kvroute.router.dispatch.Upstream;
 import io.kvroute.router.dispatch.UpstreamRequest;
+import io.kvroute.router.metrics.RouterMetrics;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -19,9 +20,11 @@ import org.eclipse.jetty.http.HttpMethod;
 final class JettyUpstream implements Upstream {
 
     private final HttpClient client;
+    private final RouterMetrics metrics;
 
-    JettyUpstream(HttpClient client) {
+    JettyUpstream(HttpClient client, RouterMetrics metrics) {
         this.client = client;
+        this.metrics = metrics;
     }
 
     @Override
@@ -36,6 +39,16 @@ final class JettyUpstream implements Upstream {
                 .body(new BytesRequestContent("application/json", request.body()))
                 .timeout(request.timeoutMillis(), TimeUnit.MILLISECONDS)
                 .idleTimeout(request.idleTimeoutMillis(), TimeUnit.MILLISECONDS);
+        long handedNanos = System.nanoTime();
+        long[] onConnectionNanos = {-1};
+        // Stage timings (issue 19): queue + connect until the request is written on a connection, then the
+        // worker's time to its first byte. Listener callbacks of one request run one after another.
+        proxyToWorker.onRequestBegin(r -> onConnectionNanos[0] = System.nanoTime());
+        proxyToWorker.onResponseBegin(r -> {
+            long now = System.nanoTime();
+            long begun = onConnectionNanos[0] < 0 ? now : onConnectionNanos[0];
+            metrics.overheadUpstream(begun - handedNanos, now - begun);
+        });
         proxyToWorker.onResponseHeaders(response -> listener.onHeaders(response.getStatus(), response.getHeaders()::get));
         proxyToWorker.onResponseContentAsync((response, chunk, demander) -> {
             ByteBuffer bytes = chunk.getByteBuffer();

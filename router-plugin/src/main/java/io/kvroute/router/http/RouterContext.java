@@ -27,7 +27,8 @@ public record RouterContext(
         RoutingPolicy sessionPolicy,
         RoutingPolicy prefillSessionPolicy,
         java.util.List<io.kvroute.router.policy.CacheAwarePolicy> cacheAwarePolicies,
-        io.kvroute.router.trace.RequestTracer tracer) {
+        io.kvroute.router.trace.RequestTracer tracer,
+        io.kvroute.router.worker.ReadyPool readyPool) {
 
     /** After a dispatch: records the request's prefix for the chosen worker in every cache-aware index it matched. */
     void onDispatched(io.kvroute.router.policy.Decision decision) {

@@ -15,7 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.TreeSet;
+import java.util.SortedSet;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.PreEncodedHttpField;
@@ -202,7 +202,7 @@ public final class RouterHandler extends Handler.Abstract {
         json(response, callback, 200, root.toString());
     }
 
-    private TreeSet<String> knownModels() {
+    private SortedSet<String> knownModels() {
         return frontDoor.knownModels();
     }
 

@@ -71,6 +71,43 @@ public final class RouterMetrics {
                 .register(registry).record(Duration.ofNanos(nanos));
     }
 
+    /**
+     * {@code kvroute_router_overhead_<stage>_seconds{endpoint}}, the per-stage parts of the router's own time, named
+     * like Dynamo's {@code router_overhead_*} family: {@code body_read} (ingress to the whole body read),
+     * {@code parse} (JSON probe and validation), {@code select} (the policy's decision, PD: both legs). The
+     * router's total added time before a worker sees the request is {@link #overhead}.
+     */
+    public void overheadStage(String stage, String endpoint, long nanos) {
+        stageTimer("kvroute.router.overhead." + stage).tag("endpoint", endpoint).register(registry).record(Duration.ofNanos(nanos));
+    }
+
+    /**
+     * {@code kvroute_router_overhead_tokenize_seconds{endpoint,cache}}: ingress tokenization, by what the chat prefix
+     * cache did for it ({@code hit}: every chat segment reused, {@code partial}, {@code miss}, {@code none}: no chat
+     * encoding, e.g. raw text or no tokenizer).
+     */
+    public void overheadTokenize(String endpoint, String cache, long nanos) {
+        stageTimer("kvroute.router.overhead.tokenize").tag("endpoint", endpoint).tag("cache", cache).register(registry)
+                .record(Duration.ofNanos(nanos));
+    }
+
+    /**
+     * {@code kvroute_router_overhead_upstream_connect_seconds}: from handing a request to the HTTP client to it being
+     * written on a connection (pool queueing plus any TCP connect); {@code
+     * kvroute_router_overhead_upstream_first_byte_seconds}: from then to the worker's first response byte.
+     */
+    public void overheadUpstream(long connectNanos, long firstByteNanos) {
+        stageTimer("kvroute.router.overhead.upstream.connect").register(registry).record(Duration.ofNanos(connectNanos));
+        if (firstByteNanos >= 0) {
+            stageTimer("kvroute.router.overhead.upstream.first.byte").register(registry).record(Duration.ofNanos(firstByteNanos));
+        }
+    }
+
+    private static Timer.Builder stageTimer(String name) {
+        return Timer.builder(name).publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(1_000))
+                .maximumExpectedValue(Duration.ofSeconds(30));
+    }
+
     /** {@code kvroute_policy_decisions_total{policy,reason}}. */
     public void decision(String policy, String reason) {
         Counter.builder("kvroute.policy.decisions").tag("policy", policy).tag("reason", reason)

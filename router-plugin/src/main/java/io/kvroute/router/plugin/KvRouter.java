@@ -23,6 +23,7 @@ import io.kvroute.router.policy.Policies;
 import io.kvroute.router.policy.RoutingPolicy;
 import io.kvroute.router.worker.HealthChecker;
 import io.kvroute.router.worker.InFlightCounters;
+import io.kvroute.router.worker.ReadyPool;
 import io.kvroute.router.worker.Worker;
 import io.kvroute.router.worker.WorkerRegistry;
 import io.kvroute.router.worker.WorkerRole;
@@ -63,6 +64,9 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     private final KubernetesDiscovery discovery;
     private final InferenceFrontDoor frontDoor;
     private final RequestTracer tracer;
+    /** What requests may be routed to, rebuilt on fleet and breaker changes instead of scanned per request. */
+    private final ReadyPool readyPool;
+    private final java.util.Set<String> openBreakers = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /** The engines' KV events ({@code --cache-index exact|auto}), or null with {@code approximate}. */
     private final KvEventsPlane kvEvents;
@@ -70,6 +74,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     private KvRouter(RouterConfig config, KubernetesClient kubernetes, RequestTracer tracer) {
         this.config = Objects.requireNonNull(config, "config");
         this.tracer = Objects.requireNonNull(tracer, "tracer");
+        this.readyPool = new ReadyPool(config.modelIds());
         QueuedThreadPool clientThreads = new QueuedThreadPool();
         clientThreads.setName("kvroute-upstream");
         clientThreads.setDaemon(true);
@@ -87,10 +92,18 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
                 config.healthSuccessThreshold(), w -> { });
         this.breakers = new Breakers(!config.disableCircuitBreaker(), config.cbFailureThreshold(),
                 config.cbSuccessThreshold(), (long) (config.cbTimeoutSecs() * 1e9), System::nanoTime,
-                (workerId, transition) -> registry.get(workerId).ifPresent(w -> {
-                    LOG.warn("worker {} circuit breaker {} -> {}", w.url(), transition.from(), transition.to());
-                    metrics.breakerTransition(w.url(), label(transition.from()), label(transition.to()));
-                }));
+                (workerId, transition) -> {
+                    registry.get(workerId).ifPresent(w -> {
+                        LOG.warn("worker {} circuit breaker {} -> {}", w.url(), transition.from(), transition.to());
+                        metrics.breakerTransition(w.url(), label(transition.from()), label(transition.to()));
+                    });
+                    if (transition.to() == CircuitBreaker.State.OPEN) {
+                        openBreakers.add(workerId);
+                    } else {
+                        openBreakers.remove(workerId);
+                    }
+                    refreshReadyPool();
+                });
         this.tokenizers = loadTokenizers(config);
         // PD prefill: --policy unless --prefill-policy names another (the same instance, so one prefix index).
         RoutingPolicy prefillPolicy = config.prefillPolicy() == null ? policy : buildPolicy(config.prefillPolicy());
@@ -104,7 +117,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
                 : Policies.sticky(prefillPolicy, prefillPolicy.name(), config.sessionIdleSecs(), System::nanoTime);
         this.context = new RouterContext(config, registry, inFlight, breakers, health, policy, client, metrics, active,
                 tokenizers, prefillPolicy, decodePolicy, loads, sessionPolicy, prefillSessionPolicy,
-                java.util.List.copyOf(cacheAwarePolicies.values()), tracer);
+                java.util.List.copyOf(cacheAwarePolicies.values()), tracer, readyPool);
         this.frontDoor = new InferenceFrontDoor(context);
         for (CacheAwarePolicy cacheAware : cacheAwarePolicies.values()) {
             cacheAware.prefixIndexes().forEach((mode, index) -> metrics.bindPrefixIndex(cacheAware.name(), mode, index));
@@ -113,6 +126,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         this.kvEvents = KvEventsWiring.create(config, metrics.registry(), cacheAwarePolicies.values());
         metrics.bindDraining(active::draining);
         metrics.bindActive(active::size);
+        registry.addListener(change -> refreshReadyPool());
         registry.addListener(change -> {
             Worker worker = change.worker();
             String id = worker.id();
@@ -260,6 +274,10 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     /** The KV-event plane, or null with {@code --cache-index approximate}. */
     public KvEventsPlane kvEvents() {
         return kvEvents;
+    }
+
+    private void refreshReadyPool() {
+        readyPool.rebuild(registry::fleet, () -> openBreakers, breakers::allowsTraffic);
     }
 
     public LoadPlane loads() {

@@ -47,6 +47,12 @@ public final class ChatPrefixCache {
     /** Below this the rendered prompt has at most one segment worth caching: encode it directly. */
     private static final int MIN_SEGMENTS = 2;
 
+    /**
+     * What the last {@link #encode} on this thread did, for the per-request tokenize metric: encoding is
+     * synchronous on the request's thread, so the front door reads it right after tokenizing.
+     */
+    private static final ThreadLocal<String> LAST_OUTCOME = new ThreadLocal<>();
+
     private final Cache<Long, Segment> segments;
     private final long maxBytes;
     private final LongAdder hitSegments = new LongAdder();
@@ -77,6 +83,7 @@ public final class ChatPrefixCache {
         if (starts.length < MIN_SEGMENTS) {
             int[] ids = encoder.apply(rendered);
             missTokens.add(ids.length);
+            LAST_OUTCOME.set("miss");
             return ids;
         }
         int[][] parts = new int[starts.length][];
@@ -104,8 +111,10 @@ public final class ChatPrefixCache {
         hitSegments.add(cached);
         hitTokens.add(cachedIds);
         if (cached == starts.length) {
+            LAST_OUTCOME.set("hit");
             return concat(parts, cachedIds, null);
         }
+        LAST_OUTCOME.set(cached == 0 ? "miss" : "partial");
         int[] rest = encoder.apply(rendered.substring(starts[cached]));
         missSegments.add(starts.length - cached);
         missTokens.add(rest.length);
@@ -143,6 +152,16 @@ public final class ChatPrefixCache {
             int to = seg + 1 < starts.length ? starts[seg + 1] : rendered.length();
             segments.put(keys[seg], new Segment(rendered.substring(from, to), Arrays.copyOfRange(rest, cuts[k], cuts[k + 1])));
         }
+    }
+
+    /**
+     * What the last {@link #encode} on the calling thread did ({@code hit}, {@code partial}, {@code miss}), or
+     * {@code none} when none ran since the previous call; clears it.
+     */
+    public static String takeOutcomeOnThisThread() {
+        String outcome = LAST_OUTCOME.get();
+        LAST_OUTCOME.remove();
+        return outcome == null ? "none" : outcome;
     }
 
     /** Start offsets of the segments: 0, then every marker occurrence after 0. */

@@ -3,14 +3,18 @@ package io.kvroute.router.worker;
 import static java.util.Objects.requireNonNull;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * The workers a request may be sent to, per role and model, published as an immutable snapshot that
@@ -32,9 +36,20 @@ import java.util.function.Predicate;
 public final class ReadyPool {
 
     private final Object lock = new Object();
-    private volatile Snapshot current = new Snapshot(0, Map.of(), Set.of(), id -> true);
+    private final Set<String> configuredModels;
+    private volatile Snapshot current;
     private long builtFrom = -1; // guarded by lock: fleet version of the last rebuild
     private long generation; // guarded by lock
+
+    /** A pool with no workers; {@code configuredModels} are always listed as served ({@code --model-ids}). */
+    public ReadyPool(Collection<String> configuredModels) {
+        this.configuredModels = Set.copyOf(configuredModels);
+        this.current = new Snapshot(0, Map.of(), Set.of(), id -> true, new TreeSet<>(this.configuredModels));
+    }
+
+    public ReadyPool() {
+        this(Set.of());
+    }
 
     /** The current snapshot; cheap, lock-free. */
     public Snapshot current() {
@@ -42,15 +57,17 @@ public final class ReadyPool {
     }
 
     /**
-     * Rebuilds from {@code fleet} and the ids of currently open breakers. Cheap to call redundantly:
-     * nothing is rebuilt when neither the fleet version nor the open set changed.
+     * Rebuilds from the registry's current fleet and the ids of currently open breakers, both read under
+     * this pool's lock so that of two racing rebuilds the later one publishes the later state. Cheap to call
+     * redundantly: nothing is rebuilt when neither the fleet version nor the open set changed.
      *
      * @param allowsTraffic the breaker's own answer for an id, used at pick time for open ids only
      */
-    public void rebuild(WorkerRegistry.Fleet fleet, Set<String> openBreakers, Predicate<String> allowsTraffic) {
-        requireNonNull(fleet, "fleet");
-        Set<String> open = Set.copyOf(openBreakers);
+    public void rebuild(Supplier<WorkerRegistry.Fleet> fleetNow, Supplier<Set<String>> openBreakersNow,
+            Predicate<String> allowsTraffic) {
         synchronized (lock) {
+            WorkerRegistry.Fleet fleet = requireNonNull(fleetNow.get(), "fleet");
+            Set<String> open = Set.copyOf(openBreakersNow.get());
             Snapshot now = current;
             if (fleet.version() == builtFrom && now.openBreakers.equals(open)) {
                 return;
@@ -61,8 +78,14 @@ public final class ReadyPool {
             }
             Map<WorkerRole, List<Worker>> frozen = new HashMap<>();
             byRole.forEach((role, list) -> frozen.put(role, Collections.unmodifiableList(list)));
+            TreeSet<String> models = new TreeSet<>(configuredModels);
+            for (Worker worker : fleet.workers().values()) {
+                if (worker.modelId() != null) {
+                    models.add(worker.modelId());
+                }
+            }
             builtFrom = fleet.version();
-            current = new Snapshot(++generation, frozen, open, allowsTraffic);
+            current = new Snapshot(++generation, frozen, open, allowsTraffic, models);
         }
     }
 
@@ -72,14 +95,16 @@ public final class ReadyPool {
         private final Map<WorkerRole, List<Worker>> byRole;
         private final Set<String> openBreakers;
         private final Predicate<String> allowsTraffic;
+        private final SortedSet<String> models;
         /** Models memoized per snapshot at most: ids are resolved against served models before routing. */
         private static final int MAX_MEMO_ENTRIES = 256;
         /** Derived, idempotent memo of byRole filtered by model: filled on first use per (role, model). */
         private final Map<String, List<Worker>> byRoleAndModel = new ConcurrentHashMap<>();
 
         Snapshot(long generation, Map<WorkerRole, List<Worker>> byRole, Set<String> openBreakers,
-                Predicate<String> allowsTraffic) {
+                Predicate<String> allowsTraffic, SortedSet<String> models) {
             this.generation = generation;
+            this.models = Collections.unmodifiableSortedSet(models);
             this.byRole = Map.copyOf(byRole);
             this.openBreakers = openBreakers;
             this.allowsTraffic = allowsTraffic;
@@ -123,6 +148,11 @@ public final class ReadyPool {
                 }
             }
             return serving.size() == all.size() ? all : Collections.unmodifiableList(serving);
+        }
+
+        /** Served model ids: the configured ones plus those any fleet worker reports (routable or not), sorted. */
+        public SortedSet<String> models() {
+            return models;
         }
 
         /** Ids whose breaker was open at the rebuild. */

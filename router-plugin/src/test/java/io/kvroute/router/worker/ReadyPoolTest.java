@@ -57,7 +57,7 @@ class ReadyPoolTest {
                     default -> halfOpenNow.add(w.id());
                 }
             }
-            pool.rebuild(registry.fleet(), open, id -> halfOpenNow.contains(id));
+            pool.rebuild(registry::fleet, () -> open, id -> halfOpenNow.contains(id));
             ReadyPool.Snapshot snapshot = pool.current();
             for (WorkerRole role : WorkerRole.values()) {
                 for (String model : List.of("m1", "m2", "other")) {
@@ -76,12 +76,12 @@ class ReadyPoolTest {
         registry.add(Worker.regular("http://a:1"));
         registry.add(Worker.regular("http://b:1"));
         ReadyPool pool = new ReadyPool();
-        pool.rebuild(registry.fleet(), Set.of(), id -> true);
+        pool.rebuild(registry::fleet, Set::of, id -> true);
         ReadyPool.Snapshot first = pool.current();
-        pool.rebuild(registry.fleet(), Set.of(), id -> true);
+        pool.rebuild(registry::fleet, Set::of, id -> true);
         assertThat(pool.current()).isSameAs(first);
         assertThat(first.eligible(WorkerRole.REGULAR, "m")).isSameAs(first.eligible(WorkerRole.REGULAR, "m"));
-        pool.rebuild(registry.fleet(), Set.of(Worker.regular("http://a:1").id()), id -> false);
+        pool.rebuild(registry::fleet, () -> Set.of(Worker.regular("http://a:1").id()), id -> false);
         assertThat(pool.current().generation()).isGreaterThan(first.generation());
         assertThat(pool.current().eligible(WorkerRole.REGULAR, "m")).extracting(Worker::url).containsExactly("http://b:1");
     }
