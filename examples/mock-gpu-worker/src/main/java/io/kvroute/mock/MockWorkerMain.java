@@ -7,6 +7,8 @@ import io.kvroute.mock.engine.SimpleEngine;
 import io.kvroute.mock.engine.TimeModel;
 import io.kvroute.mock.http.MockWorkerHandler;
 import io.kvroute.mock.http.PromptEncoder;
+import io.kvroute.scheduler.jetty.KvScheduler;
+import io.kvroute.scheduler.jetty.SchedulerConfig;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -117,27 +119,34 @@ public final class MockWorkerMain implements Callable<Integer> {
         private final Engine engine;
         private final MockWorkerHandler handler;
         private final String baseUrl;
-        private final LoadReporting loadReporting;
+        private final KvScheduler scheduler;
         private AutoCloseable tokenizers;
 
-        MockWorker(Server server, Engine engine, MockWorkerHandler handler, String baseUrl, LoadReporting loadReporting) {
+        MockWorker(Server server, Engine engine, MockWorkerHandler handler, String baseUrl, KvScheduler scheduler) {
             this.server = server;
             this.engine = engine;
             this.handler = handler;
             this.baseUrl = baseUrl;
-            this.loadReporting = loadReporting;
+            this.scheduler = scheduler;
         }
 
         /** Stops publishing load reports (a drill: the router must fall back to its own counts). */
         public void stopLoadReports() {
-            if (loadReporting != null) {
-                loadReporting.close();
+            try {
+                scheduler.stop(); // closes the publisher; /scheduler keeps answering
+            } catch (Exception e) {
+                throw new IllegalStateException("load publisher did not stop", e);
             }
         }
 
         /** The load-report endpoints this worker publishes on (empty when disabled). */
         public java.util.List<String> loadEndpoints() {
-            return loadReporting == null ? java.util.List.of() : loadReporting.endpoints();
+            return scheduler.loadEndpoints();
+        }
+
+        /** The Jetty-hosted scheduler component (a KV-event publisher registers its endpoint here). */
+        public KvScheduler scheduler() {
+            return scheduler;
         }
 
         public String baseUrl() {
@@ -163,9 +172,6 @@ public final class MockWorkerMain implements Callable<Integer> {
             } catch (Exception e) {
                 throw new IllegalStateException("mock worker did not stop cleanly", e);
             } finally {
-                if (loadReporting != null) {
-                    loadReporting.close();
-                }
                 handler.shutdown();
                 engine.close();
                 if (tokenizers != null) {
@@ -230,6 +236,7 @@ public final class MockWorkerMain implements Callable<Integer> {
                 (long) (kvTransferTimeoutSecs * 1000), decodeSegmentTokens);
         Map<String, Object> staticInfo = new LinkedHashMap<>();
         MockWorkerHandler[] handlerRef = new MockWorkerHandler[1];
+        KvScheduler[] schedulerRef = new KvScheduler[1];
         PromptEncoder encoder = PromptEncoder.standIn();
         io.kvroute.router.tokenize.TokenizerRegistry tokenizers = null;
         if (tokenizerPath != null) {
@@ -242,11 +249,18 @@ public final class MockWorkerMain implements Callable<Integer> {
             info.put("requests_total", handlerRef[0].requests());
             info.put("aborted_requests", handlerRef[0].abortedRequests());
             info.put("kv_used_tokens", handlerRef[0].kvBudget().usedTokens());
+            info.putAll(schedulerRef[0].serverInfo()); // kv_events advert (SGLang shape) + load_endpoints
             return info;
         }, pd, decodeKvCapacityTokens, kvClient, speedup);
         handlerRef[0] = handler;
         handler.useTokenizerThreads(tokenizerThreads);
         server.setHandler(handler);
+        // The scheduler plugin's Jetty component: /scheduler, the load publisher's lifecycle, the advert.
+        String endpoint = loadPublishEndpoint == null ? "tcp://" + host + ":*" : loadPublishEndpoint;
+        KvScheduler scheduler = KvScheduler.mount(server, SchedulerConfig.defaults()
+                .withLoadEndpoint(endpoint).withServeServerInfo(false));
+        schedulerRef[0] = scheduler;
+        scheduler.attach(new EngineScheduling(engine, handler::pendingKvTransfers));
         server.start();
         String baseUrl = "http://" + host + ":" + connector.getLocalPort();
         staticInfo.put("model_id", modelId);
@@ -262,18 +276,9 @@ public final class MockWorkerMain implements Callable<Integer> {
         staticInfo.put("max_running_requests", engine.info().maxRunningRequests());
         staticInfo.put("prefill_queue_strategy", engine.info().prefillQueueStrategy());
         staticInfo.put("dp_size", 1);
-        LoadReporting loadReporting = null;
-        String endpoint = loadPublishEndpoint == null ? "tcp://" + host + ":*" : loadPublishEndpoint;
-        if (!endpoint.equals("none")) {
-            loadReporting = new LoadReporting(io.kvroute.scheduler.report.LoadPublisher.bind(endpoint, 1), engine,
-                    handler::pendingKvTransfers);
-            staticInfo.put("load_endpoints", loadReporting.endpoints());
-        } else {
-            staticInfo.put("load_endpoints", java.util.List.of());
-        }
         staticInfo.put("time_model", timeModel.toString());
         staticInfo.put("tokenizer", tokenizerPath == null ? "stand-in" : tokenizerPath);
-        MockWorker worker = new MockWorker(server, engine, handler, baseUrl, loadReporting);
+        MockWorker worker = new MockWorker(server, engine, handler, baseUrl, scheduler);
         worker.tokenizers = tokenizers;
         return worker;
     }

@@ -6,11 +6,9 @@ import io.kvroute.scheduler.admission.AdmissionConfig;
 import io.kvroute.scheduler.admission.AdmissionGate;
 import io.kvroute.scheduler.admission.BusySignal;
 import io.kvroute.scheduler.batch.BatchBudget;
-import io.kvroute.scheduler.batch.PrefillBatchSelector;
 import io.kvroute.scheduler.batch.PrefillChunk;
-import io.kvroute.scheduler.batch.ProcessedPrefillCounter;
 import io.kvroute.scheduler.batch.StepBatch;
-import io.kvroute.scheduler.queue.PrefillQueueStrategy;
+import io.kvroute.scheduler.engine.StepScheduler;
 import io.kvroute.scheduler.queue.SchedRequest;
 import io.kvroute.scheduler.queue.WaitingQueue;
 import java.util.ArrayList;
@@ -48,9 +46,8 @@ final class EngineCore {
 
     private final EngineConfig config;
     private final EngineClock clock;
-    private final PrefillQueueStrategy strategy;
-    private final PrefillBatchSelector selector;
-    private final ProcessedPrefillCounter counter = new ProcessedPrefillCounter();
+    /** The scheduler plugin's engine SPI: ordering, budgets and batch accounting. */
+    private final StepScheduler scheduler;
     private final AdmissionGate<Entry> gate;
     private final WaitingQueue<Entry> queue = new WaitingQueue<>(e -> e.sched.highPriorityRequest());
     private final PrefixCache cache;
@@ -69,9 +66,8 @@ final class EngineCore {
     EngineCore(EngineConfig config, EngineClock clock) {
         this.config = requireNonNull(config, "config");
         this.clock = requireNonNull(clock, "clock");
-        this.strategy = PrefillQueueStrategy.forName(config.strategy());
         // Decode runs as its own forward pass in the step (LightLLM's default backend): see BatchBudget.
-        this.selector = new PrefillBatchSelector(new BatchBudget(config.batchMaxTokens(),
+        this.scheduler = StepScheduler.create(config.strategy(), new BatchBudget(config.batchMaxTokens(),
                 config.chunkedPrefillSize(), config.runningMaxReqSize(), false));
         this.gate = new AdmissionGate<>(new AdmissionConfig(config.nodeSelfRequestLimit(),
                 config.runningMaxReqSize(), config.kvCapacityTokens(), config.resourceWaitTimeoutSecs()));
@@ -104,7 +100,7 @@ final class EngineCore {
 
     EngineInfo info() {
         return new EngineInfo(config.kvCapacityTokens(), config.runningMaxReqSize(), config.pageSize(),
-                strategy.name());
+                scheduler.strategyName());
     }
 
     boolean hasInbox() {
@@ -132,14 +128,13 @@ final class EngineCore {
         for (Entry e : queue.view()) {
             ready.add(e.sched);
         }
-        List<SchedRequest> ordered = strategy.reorder(ready, counter.value());
         long freeKv = config.kvCapacityTokens() - privateTokens - cache.referencedTokens();
-        StepBatch batch = selector.select(ordered, freeKv);
+        StepBatch batch = scheduler.nextBatch(ready, freeKv);
         if (batch.isEmpty()) {
             publish();
             return false;
         }
-        counter.onBatchSubmitted(batch); // submitted: counts the tokens selection already summed
+        scheduler.submitted(batch); // batch accounting: counts the tokens selection already summed
         privateTokens += batch.prefillTokens() + batch.decode().size(); // a decode step computes its input token's KV
         evictOverflow();
         double stepMillis = config.timeModel().stepMillis(batch.prefillTokens(), !batch.decode().isEmpty());
@@ -274,8 +269,8 @@ final class EngineCore {
         for (Entry e : outcome.admitted()) {
             EngineRequest req = e.request;
             int inputLen = req.inputIds().length;
-            e.sched = SchedRequest.create(req.requestId(), inputLen, req.maxNewTokens(), req.highPriorityRequest(),
-                    req.segmentIndex(), counter.value());
+            e.sched = scheduler.admit(req.requestId(), inputLen, req.maxNewTokens(), req.highPriorityRequest(),
+                    req.segmentIndex());
             if (e.sched.inferHighPriority() < 0) {
                 priorityAdmitted++;
             }
@@ -314,7 +309,7 @@ final class EngineCore {
         }
         long usedTokens = privateTokens + cache.referencedTokens();
         stats = new EngineStats(running, waiting, usedTokens, config.kvCapacityTokens(), waitingUncached,
-                totalPrefillUncachedTokens, totalPrefillBusyMicros, counter.value(), steps);
+                totalPrefillUncachedTokens, totalPrefillBusyMicros, scheduler.processedPrefillTokens(), steps);
         Map<String, Object> counters = new LinkedHashMap<>();
         counters.put("num_running_reqs", running);
         counters.put("num_waiting_reqs", waiting);
@@ -322,12 +317,13 @@ final class EngineCore {
         counters.put("num_used_tokens", usedTokens);
         counters.put("num_cached_tokens", cache.cachedTokens());
         counters.put("max_total_num_tokens", config.kvCapacityTokens());
-        counters.put("processed_prefill_tokens", counter.value());
+        counters.put("processed_prefill_tokens", scheduler.processedPrefillTokens());
         counters.put("total_prefill_uncached_tokens", totalPrefillUncachedTokens);
         counters.put("steps", steps);
         counters.put("inference_priority_admitted", priorityAdmitted);
         Map<String, Object> v = new LinkedHashMap<>();
-        v.put("strategy", strategy.name());
+        v.put("strategy", scheduler.strategyName());
+        v.put("budgets", scheduler.describe().get("budgets"));
         v.put("waiting", List.copyOf(waitingView));
         v.put("running", List.copyOf(runningView));
         v.put("counters", counters);
