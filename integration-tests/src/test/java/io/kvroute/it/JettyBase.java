@@ -95,7 +95,8 @@ final class JettyBase implements AutoCloseable {
 
     /** Starts Jetty on an ephemeral port and waits until both ports are known (at most 60 s). */
     int start(String... properties) throws Exception {
-        List<String> args = new ArrayList<>(List.of("jetty.http.host=127.0.0.1", "jetty.http.port=0",
+        // --module=shutdown enables jetty-home's shutdown module for this run only (no extra start.jar call).
+        List<String> args = new ArrayList<>(List.of("--module=shutdown", "jetty.http.host=127.0.0.1", "jetty.http.port=0",
                 "jetty.shutdown.port=0", "jetty.shutdown.key=" + STOP_KEY));
         args.addAll(List.of(properties));
         long startNanos = System.nanoTime();

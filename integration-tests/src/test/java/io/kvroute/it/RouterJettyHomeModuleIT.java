@@ -38,7 +38,6 @@ class RouterJettyHomeModuleIT {
             jetty.unzip(Path.of(JettyBase.requiredProperty("kvroute.it.routerModuleZip")));
             String added = jetty.startJar("--add-modules=http,kvroute-router");
             assertThat(base.resolve("start.d/graceful.ini")).as("graceful comes with the module").exists();
-            jetty.startJar("--add-modules=shutdown");
             Path ini = base.resolve("start.d/kvroute-router.ini");
             assertThat(ini).as(added).exists();
             String template = Files.readString(ini);

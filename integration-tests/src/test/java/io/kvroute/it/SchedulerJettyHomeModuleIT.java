@@ -26,7 +26,6 @@ class SchedulerJettyHomeModuleIT {
         try (JettyBase jetty = new JettyBase(base); Http http = new Http()) {
             jetty.unzip(Path.of(JettyBase.requiredProperty("kvroute.it.schedulerModuleZip")));
             jetty.startJar("--add-modules=http,kvroute-scheduler");
-            jetty.startJar("--add-modules=shutdown");
             Path ini = base.resolve("start.d/kvroute-scheduler.ini");
             assertThat(Files.readString(ini)).contains("# kvroute.scheduler.load-endpoint=");
             Files.writeString(ini, "kvroute.scheduler.load-endpoint=tcp://*:*\n", StandardOpenOption.APPEND);
