@@ -44,6 +44,11 @@ class DeadEngineTest {
                 assertThat(answer.getStatus()).as("the in-flight request gets an answer, not a hang").isPositive();
                 assertThat(worker.engine().isAlive()).isFalse();
                 assertThat(client.GET(worker.baseUrl() + "/health").getStatus()).isEqualTo(503);
+                ContentResponse after = client.newRequest(worker.baseUrl() + "/generate").method(HttpMethod.POST)
+                        .timeout(30, TimeUnit.SECONDS)
+                        .body(new StringRequestContent("application/json", "{\"text\":\"again\"}")).send();
+                assertThat(after.getStatus()).as("a new request to a dead engine").isEqualTo(503);
+                assertThat(after.getContentAsString()).contains("engine loop is not running");
 
                 // drain what was sent before the death, then expect silence for longer than the
                 // 1 s re-send interval of an unchanged report (a live worker always speaks within it)
