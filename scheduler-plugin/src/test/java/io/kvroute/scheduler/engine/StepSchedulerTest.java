@@ -3,6 +3,7 @@ package io.kvroute.scheduler.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvroute.scheduler.admission.EntryBudget;
 import io.kvroute.scheduler.batch.BatchBudget;
 import io.kvroute.scheduler.batch.PrefillChunk;
 import io.kvroute.scheduler.batch.StepBatch;
@@ -38,6 +39,44 @@ class StepSchedulerTest {
         assertThat(steps.processedPrefillTokens()).isEqualTo(300);
         assertThat(admitted(steps, "b", 10).arrivalProcessedTokens()).isEqualTo(300);
         assertThat(steps.describe()).containsEntry("strategy", "hrrn").containsKey("budgets");
+    }
+
+    @Test
+    void lightllmLoop_aPrefillPassHoldsNoDecode_sglangLoopMixesBoth() {
+        for (StepLoop loop : StepLoop.values()) {
+            StepScheduler steps = StepScheduler.create("default", new BatchBudget(1000, 1000, 8, false), loop, true);
+            SchedRequest decoding = admitted(steps, "decoding", 1);   // one prompt token left: a decode request
+            SchedRequest waiting = admitted(steps, "waiting", 100);
+            assertThat(decoding.isDecode()).isTrue();
+            StepBatch batch = steps.nextBatch(List.of(decoding, waiting), 1_000_000);
+            assertThat(batch.prefill()).extracting(PrefillChunk::request).containsExactly(waiting);
+            if (loop == StepLoop.LIGHTLLM) {
+                assertThat(batch.decode()).as("LightLLM: the prefill pass alone").isEmpty();
+                StepBatch decodeOnly = steps.nextBatch(List.of(decoding), 1_000_000);
+                assertThat(decodeOnly.decode()).containsExactly(decoding);
+            } else {
+                assertThat(batch.decode()).as("SGLang: mixed chunk").containsExactly(decoding);
+            }
+        }
+    }
+
+    @Test
+    void entryBudget_isLightllmsFirstChunkGate_onlyWhenOn() {
+        BatchBudget budget = new BatchBudget(100, 100, 8, false);
+        List<SchedRequest> none = List.of();
+        EntryBudget<Integer> gated = StepScheduler.create("default", budget, StepLoop.LIGHTLLM, true)
+                .entryBudget(none, n -> n);
+        assertThat(gated.tryEnter(100)).isTrue();
+        assertThat(gated.tryEnter(100)).isTrue();
+        assertThat(gated.tryEnter(100)).as("the third first chunk exceeds 200").isFalse();
+        EntryBudget<Integer> ungated = StepScheduler.create("default", budget, StepLoop.LIGHTLLM, false)
+                .entryBudget(none, n -> n);
+        EntryBudget<Integer> sglang = StepScheduler.create("default", budget, StepLoop.SGLANG, true)
+                .entryBudget(none, n -> n);
+        for (int i = 0; i < 10; i++) {
+            assertThat(ungated.tryEnter(100)).isTrue();
+            assertThat(sglang.tryEnter(100)).isTrue();
+        }
     }
 
     @Test

@@ -10,6 +10,7 @@ import io.kvroute.scheduler.report.LoadStat;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -37,7 +38,19 @@ class KvSchedulerTest {
     /** A minimal engine: its load is set by the test, a step notifies the listeners. */
     static final class FakeEngine implements SchedulerEngine {
         volatile LoadStat load = new LoadStat(1, 2, 100, 1000, 0, new LoadStat.Extension(64, 150, 4, 10, 20));
+        volatile boolean alive = true;
+        volatile int blockSize;
         final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+
+        @Override
+        public boolean isAlive() {
+            return alive;
+        }
+
+        @Override
+        public int blockSizeTokens() {
+            return blockSize;
+        }
 
         @Override
         public LoadStat load() {
@@ -165,6 +178,53 @@ class KvSchedulerTest {
         try (ZContext ctx = new ZContext(); ZMQ.Socket rebind = ctx.createSocket(SocketType.PUB)) {
             assertThat(rebind.bind(endpoint)).as("the publisher's port is free after stop").isTrue();
         }
+    }
+
+    @Test
+    void deadEngine_getsNoMoreLoadReports_whileALiveOneKeepsReporting() throws Exception {
+        FakeEngine engine = new FakeEngine();
+        scheduler.attach(engine);
+        try (ZContext ctx = new ZContext()) {
+            ZMQ.Socket sub = ctx.createSocket(SocketType.SUB);
+            sub.subscribe("load".getBytes(StandardCharsets.UTF_8));
+            sub.setReceiveTimeOut(5000);
+            sub.connect(scheduler.loadEndpoints().get(0));
+            assertThat(sub.recv()).as("a live idle engine reports").isNotNull();
+
+            engine.alive = false;
+            engine.step(new LoadStat(0, 0, 0, 1000, 0, new LoadStat.Extension(0, 0, 4, 10, 20)));
+            sub.setReceiveTimeOut(300);
+            while (sub.recv() != null) {
+                // frames sent before the death
+            }
+            // a live engine re-sends an unchanged report at least once a second (plus the idle tick)
+            sub.setReceiveTimeOut(2500);
+            assertThat(sub.recv()).as("no load report from a dead engine").isNull();
+        }
+    }
+
+    @Test
+    void kvEventsBlock_hasTheSglangShape_withReplayAndTheEngineBlockSize() throws Exception {
+        FakeEngine engine = new FakeEngine();
+        engine.blockSize = 32;
+        scheduler.attach(engine);
+        int loadPort = URI.create(scheduler.loadEndpoints().get(0)).getPort();
+        JsonNode block = get("/server_info").path("kv_events");
+        assertThat(block.path("publisher").asText()).isEqualTo("zmq");
+        assertThat(block.path("block_size").asInt()).as("the engine's page size before events register").isEqualTo(32);
+        assertThat(block.has("replay_endpoint_port_base")).isFalse();
+
+        scheduler.registerKvEvents(new KvEventsAdvert("127.0.0.1", 6001, "kv", 32, 6002));
+        block = get("/server_info").path("kv_events");
+        List<String> keys = new ArrayList<>();
+        block.fieldNames().forEachRemaining(keys::add);
+        assertThat(keys).containsExactly("publisher", "endpoint_host", "block_size", "dp_size", "endpoint_port_base",
+                "topic", "replay_endpoint_port_base", "load_endpoint_port_base", "load_topic");
+        assertThat(block.path("endpoint_host").asText()).isEqualTo("127.0.0.1");
+        assertThat(block.path("endpoint_port_base").asInt()).isEqualTo(6001);
+        assertThat(block.path("replay_endpoint_port_base").asInt()).isEqualTo(6002);
+        assertThat(block.path("load_endpoint_port_base").asInt()).isEqualTo(loadPort);
+        assertThat(get("/server_info").has("load_endpoints")).as("the older list is not sent").isFalse();
     }
 
     @Test
