@@ -20,7 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
  * CI smoke run of every fleet scenario with {@code --quick}, in process, on the real fleet (router +
  * mock workers + bundled Qwen3 tokenizer, found through the ServiceLoader). It checks that each
  * scenario runs with no failed request and that the seed's claims keep their direction: both new
- * prefill queue strategies cut the short requests' TTFT p50 against {@code default} (seed 002), and
+ * prefill queue strategies cut the short requests' TTFT p50 against {@code default} (seed 002) where the
+ * engine sees the queue (the {@code /no-gate} variants: with LightLLM's first-chunk gate modelled the
+ * strategies cannot reach the shorts queued in front of the engine, see docs/benchmarks.md), and
  * cache_aware's prefix-cache hit rate beats round_robin's (only once the router has cache_aware).
  * Figures themselves are the benchmark's business (docs/benchmarks.md); this asserts directions
  * that hold with a 2x margin on a loaded 2-core machine. To keep CI short (about 2.5 min for all),
@@ -30,19 +32,22 @@ class BenchSmokeTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /** The seed-002 variants without the gate (where the strategies see the queue). */
+    private static final String[] NO_GATE = {"default/no-gate", "promote_shortest/no-gate", "hrrn/no-gate"};
+
     @TempDir
     Path dir;
 
     @Test
     void longFirstBurst_bothNewStrategiesCutShortTtftAgainstDefault() throws Exception {
-        JsonNode variants = runQuick("long-first-burst").path("variants");
+        JsonNode variants = runQuick("long-first-burst", NO_GATE).path("variants");
         assertNoFailures(variants);
         assertShortTtftCut(variants);
     }
 
     @Test
     void interleaved_bothNewStrategiesCutShortTtftAgainstDefault() throws Exception {
-        JsonNode variants = runQuick("interleaved").path("variants");
+        JsonNode variants = runQuick("interleaved", NO_GATE).path("variants");
         assertNoFailures(variants);
         assertShortTtftCut(variants);
     }
@@ -132,9 +137,9 @@ class BenchSmokeTest {
     }
 
     private static void assertShortTtftCut(JsonNode variants) {
-        double baseline = shortTtftP50(variants, "default");
-        assertThat(shortTtftP50(variants, "promote_shortest")).isLessThan(baseline);
-        assertThat(shortTtftP50(variants, "hrrn")).isLessThan(baseline);
+        double baseline = shortTtftP50(variants, "default/no-gate");
+        assertThat(shortTtftP50(variants, "promote_shortest/no-gate")).isLessThan(baseline);
+        assertThat(shortTtftP50(variants, "hrrn/no-gate")).isLessThan(baseline);
     }
 
     private static double shortTtftP50(JsonNode variants, String variant) {

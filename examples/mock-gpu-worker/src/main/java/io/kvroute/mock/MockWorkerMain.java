@@ -11,6 +11,8 @@ import io.kvroute.mock.http.PromptEncoder;
 import io.kvroute.mock.http.TokenizeCost;
 import io.kvroute.router.config.RouterOptions;
 import io.kvroute.router.trace.RequestTracer;
+import io.kvroute.scheduler.jetty.KvScheduler;
+import io.kvroute.scheduler.jetty.SchedulerConfig;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -147,28 +149,34 @@ public final class MockWorkerMain implements Callable<Integer> {
         private final Engine engine;
         private final MockWorkerHandler handler;
         private final String baseUrl;
-        private final LoadReporting loadReporting;
+        private final KvScheduler scheduler;
         private AutoCloseable tokenizers;
-        private KvEventReporting kvEvents;
 
-        MockWorker(Server server, Engine engine, MockWorkerHandler handler, String baseUrl, LoadReporting loadReporting) {
+        MockWorker(Server server, Engine engine, MockWorkerHandler handler, String baseUrl, KvScheduler scheduler) {
             this.server = server;
             this.engine = engine;
             this.handler = handler;
             this.baseUrl = baseUrl;
-            this.loadReporting = loadReporting;
+            this.scheduler = scheduler;
         }
 
         /** Stops publishing load reports (a drill: the router must fall back to its own counts). */
         public void stopLoadReports() {
-            if (loadReporting != null) {
-                loadReporting.close();
+            try {
+                scheduler.stop(); // closes the publisher; /scheduler keeps answering
+            } catch (Exception e) {
+                throw new IllegalStateException("load publisher did not stop", e);
             }
         }
 
         /** The load-report endpoints this worker publishes on (empty when disabled). */
         public java.util.List<String> loadEndpoints() {
-            return loadReporting == null ? java.util.List.of() : loadReporting.endpoints();
+            return scheduler.loadEndpoints();
+        }
+
+        /** The Jetty-hosted scheduler component (a KV-event publisher registers its endpoint here). */
+        public KvScheduler scheduler() {
+            return scheduler;
         }
 
         public String baseUrl() {
@@ -194,12 +202,6 @@ public final class MockWorkerMain implements Callable<Integer> {
             } catch (Exception e) {
                 throw new IllegalStateException("mock worker did not stop cleanly", e);
             } finally {
-                if (loadReporting != null) {
-                    loadReporting.close();
-                }
-                if (kvEvents != null) {
-                    kvEvents.close();
-                }
                 handler.shutdown();
                 engine.close();
                 if (tokenizers != null) {
@@ -265,6 +267,7 @@ public final class MockWorkerMain implements Callable<Integer> {
                 (long) (kvTransferTimeoutSecs * 1000), decodeSegmentTokens);
         Map<String, Object> staticInfo = new LinkedHashMap<>();
         MockWorkerHandler[] handlerRef = new MockWorkerHandler[1];
+        KvScheduler[] schedulerRef = new KvScheduler[1];
         PromptEncoder encoder = PromptEncoder.standIn();
         io.kvroute.router.tokenize.TokenizerRegistry tokenizers = null;
         if (tokenizerPath != null) {
@@ -277,6 +280,7 @@ public final class MockWorkerMain implements Callable<Integer> {
             info.put("requests_total", handlerRef[0].requests());
             info.put("aborted_requests", handlerRef[0].abortedRequests());
             info.put("kv_used_tokens", handlerRef[0].kvBudget().usedTokens());
+            info.putAll(schedulerRef[0].serverInfo()); // the kv_events block (SGLang shape) + dp_size
             return info;
         }, pd, decodeKvCapacityTokens, kvClient, speedup);
         handlerRef[0] = handler;
@@ -289,6 +293,17 @@ public final class MockWorkerMain implements Callable<Integer> {
         handler.useTracer(RequestTracer.create(otlpTracesEndpoint, traceSamplingRatio,
                 "kvroute-mock-worker"));
         server.setHandler(handler);
+        // The scheduler plugin's Jetty component: /scheduler, the load publisher's lifecycle, the advert.
+        String endpoint = loadPublishEndpoint == null ? "tcp://" + host + ":*" : loadPublishEndpoint;
+        KvScheduler scheduler = KvScheduler.mount(server, SchedulerConfig.defaults()
+                .withLoadEndpoint(endpoint).withServeServerInfo(false));
+        schedulerRef[0] = scheduler;
+        scheduler.attach(new EngineScheduling(engine, handler::pendingKvTransfers));
+        String eventsEndpoint = kvEventsEndpoint == null ? "tcp://" + host + ":*" : kvEventsEndpoint;
+        if (!eventsEndpoint.equals("none")) {
+            // bound on start, registered with the scheduler's kv_events block, closed on stop
+            server.addBean(new KvEventReporting(eventsEndpoint, "tcp://" + host + ":*", host, engine, scheduler));
+        }
         server.start();
         String baseUrl = "http://" + host + ":" + connector.getLocalPort();
         staticInfo.put("model_id", modelId);
@@ -305,22 +320,10 @@ public final class MockWorkerMain implements Callable<Integer> {
         staticInfo.put("prefill_queue_strategy", engine.info().prefillQueueStrategy());
         staticInfo.put("engine_loop", engine.info().engineLoop());
         staticInfo.put("dp_size", 1);
-        LoadReporting loadReporting = null;
-        String endpoint = loadPublishEndpoint == null ? "tcp://" + host + ":*" : loadPublishEndpoint;
-        if (!endpoint.equals("none")) {
-            loadReporting = new LoadReporting(io.kvroute.scheduler.report.LoadPublisher.bind(endpoint, 1), engine,
-                    handler::pendingKvTransfers);
-        }
-        String eventsEndpoint = kvEventsEndpoint == null ? "tcp://" + host + ":*" : kvEventsEndpoint;
-        KvEventReporting kvEvents = eventsEndpoint.equals("none") ? null
-                : new KvEventReporting(eventsEndpoint, "tcp://" + host + ":*", engine);
-        staticInfo.put("kv_events", KvEventsBlock.of(host, engine.info().pageSize(), loadReporting == null ? null
-                : loadReporting.endpoints(), kvEvents));
         staticInfo.put("time_model", timeModel.toString());
         staticInfo.put("tokenizer", tokenizerPath == null ? "stand-in" : tokenizerPath);
-        MockWorker worker = new MockWorker(server, engine, handler, baseUrl, loadReporting);
+        MockWorker worker = new MockWorker(server, engine, handler, baseUrl, scheduler);
         worker.tokenizers = tokenizers;
-        worker.kvEvents = kvEvents;
         return worker;
     }
 

@@ -34,6 +34,7 @@ class MockWorkerEdgeTest {
                 JsonNode info = JSON.readTree(client.GET(worker.baseUrl() + "/server_info").getContentAsString());
                 assertThat(info.path("role").asText()).isEqualTo("regular");
                 assertThat(info.path("prefill_queue_strategy").asText()).isEqualTo("hrrn");
+                assertThat(info.path("engine_loop").asText()).isEqualTo("lightllm");
                 assertThat(info.path("page_size").asInt()).isPositive();
                 assertThat(info.path("max_total_num_tokens").asLong()).isPositive();
                 assertThat(info.path("max_running_requests").asInt()).isPositive();

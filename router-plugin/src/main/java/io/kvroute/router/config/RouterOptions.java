@@ -7,9 +7,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -243,8 +245,20 @@ public final class RouterOptions {
      * @throws ConfigException naming the flag and value on any invalid input
      */
     public static RouterConfig parse(String... args) {
-        List<String> fileArgs = configFileArgs(args);
-        List<String> all = new ArrayList<>(fileArgs);
+        // A flag given on the command line replaces the file's value whole; without this, list flags
+        // (picocli appends) would add to the file's list instead of overriding it.
+        Set<String> given = new HashSet<>();
+        for (String arg : args) {
+            if (arg.startsWith("--")) {
+                given.add(arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg);
+            }
+        }
+        List<String> all = new ArrayList<>();
+        for (String fileArg : configFileArgs(args)) {
+            if (!given.contains(fileArg.substring(0, fileArg.indexOf('=')))) {
+                all.add(fileArg);
+            }
+        }
         all.addAll(List.of(args));
         RouterOptions options = new RouterOptions();
         CommandLine cli = newCommandLine(options);
@@ -406,8 +420,8 @@ public final class RouterOptions {
             Map.Entry<String, JsonNode> field = it.next();
             String flag = "--" + field.getKey();
             JsonNode value = field.getValue();
-            if (flag.equals("--config")) {
-                continue;
+            if (flag.equals("--config") || value.isNull()) {
+                continue; // YAML null (`key:` or `key: null`) means absent: the default applies
             }
             if (value.isBoolean()) {
                 out.add(flag + "=" + value.asBoolean());

@@ -91,7 +91,8 @@ class PrefillBatchSelectorTest {
         PrefillBatchSelector sel = new PrefillBatchSelector(new BatchBudget(1024, 512, 256));
         ProcessedPrefillCounter counter = new ProcessedPrefillCounter();
         StepBatch mixed = sel.select(List.of(decode("d1"), decode("d2"), prefill("a", 700), prefill("b", 300)), 1 << 20);
-        assertThat(counter.value()).isZero(); // selection alone never advances it
+        // (That the engine advances it once per submitted pass, by prefill tokens only, is tested through
+        // the real engine in EngineLoopTest: the selector holds no counter, so asserting here was vacuous.)
         counter.onBatchSubmitted(mixed);
         // a: one 512 chunk, b: 300 (a mixed batch counts all prefill tokens, never decode tokens)
         assertThat(counter.value()).isEqualTo(812);

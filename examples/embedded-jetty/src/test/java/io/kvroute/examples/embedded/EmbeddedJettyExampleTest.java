@@ -3,6 +3,10 @@ package io.kvroute.examples.embedded;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvroute.mock.MockWorkerMain;
+import io.kvroute.router.config.ConfigFile;
+import io.kvroute.router.plugin.KvRouter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import org.eclipse.jetty.client.ContentResponse;
 import org.eclipse.jetty.client.HttpClient;
@@ -11,21 +15,18 @@ import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class EmbeddedJettyExampleTest {
 
     @Test
-    void serviceLoaderPlugin_isInstalledOnlyWhenEnabledInPluginConfig(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
-            throws Exception {
-        java.nio.file.Path yaml = dir.resolve("router.yaml");
-        java.nio.file.Files.writeString(yaml, "worker-urls: [http://127.0.0.1:1]\npolicy: round_robin\n");
-        Server disabled = new Server();
-        assertThat(io.kvroute.router.plugin.JettyPlugin.installEnabled(disabled, java.util.Map.of())).isEmpty();
-        assertThat(disabled.getBeans(io.kvroute.router.plugin.KvRouter.class)).isEmpty();
-        Server enabled = new Server();
-        assertThat(io.kvroute.router.plugin.JettyPlugin.installEnabled(enabled, java.util.Map.of("kvroute-router", yaml)))
-                .containsExactly("kvroute-router");
-        assertThat(enabled.getBeans(io.kvroute.router.plugin.KvRouter.class)).hasSize(1);
+    void mountFromAYamlFile_isOneManagedBean(@TempDir Path dir) throws Exception {
+        Path yaml = dir.resolve("router.yaml");
+        Files.writeString(yaml, "worker-urls: [http://127.0.0.1:1]\npolicy: round_robin\n");
+        Server server = new Server();
+        KvRouter router = KvRouter.mount(server, ConfigFile.load(yaml));
+        assertThat(server.getBeans(KvRouter.class)).containsExactly(router);
+        assertThat(router.config().workerUrls()).containsExactly("http://127.0.0.1:1");
     }
 
     @Test

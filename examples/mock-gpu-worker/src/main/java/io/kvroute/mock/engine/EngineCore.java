@@ -5,10 +5,10 @@ import static java.util.Objects.requireNonNull;
 import io.kvroute.scheduler.admission.AdmissionConfig;
 import io.kvroute.scheduler.admission.AdmissionGate;
 import io.kvroute.scheduler.admission.BusySignal;
+import io.kvroute.scheduler.batch.BatchBudget;
 import io.kvroute.scheduler.batch.PrefillChunk;
-import io.kvroute.scheduler.batch.ProcessedPrefillCounter;
 import io.kvroute.scheduler.batch.StepBatch;
-import io.kvroute.scheduler.queue.PrefillQueueStrategy;
+import io.kvroute.scheduler.engine.StepScheduler;
 import io.kvroute.scheduler.queue.SchedRequest;
 import io.kvroute.scheduler.queue.WaitingQueue;
 import java.util.ArrayList;
@@ -26,8 +26,9 @@ import java.util.function.Consumer;
 /**
  * One engine's scheduling loop, single-threaded: {@link #runOnce} drains submissions and aborts,
  * runs admission (slot + KV reservation, 429 {@code server_busy} after the resource wait, and in the
- * {@code lightllm} loop the router's pending-first-chunk gate), orders the ready list with the
- * configured strategy, composes the step the way the configured {@link EngineLoop} does (a
+ * {@code lightllm} loop the router's pending-first-chunk gate), and through the scheduler plugin's
+ * engine SPI ({@link StepScheduler}) orders the ready list with the configured strategy and
+ * composes the step the way the configured {@link EngineLoop} does (a
  * prefill-only or decode-only pass for {@code lightllm}, a mixed pass for {@code sglang}), submits
  * it (advancing the processed-prefill counter), "executes" it by sleeping the time model's step
  * time on the injected clock, and emits tokens: the token produced when a prompt completes is the
@@ -52,9 +53,8 @@ final class EngineCore {
 
     private final EngineConfig config;
     private final EngineClock clock;
-    private final PrefillQueueStrategy strategy;
-    private final StepComposer composer;
-    private final ProcessedPrefillCounter counter = new ProcessedPrefillCounter();
+    /** The scheduler plugin's engine SPI: ordering, the loop's batch shape, the entry gate, batch accounting. */
+    private final StepScheduler scheduler;
     private final AdmissionGate<Entry> gate;
     private final WaitingQueue<Entry> queue = new WaitingQueue<>(e -> e.sched.highPriorityRequest());
     private final PrefixCache cache;
@@ -75,9 +75,10 @@ final class EngineCore {
     EngineCore(EngineConfig config, EngineClock clock) {
         this.config = requireNonNull(config, "config");
         this.clock = requireNonNull(clock, "clock");
-        this.strategy = PrefillQueueStrategy.forName(config.strategy());
-        this.composer = new StepComposer(config.engineLoop(), config.firstChunkGate(), config.batchMaxTokens(), config.chunkedPrefillSize(),
-                config.runningMaxReqSize());
+        // LightLLM: decode charged against KV and slots only (its own pass); SGLang: see MixedChunkSelector.
+        this.scheduler = StepScheduler.create(config.strategy(), new BatchBudget(config.batchMaxTokens(),
+                config.chunkedPrefillSize(), config.runningMaxReqSize(), false), config.engineLoop().stepLoop(),
+                config.firstChunkGate());
         this.gate = new AdmissionGate<>(new AdmissionConfig(config.nodeSelfRequestLimit(),
                 config.runningMaxReqSize(), config.kvCapacityTokens(), config.resourceWaitTimeoutSecs()));
         this.cache = new PrefixCache(config.pageSize());
@@ -114,7 +115,7 @@ final class EngineCore {
 
     EngineInfo info() {
         return new EngineInfo(config.kvCapacityTokens(), config.runningMaxReqSize(), config.pageSize(),
-                strategy.name(), config.engineLoop().flagValue());
+                scheduler.strategyName(), config.engineLoop().flagValue());
     }
 
     boolean hasInbox() {
@@ -142,14 +143,13 @@ final class EngineCore {
         for (Entry e : queue.view()) {
             ready.add(e.sched);
         }
-        List<SchedRequest> ordered = strategy.reorder(ready, counter.value());
         long freeKv = config.kvCapacityTokens() - privateTokens - cache.referencedTokens();
-        StepBatch batch = composer.compose(ordered, freeKv);
+        StepBatch batch = scheduler.nextBatch(ready, freeKv);
         if (batch.isEmpty()) {
             publish();
             return false;
         }
-        counter.onBatchSubmitted(batch); // submitted: counts the tokens selection already summed
+        scheduler.submitted(batch); // batch accounting: counts the tokens selection already summed
         privateTokens += batch.prefillTokens() + batch.decode().size(); // a decode step computes its input token's KV
         evictOverflow();
         Map<SchedRequest, Entry> bySched = new IdentityHashMap<>();
@@ -293,12 +293,12 @@ final class EngineCore {
             inEngine.add(e.sched);
         }
         AdmissionGate.Outcome<Entry> outcome = gate.poll(nowNanos,
-                composer.entryBudget(inEngine, e -> e.request.inputIds().length));
+                scheduler.entryBudget(inEngine, e -> e.request.inputIds().length));
         for (Entry e : outcome.admitted()) {
             EngineRequest req = e.request;
             int inputLen = req.inputIds().length;
-            e.sched = SchedRequest.create(req.requestId(), e.arrivalSeq, inputLen, req.maxNewTokens(), req.highPriorityRequest(),
-                    req.segmentIndex(), counter.value());
+            e.sched = scheduler.admit(req.requestId(), e.arrivalSeq, inputLen, req.maxNewTokens(),
+                    req.highPriorityRequest(), req.segmentIndex());
             if (e.sched.inferHighPriority() < 0) {
                 priorityAdmitted++;
             }
@@ -338,7 +338,7 @@ final class EngineCore {
         long usedTokens = privateTokens + cache.referencedTokens();
         long totalTokens = usedTokens + unmaterializedReservations();
         stats = new EngineStats(running, waiting, usedTokens, totalTokens, config.kvCapacityTokens(), waitingUncached,
-                totalPrefillUncachedTokens, totalPrefillBusyMicros, counter.value(), steps);
+                totalPrefillUncachedTokens, totalPrefillBusyMicros, scheduler.processedPrefillTokens(), steps);
         Map<String, Object> counters = new LinkedHashMap<>();
         counters.put("num_running_reqs", running);
         counters.put("num_waiting_reqs", waiting);
@@ -347,13 +347,14 @@ final class EngineCore {
         counters.put("num_total_tokens", totalTokens);
         counters.put("num_cached_tokens", cache.cachedTokens());
         counters.put("max_total_num_tokens", config.kvCapacityTokens());
-        counters.put("processed_prefill_tokens", counter.value());
+        counters.put("processed_prefill_tokens", scheduler.processedPrefillTokens());
         counters.put("total_prefill_uncached_tokens", totalPrefillUncachedTokens);
         counters.put("steps", steps);
         counters.put("inference_priority_admitted", priorityAdmitted);
         Map<String, Object> v = new LinkedHashMap<>();
-        v.put("strategy", strategy.name());
+        v.put("strategy", scheduler.strategyName());
         v.put("engine_loop", config.engineLoop().flagValue());
+        v.put("budgets", scheduler.describe().get("budgets"));
         v.put("waiting", List.copyOf(waitingView));
         v.put("running", List.copyOf(runningView));
         v.put("counters", counters);

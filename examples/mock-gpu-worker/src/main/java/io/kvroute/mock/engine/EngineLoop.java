@@ -1,5 +1,6 @@
 package io.kvroute.mock.engine;
 
+import io.kvroute.scheduler.engine.StepLoop;
 import java.util.List;
 import java.util.Locale;
 
@@ -24,16 +25,23 @@ import java.util.Locale;
  * </ul>
  */
 public enum EngineLoop {
-    LIGHTLLM("lightllm"),
-    SGLANG("sglang");
+    LIGHTLLM("lightllm", StepLoop.LIGHTLLM),
+    SGLANG("sglang", StepLoop.SGLANG);
 
     /** Accepted values of {@code --engine-loop}. */
     public static final List<String> NAMES = List.of("lightllm", "sglang");
 
     private final String flagValue;
+    private final StepLoop stepLoop;
 
-    EngineLoop(String flagValue) {
+    EngineLoop(String flagValue, StepLoop stepLoop) {
         this.flagValue = flagValue;
+        this.stepLoop = stepLoop;
+    }
+
+    /** The scheduler plugin's step loop that composes this engine's steps. */
+    public StepLoop stepLoop() {
+        return stepLoop;
     }
 
     public String flagValue() {

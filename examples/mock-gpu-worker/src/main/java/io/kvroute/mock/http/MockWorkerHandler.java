@@ -224,7 +224,7 @@ public final class MockWorkerHandler extends Handler.Abstract {
                 } catch (BadRequest e) {
                     error(response, traced, 400, "invalid_request_error", e.getMessage());
                 } catch (RuntimeException e) {
-                    error(response, traced, 500, "server_error", "mock worker failure: " + e);
+                    failure(response, traced, e);
                 }
             });
             return true;
@@ -326,9 +326,18 @@ public final class MockWorkerHandler extends Handler.Abstract {
             } catch (BadRequest e) {
                 error(response, callback, 400, "invalid_request_error", e.getMessage());
             } catch (RuntimeException e) {
-                error(response, callback, 500, "server_error", "mock worker failure: " + e);
+                failure(response, callback, e);
             }
         });
+    }
+
+    /** An unexpected failure: 503 when the engine loop is dead (the worker cannot serve), else 500. */
+    private void failure(Response response, Callback callback, RuntimeException e) {
+        if (!engine.isAlive()) {
+            error(response, callback, 503, "service_unavailable", "engine loop is not running");
+        } else {
+            error(response, callback, 500, "server_error", "mock worker failure: " + e);
+        }
     }
 
     private void admit(ApiKind kind, JsonNode body, int[] inputIds, int maxTokens, Response response, Callback callback,
