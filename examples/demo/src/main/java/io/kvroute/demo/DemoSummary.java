@@ -73,6 +73,8 @@ final class DemoSummary {
                 counters.tokenized(), counters.forwarded(), counters.forwardingOutcomes());
         out.printf("  tokenizer cache   %.1f%% of chat token ids reused from earlier turns' prefixes (%s)%n",
                 100 * counters.tokenizerCacheHitRate(), counters.tokenizerCacheTokens());
+        out.println("  cache index       " + counters.cacheIndex()
+                + " (exact = the engines' own KV events; approximate = the router's prefix tree)");
         out.println("  decisions         " + counters.decisions());
         out.println("  pressure sources  " + counters.pressureSources());
         out.println("  requests per worker");
@@ -100,6 +102,7 @@ final class DemoSummary {
         root.set("forwarding_outcomes", JSON.valueToTree(counters.forwardingOutcomes()));
         root.set("decision_reasons", JSON.valueToTree(counters.decisions()));
         root.put("tokenizer_cache_hit_rate", counters.tokenizerCacheHitRate());
+        root.set("cache_index", JSON.valueToTree(counters.cacheIndex()));
         ObjectNode workersNode = root.putObject("per_worker");
         perWorker.forEach(workersNode::put);
         root.put("wall_s", wallNanos / 1e9);

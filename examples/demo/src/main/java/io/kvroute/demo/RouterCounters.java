@@ -8,9 +8,10 @@ import java.util.TreeMap;
 
 /** The router-side counters the demo summary shows, read from the in-process meter registry. */
 record RouterCounters(Map<String, Long> forwardingOutcomes, Map<String, Long> decisions,
-        Map<String, Long> pressureSources, long continuations, Map<String, Long> tokenizerCacheTokens) {
+        Map<String, Long> pressureSources, long continuations, Map<String, Long> tokenizerCacheTokens,
+        Map<String, Long> cacheIndex) {
 
-    static final RouterCounters EMPTY = new RouterCounters(Map.of(), Map.of(), Map.of(), 0, Map.of());
+    static final RouterCounters EMPTY = new RouterCounters(Map.of(), Map.of(), Map.of(), 0, Map.of(), Map.of());
 
     static RouterCounters read(MeterRegistry registry) {
         Map<String, Long> outcomes = new TreeMap<>();
@@ -35,7 +36,11 @@ record RouterCounters(Map<String, Long> forwardingOutcomes, Map<String, Long> de
         for (FunctionCounter counter : registry.find("kvroute.tokenizer.cache.tokens").functionCounters()) {
             cacheTokens.merge(counter.getId().getTag("result"), (long) counter.count(), Long::sum);
         }
-        return new RouterCounters(outcomes, decisions, sources, continuations, cacheTokens);
+        Map<String, Long> cacheIndex = new TreeMap<>();
+        for (Counter counter : registry.find("kvroute.cache.aware.decisions").counters()) {
+            cacheIndex.merge(counter.getId().getTag("index"), (long) counter.count(), Long::sum);
+        }
+        return new RouterCounters(outcomes, decisions, sources, continuations, cacheTokens, cacheIndex);
     }
 
     long forwarded() {
