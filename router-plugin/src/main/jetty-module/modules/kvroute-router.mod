@@ -200,6 +200,18 @@ etc/kvroute-router.xml
 ## Serve /metrics on this port (no API key) instead of the main port; 0 picks a free one (default unset).
 # kvroute.metrics-port=
 
+## Largest n (sequences per request) a client may ask for; more is a 400 naming n (default 128, OpenAI's limit).
+# kvroute.max-n=128
+
+## One JSON line per inference request: stdout or a file path appended to (default off).
+# kvroute.access-log=stdout
+
+## OTLP/HTTP (protobuf) traces URL of a collector, e.g. http://collector:4318/v1/traces; enables tracing (default off).
+# kvroute.otlp-traces-endpoint=
+
+## Share of new traces sampled, 0..1; a request with a traceparent keeps its caller's decision (default 1).
+# kvroute.trace-sampling-ratio=1
+
 ## Discover workers from Kubernetes pods (excludes kvroute.worker-urls, prefill-urls, decode-urls).
 # kvroute.service-discovery=true
 

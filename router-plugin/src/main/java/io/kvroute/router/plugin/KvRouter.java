@@ -1,5 +1,6 @@
 package io.kvroute.router.plugin;
 
+import io.kvroute.router.accesslog.AccessLog;
 import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.config.RouterOptions;
 import io.kvroute.router.discovery.KubernetesDiscovery;
@@ -208,6 +209,10 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
             sequence.addHandler(existing);
         }
         server.setHandler(MetricsPort.install(server, config, router.metrics(), sequence));
+        if (config.observability().accessLog() != null && server.getRequestLog() == null) {
+            // --access-log in a host server too (jetty-home module, embedding): the host's own request log wins
+            server.setRequestLog(AccessLog.forTarget(config.observability().accessLog()));
+        }
         server.addBean(router);
         return router;
     }
