@@ -129,6 +129,14 @@ public final class TokenizerRegistry implements AutoCloseable {
         }
     }
 
+    /**
+     * A registry over tokenizers the caller brings (an embedder's own {@link ModelTokenizer}, or a test's);
+     * the caller keeps ownership: {@link #close} does not close them.
+     */
+    public static TokenizerRegistry of(Map<String, ModelTokenizer> byModel) {
+        return new TokenizerRegistry(byModel, List.of());
+    }
+
     /** A registry with no tokenizers: every model routes on estimated lengths. */
     public static TokenizerRegistry empty() {
         return new TokenizerRegistry(Map.of(), List.of());
