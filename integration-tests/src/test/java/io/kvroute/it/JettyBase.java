@@ -14,7 +14,7 @@ import java.util.zip.ZipInputStream;
 
 /**
  * A {@code $JETTY_BASE} over the jetty-home distribution that Maven unpacked (execution
- * {@code unpack-jetty-home-module}), driven the way an operator drives it: {@code start.jar} in
+ * {@code unpack-jetty-home-war}, shared with the WAR test), driven the way an operator drives it: {@code start.jar} in
  * separate JVMs. Jetty listens on an ephemeral port and, through jetty-home's {@code shutdown}
  * module, an ephemeral stop port, both read back from its output; {@link #stop()} is the graceful
  * {@code --stop}.
