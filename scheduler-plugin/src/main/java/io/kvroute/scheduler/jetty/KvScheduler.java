@@ -1,5 +1,7 @@
 package io.kvroute.scheduler.jetty;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -37,6 +39,8 @@ import org.eclipse.jetty.util.thread.Scheduler;
  * lock held only around {@link LoadPublisher#onStep}, which never blocks.
  */
 public final class KvScheduler extends ContainerLifeCycle {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KvScheduler.class);
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final List<String> WILDCARD_HOSTS = List.of("*", "0.0.0.0", "::", "[::]");
@@ -236,8 +240,15 @@ public final class KvScheduler extends ContainerLifeCycle {
             return;
         }
         ticker.schedule(() -> {
-            publish();
-            scheduleTick();
+            try {
+                publish();
+            } catch (RuntimeException e) {
+                // An engine whose load() throws once (e.g. while it is still being wired at startup) must not end
+                // load reporting for good: the next tick tries again.
+                LOG.warn("engine load report failed; retrying on the next tick: {}", e.toString());
+            } finally {
+                scheduleTick();
+            }
         }, config.idleReportMillis(), TimeUnit.MILLISECONDS);
     }
 
