@@ -1,9 +1,12 @@
 package io.kvroute.it;
 
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -11,6 +14,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * A {@code $JETTY_BASE} over the jetty-home distribution that Maven unpacked (execution
@@ -101,23 +105,29 @@ final class JettyBase implements AutoCloseable {
         args.addAll(List.of(properties));
         long startNanos = System.nanoTime();
         jetty = launch(args, log);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline) {
-            String out = output();
-            Matcher http = HTTP_PORT.matcher(out);
-            Matcher stop = STOP_PORT.matcher(out);
-            if (http.find() && stop.find()) {
-                httpPort = Integer.parseInt(http.group(1));
-                stopPort = Integer.parseInt(stop.group(1));
-                log("Jetty started", startNanos);
-                return httpPort;
-            }
-            if (!jetty.isAlive()) {
-                throw new IllegalStateException("Jetty exited " + jetty.exitValue() + " before it started:\n" + out);
-            }
-            Thread.sleep(100);
+        try {
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> {
+                String out = output();
+                if (HTTP_PORT.matcher(out).find() && STOP_PORT.matcher(out).find()) {
+                    return true;
+                }
+                if (!jetty.isAlive()) {
+                    throw new IllegalStateException("Jetty exited " + jetty.exitValue() + " before it started:\n" + out);
+                }
+                return false;
+            });
+        } catch (ConditionTimeoutException e) {
+            throw new IllegalStateException("Jetty did not start within 60 s:\n" + output(), e);
         }
-        throw new IllegalStateException("Jetty did not start within 60 s:\n" + output());
+        String out = output();
+        Matcher http = HTTP_PORT.matcher(out);
+        Matcher stop = STOP_PORT.matcher(out);
+        http.find();
+        stop.find();
+        httpPort = Integer.parseInt(http.group(1));
+        stopPort = Integer.parseInt(stop.group(1));
+        log("Jetty started", startNanos);
+        return httpPort;
     }
 
     String url(String path) {
