@@ -42,7 +42,8 @@ public final class FleetScaleScenario implements Scenario {
     @Override
     public String timeModel(boolean quick) {
         return quick ? "real time, sizes 4 and 64 only, 0.5 s warm-up + 1 s per measurement (smoke only)"
-                : "real time, 2 s warm-up + 5 s per measurement; load from " + ProxyTarget.which();
+                : "real time, " + ProxyTarget.FULL_WARMUP_MILLIS / 1000 + " s warm-up + 5 s per measurement; load from "
+                        + ProxyTarget.which();
     }
 
     @Override

@@ -39,13 +39,14 @@ public final class ProxyOverheadScenario implements Scenario {
     @Override
     public String timeModel(boolean quick) {
         return quick ? "real time, 0.5 s warm-up + 1 s per measurement (smoke only)"
-                : "real time, 2 s warm-up + 5 s per measurement at c=32, 5 s at c=1; load from " + ProxyTarget.which();
+                : "real time, " + ProxyTarget.FULL_WARMUP_MILLIS / 1000 + " s warm-up + 5 s per measurement at c=32, 5 s at c=1; "
+                        + "load from " + ProxyTarget.which();
     }
 
     @Override
     public String workloadDescription(boolean quick) {
         return "a short non-streaming chat per request, closed loop, keep-alive; targets: direct, nginx (if installed), "
-                + "kvroute round_robin, kvroute cache_aware + tokenizer. Cases: median = p50 µs at that concurrency, "
+                + "Jetty's ProxyHandler (the reference relay on kvroute's own stack), kvroute round_robin, kvroute cache_aware + tokenizer. Cases: median = p50 µs at that concurrency, "
                 + "speedup = req/s ratio to the reference.";
     }
 
@@ -64,6 +65,9 @@ public final class ProxyOverheadScenario implements Scenario {
                 try (ExternalTools.NginxProxy proxy = new ExternalTools.NginxProxy(nginx.get(), ExternalTools.hostPorts(workers))) {
                     rows.add(ProxyTarget.measure("nginx", List.of(proxy.url(ProxyTarget.PATH)), ctx.quick()));
                 }
+            }
+            try (JettyReferenceProxy reference = new JettyReferenceProxy(workers)) {
+                rows.add(ProxyTarget.measure(ProxyTarget.JETTY_REFERENCE, List.of(reference.url(ProxyTarget.PATH)), ctx.quick()));
             }
             for (boolean cacheAware : new boolean[] {false, true}) {
                 try (RouterMain.RunningRouter router = ProxyTarget.router(workers, cacheAware)) {

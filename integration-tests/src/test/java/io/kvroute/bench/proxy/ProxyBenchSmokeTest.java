@@ -42,8 +42,8 @@ class ProxyBenchSmokeTest {
     void proxyOverhead_quick_measuresEveryTargetWithNoFailedRequest() throws Exception {
         List<String> rows = run("proxy-overhead", "proxy-overhead.md");
         assertThat(rows).extracting(r -> r.split("\\|")[1].trim())
-                .containsExactly("direct", "kvroute round_robin", "kvroute cache_aware+tokenizer");
-        assertEveryRowServedWithoutFailure(rows, 8, 9);
+                .containsExactly("direct", "jetty ProxyHandler", "kvroute round_robin", "kvroute cache_aware+tokenizer");
+        assertEveryRowServedWithoutFailure(rows, 9, 10);
     }
 
     @Test

@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -19,6 +20,28 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class RouterMetrics {
 
     private final PrometheusMeterRegistry registry;
+    // per-request meters, memoized by tag values (MeterMemo says why)
+    private final MeterMemo<EndpointStatus, Counter> requests;
+    private final MeterMemo<MeterMemo.Pair, Timer> durations;
+    private final MeterMemo<String, Timer> firstBytes;
+    private final MeterMemo<String, Timer> overheads;
+    private final MeterMemo<MeterMemo.Pair, Timer> stages;
+    private final MeterMemo<MeterMemo.Pair, Timer> tokenizeStages;
+    private final Timer upstreamConnect;
+    private final Timer upstreamFirstByte;
+    private final MeterMemo<MeterMemo.Pair, Counter> decisions;
+    private final MeterMemo<MeterMemo.Pair, Counter> pressureSources;
+    private final MeterMemo<MeterMemo.Pair, Counter> forwarding;
+    private final MeterMemo<String, Timer> tokenizeDurations;
+    private final MeterMemo<MeterMemo.Triple, Counter> cacheAwareDecisions;
+    private final MeterMemo<String, CacheAwareMeters> cacheAwareMeters;
+
+    private record EndpointStatus(String endpoint, int status) {}
+
+    /** The per-model meters every cache-aware decision updates. */
+    private record CacheAwareMeters(Counter gateRejections, Counter admissionRejections, Counter pressureGuardOverrides,
+            io.micrometer.core.instrument.DistributionSummary matched,
+            io.micrometer.core.instrument.DistributionSummary selectedMatched) {}
 
     public RouterMetrics() {
         this(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
@@ -26,6 +49,42 @@ public final class RouterMetrics {
 
     public RouterMetrics(PrometheusMeterRegistry registry) {
         this.registry = registry;
+        this.requests = new MeterMemo<>(k -> Counter.builder("kvroute.requests").tag("endpoint", k.endpoint())
+                .tag("status", Integer.toString(k.status())).register(registry));
+        this.durations = new MeterMemo<>(k -> Timer.builder("kvroute.request.duration").tag("endpoint", k.first())
+                .tag("outcome", k.second()).publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofMinutes(30)).register(registry));
+        this.firstBytes = new MeterMemo<>(endpoint -> Timer.builder("kvroute.time.to.first.byte").tag("endpoint", endpoint)
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofMinutes(10)).register(registry));
+        this.overheads = new MeterMemo<>(endpoint -> Timer.builder("kvroute.router.overhead").tag("endpoint", endpoint)
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(10_000))
+                .maximumExpectedValue(Duration.ofSeconds(10)).register(registry));
+        this.stages = new MeterMemo<>(k -> stageTimer("kvroute.router.overhead." + k.first()).tag("endpoint", k.second())
+                .register(registry));
+        this.tokenizeStages = new MeterMemo<>(k -> stageTimer("kvroute.router.overhead.tokenize").tag("endpoint", k.first())
+                .tag("cache", k.second()).register(registry));
+        this.upstreamConnect = stageTimer("kvroute.router.overhead.upstream.connect").register(registry);
+        this.upstreamFirstByte = stageTimer("kvroute.router.overhead.upstream.first.byte").register(registry);
+        this.decisions = new MeterMemo<>(k -> Counter.builder("kvroute.policy.decisions").tag("policy", k.first())
+                .tag("reason", k.second()).register(registry));
+        this.pressureSources = new MeterMemo<>(k -> Counter.builder("kvroute.pressure.source").tag("policy", k.first())
+                .tag("source", k.second()).register(registry));
+        this.forwarding = new MeterMemo<>(k -> Counter.builder("kvroute.input.ids.forwarding").tag("model_id", k.first())
+                .tag("outcome", k.second()).register(registry));
+        this.tokenizeDurations = new MeterMemo<>(modelId -> Timer.builder("kvroute.ingress.tokenize.duration")
+                .tag("model_id", modelId).publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(10_000))
+                .maximumExpectedValue(Duration.ofSeconds(10)).register(registry));
+        this.cacheAwareDecisions = new MeterMemo<>(k -> Counter.builder("kvroute.cache.aware.decisions")
+                .tag("model_id", k.first()).tag("decision", k.second()).tag("index", k.third()).register(registry));
+        this.cacheAwareMeters = new MeterMemo<>(modelId -> new CacheAwareMeters(
+                Counter.builder("kvroute.cache.gate.rejections").tag("model_id", modelId).register(registry),
+                Counter.builder("kvroute.cache.admission.rejections").tag("model_id", modelId).register(registry),
+                Counter.builder("kvroute.cache.pressure.guard.overrides").tag("model_id", modelId).register(registry),
+                io.micrometer.core.instrument.DistributionSummary.builder("kvroute.cache.matched.tokens")
+                        .tag("model_id", modelId).register(registry),
+                io.micrometer.core.instrument.DistributionSummary.builder("kvroute.cache.selected.matched.tokens")
+                        .tag("model_id", modelId).register(registry)));
     }
 
     public MeterRegistry registry() {
@@ -39,24 +98,17 @@ public final class RouterMetrics {
 
     /** {@code kvroute_requests_total{endpoint,status}}: every answered request, by final status. */
     public void request(String endpoint, int status) {
-        Counter.builder("kvroute.requests").tag("endpoint", endpoint).tag("status", Integer.toString(status))
-                .register(registry).increment();
+        requests.get(new EndpointStatus(endpoint, status)).increment();
     }
 
     /** {@code kvroute_request_duration_seconds{endpoint,outcome}}: ingress to last byte. */
     public void duration(String endpoint, String outcome, long nanos) {
-        Timer.builder("kvroute.request.duration").tag("endpoint", endpoint).tag("outcome", outcome)
-                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
-                .maximumExpectedValue(Duration.ofMinutes(30))
-                .register(registry).record(Duration.ofNanos(nanos));
+        durations.get(new MeterMemo.Pair(endpoint, outcome)).record(nanos, TimeUnit.NANOSECONDS);
     }
 
     /** {@code kvroute_time_to_first_byte_seconds{endpoint}}: ingress to the first relayed byte. */
     public void firstByte(String endpoint, long nanos) {
-        Timer.builder("kvroute.time.to.first.byte").tag("endpoint", endpoint)
-                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
-                .maximumExpectedValue(Duration.ofMinutes(10))
-                .register(registry).record(Duration.ofNanos(nanos));
+        firstBytes.get(endpoint).record(nanos, TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -65,10 +117,7 @@ public final class RouterMetrics {
      * request.
      */
     public void overhead(String endpoint, long nanos) {
-        Timer.builder("kvroute.router.overhead").tag("endpoint", endpoint)
-                .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(10_000))
-                .maximumExpectedValue(Duration.ofSeconds(10))
-                .register(registry).record(Duration.ofNanos(nanos));
+        overheads.get(endpoint).record(nanos, TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -78,7 +127,7 @@ public final class RouterMetrics {
      * router's total added time before a worker sees the request is {@link #overhead}.
      */
     public void overheadStage(String stage, String endpoint, long nanos) {
-        stageTimer("kvroute.router.overhead." + stage).tag("endpoint", endpoint).register(registry).record(Duration.ofNanos(nanos));
+        stages.get(new MeterMemo.Pair(stage, endpoint)).record(nanos, TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -87,8 +136,7 @@ public final class RouterMetrics {
      * encoding, e.g. raw text or no tokenizer).
      */
     public void overheadTokenize(String endpoint, String cache, long nanos) {
-        stageTimer("kvroute.router.overhead.tokenize").tag("endpoint", endpoint).tag("cache", cache).register(registry)
-                .record(Duration.ofNanos(nanos));
+        tokenizeStages.get(new MeterMemo.Pair(endpoint, cache)).record(nanos, TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -97,9 +145,9 @@ public final class RouterMetrics {
      * kvroute_router_overhead_upstream_first_byte_seconds}: from then to the worker's first response byte.
      */
     public void overheadUpstream(long connectNanos, long firstByteNanos) {
-        stageTimer("kvroute.router.overhead.upstream.connect").register(registry).record(Duration.ofNanos(connectNanos));
+        upstreamConnect.record(connectNanos, TimeUnit.NANOSECONDS);
         if (firstByteNanos >= 0) {
-            stageTimer("kvroute.router.overhead.upstream.first.byte").register(registry).record(Duration.ofNanos(firstByteNanos));
+            upstreamFirstByte.record(firstByteNanos, TimeUnit.NANOSECONDS);
         }
     }
 
@@ -110,14 +158,12 @@ public final class RouterMetrics {
 
     /** {@code kvroute_policy_decisions_total{policy,reason}}. */
     public void decision(String policy, String reason) {
-        Counter.builder("kvroute.policy.decisions").tag("policy", policy).tag("reason", reason)
-                .register(registry).increment();
+        decisions.get(new MeterMemo.Pair(policy, reason)).increment();
     }
 
     /** {@code kvroute_pressure_source_total{policy,source}}: which load signal each decision compared. */
     public void pressureSource(String policy, String source) {
-        Counter.builder("kvroute.pressure.source").tag("policy", policy).tag("source", source)
-                .register(registry).increment();
+        pressureSources.get(new MeterMemo.Pair(policy, source)).increment();
     }
 
     /** {@code kvroute_upstream_errors_total{worker,kind}}: connect, timeout, reset, status_5xx. */
@@ -170,8 +216,7 @@ public final class RouterMetrics {
 
     /** {@code kvroute_input_ids_forwarding_total{model_id,outcome}}. */
     public void inputIdsForwarding(String modelId, String outcome) {
-        Counter.builder("kvroute.input.ids.forwarding").tag("model_id", modelId).tag("outcome", outcome)
-                .register(registry).increment();
+        forwarding.get(new MeterMemo.Pair(modelId, outcome)).increment();
     }
 
     /** {@code kvroute_ingress_tokenize_errors_total{model_id}}. */
@@ -202,10 +247,7 @@ public final class RouterMetrics {
 
     /** {@code kvroute_ingress_tokenize_duration_seconds{model_id}}. */
     public void ingressTokenizeDuration(String modelId, long nanos) {
-        Timer.builder("kvroute.ingress.tokenize.duration").tag("model_id", modelId)
-                .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(10_000))
-                .maximumExpectedValue(Duration.ofSeconds(10))
-                .register(registry).record(Duration.ofNanos(nanos));
+        tokenizeDurations.get(modelId).record(nanos, TimeUnit.NANOSECONDS);
     }
 
     /** {@code kvroute_pd_continuations_total{endpoint}}: continuation segments dispatched. */
@@ -221,19 +263,14 @@ public final class RouterMetrics {
 
     /** Cache-aware ladder outcome counters for one decision. */
     public void cacheAware(String modelId, io.kvroute.router.policy.CacheAwareDetail detail) {
-        Counter.builder("kvroute.cache.aware.decisions").tag("model_id", modelId).tag("decision", detail.label()).tag("index", detail.matchIndex())
-                .register(registry).increment();
+        cacheAwareDecisions.get(new MeterMemo.Triple(modelId, detail.label(), detail.matchIndex())).increment();
         // registered at the first decision even when zero, so a dashboard's rate() has a series to read
-        Counter.builder("kvroute.cache.gate.rejections").tag("model_id", modelId).register(registry)
-                .increment(detail.gateRejections());
-        Counter.builder("kvroute.cache.admission.rejections").tag("model_id", modelId).register(registry)
-                .increment(detail.admissionRejections());
-        Counter.builder("kvroute.cache.pressure.guard.overrides").tag("model_id", modelId).register(registry)
-                .increment(detail.pressureGuardOverrides());
-        io.micrometer.core.instrument.DistributionSummary.builder("kvroute.cache.matched.tokens").tag("model_id", modelId)
-                .register(registry).record(detail.bestMatchedTokens());
-        io.micrometer.core.instrument.DistributionSummary.builder("kvroute.cache.selected.matched.tokens").tag("model_id", modelId)
-                .register(registry).record(detail.selectedMatchedTokens());
+        CacheAwareMeters m = cacheAwareMeters.get(modelId);
+        m.gateRejections().increment(detail.gateRejections());
+        m.admissionRejections().increment(detail.admissionRejections());
+        m.pressureGuardOverrides().increment(detail.pressureGuardOverrides());
+        m.matched().record(detail.bestMatchedTokens());
+        m.selectedMatched().record(detail.selectedMatchedTokens());
     }
 
     /**
