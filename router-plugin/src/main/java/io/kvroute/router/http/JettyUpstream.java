@@ -4,8 +4,10 @@ import io.kvroute.router.dispatch.Completion;
 import io.kvroute.router.dispatch.Upstream;
 import io.kvroute.router.dispatch.UpstreamRequest;
 import io.kvroute.router.metrics.RouterMetrics;
+import java.net.URI;
 import java.nio.ByteBuffer;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.client.BytesRequestContent;
 import org.eclipse.jetty.client.HttpClient;
@@ -16,11 +18,18 @@ import org.eclipse.jetty.http.HttpMethod;
  * The dispatch core's {@link Upstream} on Jetty's {@link HttpClient}: one POST per request, content
  * delivered asynchronously with demand (the next chunk is demanded only when the core's completion
  * succeeds; failing it aborts the request), the chunk retained until then.
+ *
+ * <p>Upstream URIs are parsed once per (worker, path) and reused: {@code newRequest(String)} parses
+ * the URL on every call, which was a visible share of the relay's CPU (issue 19's profile). The
+ * cache is cleared when it reaches {@link #MAX_CACHED_URIS}, so worker churn cannot grow it.
  */
 final class JettyUpstream implements Upstream {
 
+    static final int MAX_CACHED_URIS = 4096;
+
     private final HttpClient client;
     private final RouterMetrics metrics;
+    private final ConcurrentHashMap<String, URI> uris = new ConcurrentHashMap<>();
 
     JettyUpstream(HttpClient client, RouterMetrics metrics) {
         this.client = client;
@@ -29,7 +38,7 @@ final class JettyUpstream implements Upstream {
 
     @Override
     public Call send(UpstreamRequest request, Listener listener) {
-        Request proxyToWorker = client.newRequest(request.url())
+        Request proxyToWorker = client.newRequest(uri(request.url()))
                 .method(HttpMethod.POST)
                 .headers(h -> {
                     for (Map.Entry<String, String> header : request.headers().entrySet()) {
@@ -70,5 +79,17 @@ final class JettyUpstream implements Upstream {
         proxyToWorker.send(result -> listener.onComplete(
                 result.getResponse() == null ? 0 : result.getResponse().getStatus(), result.getFailure()));
         return proxyToWorker::abort;
+    }
+
+    private URI uri(String url) {
+        URI uri = uris.get(url);
+        if (uri == null) {
+            if (uris.size() >= MAX_CACHED_URIS) {
+                uris.clear();
+            }
+            uri = URI.create(url);
+            uris.put(url, uri);
+        }
+        return uri;
     }
 }

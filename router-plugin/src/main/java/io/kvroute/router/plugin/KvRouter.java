@@ -31,6 +31,7 @@ import io.kvroute.router.worker.WorkerRole;
 import java.nio.file.Path;
 import java.util.Objects;
 import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.http.HttpCookieStore;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.util.component.ContainerLifeCycle;
@@ -86,6 +87,9 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         client.setMaxRequestsQueuedPerDestination(65536);
         client.setFollowRedirects(false);
         client.setUserAgentField(null);
+        // No cookie store: a worker's Set-Cookie must never ride along on another client's request (it
+        // also spares a URI parse per request). See doStart for the rest of the gateway configuration.
+        client.setHttpCookieStore(new HttpCookieStore.Empty());
         addBean(client);
         this.policy = buildPolicy(config.policy());
         this.health = new HealthChecker(registry, client, (long) (config.healthCheckIntervalSecs() * 1000),
@@ -371,6 +375,12 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     @Override
     protected void doStart() throws Exception {
         super.doStart();
+        // As Jetty's ProxyHandler does once its client has started (the client installs these defaults
+        // in its own start): no transparent content decoding, so no Accept-Encoding is added and bytes
+        // are relayed as the worker sent them, and no protocol handlers, so a worker's 401 goes back as
+        // an answer instead of through authentication logic.
+        client.getContentDecoderFactories().clear();
+        client.getProtocolHandlers().clear();
         loads.start();
         if (kvEvents != null) {
             kvEvents.start();
