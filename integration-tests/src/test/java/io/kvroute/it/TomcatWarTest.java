@@ -56,6 +56,35 @@ class TomcatWarTest extends WarScenarios {
         return server;
     }
 
+    /**
+     * {@code api-key} in the WAR's config protects everything but the probes, as on the Jetty handler:
+     * {@code /v1/models}, {@code /metrics} and inference answer 401 without the key and serve with it.
+     */
+    @Test
+    void apiKey_protectsEverythingButTheProbes() throws Exception {
+        Path keyed = dir.resolve("keyed.yaml");
+        Files.writeString(keyed, Files.readString(dir.resolve("kvroute.yaml")) + "api-key: s3cret\n");
+        Tomcat other = newTomcat(dir.resolve("tomcat-keyed"));
+        try (Http client = new Http()) {
+            Context context = other.addWebapp("/keyed", war().toAbsolutePath().toString());
+            context.addParameter("kvroute.config", keyed.toString());
+            other.start();
+            String keyedBase = "http://127.0.0.1:" + other.getConnector().getLocalPort() + "/keyed";
+            for (String path : new String[] {"/v1/models", "/metrics"}) {
+                assertThat(client.get(keyedBase + path).getStatus()).as(path + " without the key").isEqualTo(401);
+                assertThat(client.client.newRequest(keyedBase + path).headers(h -> h.put("Authorization", "Bearer s3cret"))
+                        .send().getStatus()).as(path + " with the key").isEqualTo(200);
+            }
+            assertThat(client.postJson(keyedBase + "/v1/chat/completions",
+                    "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":2}").getStatus())
+                    .as("inference without the key").isEqualTo(401);
+            assertThat(client.get(keyedBase + "/healthz").getStatus()).as("liveness probe stays open").isEqualTo(200);
+        } finally {
+            other.stop();
+            other.destroy();
+        }
+    }
+
     /** An unknown policy fails the deployment with a message naming the flag, instead of serving 500s. */
     @Test
     void invalidConfig_failsTheDeployment() throws Exception {
