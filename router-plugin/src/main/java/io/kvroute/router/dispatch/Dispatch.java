@@ -108,13 +108,9 @@ public final class Dispatch implements Abortable {
 
     private Worker choose() {
         List<Worker> pool = route.pool().get();
-        List<Worker> untried = new ArrayList<>(pool.size());
-        for (Worker worker : pool) {
-            if (!tried.contains(worker.id())) {
-                untried.add(worker);
-            }
-        }
-        List<Worker> candidates = untried.isEmpty() ? pool : untried;
+        // First attempt: the pool snapshot itself, the same instance for every request until the fleet
+        // changes, so per-request work stays bounded by the policy's candidates (CandidateIndex keys on it).
+        List<Worker> candidates = tried.isEmpty() ? pool : untried(pool);
         if (candidates.isEmpty()) {
             return null;
         }
@@ -135,6 +131,17 @@ public final class Dispatch implements Abortable {
         }
         deps.metrics().pressureSource(policy.name(), decision.pressureSource());
         return decision.worker();
+    }
+
+    /** Retries: the pool without the workers already tried, or the whole pool when every one was. */
+    private List<Worker> untried(List<Worker> pool) {
+        List<Worker> untried = new ArrayList<>(pool.size());
+        for (Worker worker : pool) {
+            if (!tried.contains(worker.id())) {
+                untried.add(worker);
+            }
+        }
+        return untried.isEmpty() ? pool : untried;
     }
 
     private void onAttemptDone(Worker worker, Relay.Result result) {

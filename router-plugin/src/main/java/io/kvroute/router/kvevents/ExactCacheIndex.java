@@ -26,14 +26,39 @@ public final class ExactCacheIndex implements ExactPrefixSource {
     @Override
     public Map<String, Long> matchedTokens(List<Worker> candidates, int[] tokenIds) {
         KvEventsSnapshot snap = plane.snapshot();
-        Map<String, Long> out = new HashMap<>();
-        Map<Integer, long[]> hashesByBlockSize = new HashMap<>(2);
-        Map<BlockIndex.Key, int[]> matchByKey = new HashMap<>(2);
-        int slots = plane.slotCount();
-        for (Worker w : candidates) {
-            KvEventsSnapshot.WorkerEvents e = snap.get(w.id());
+        Map<String, KvEventsSnapshot.WorkerEvents> subscribed = snap.workers();
+        if (subscribed.isEmpty()) {
+            return Map.of(); // no worker publishes: nothing to hash, nothing to scan
+        }
+        Answers answers = new Answers(tokenIds, plane.slotCount());
+        if (subscribed.size() < candidates.size()) {
+            // walk the smaller side: answers for subscribed workers outside the candidates are dropped by
+            // the caller, which keys the answers by its candidates (ExactPrefixSource's contract)
+            subscribed.forEach(answers::add);
+        } else {
+            for (Worker w : candidates) {
+                answers.add(w.id(), snap.get(w.id()));
+            }
+        }
+        return answers.out;
+    }
+
+    /** One request's answers: the request hashed once per block size, matched once per index key. */
+    private final class Answers {
+        final Map<String, Long> out = new HashMap<>();
+        private final Map<Integer, long[]> hashesByBlockSize = new HashMap<>(2);
+        private final Map<BlockIndex.Key, int[]> matchByKey = new HashMap<>(2);
+        private final int[] tokenIds;
+        private final int slots;
+
+        Answers(int[] tokenIds, int slots) {
+            this.tokenIds = tokenIds;
+            this.slots = slots;
+        }
+
+        void add(String workerId, KvEventsSnapshot.WorkerEvents e) {
             if (e == null || !e.live()) {
-                continue;
+                return;
             }
             long[] hashes = hashesByBlockSize.computeIfAbsent(e.blockSize(),
                     bs -> new BlockHasher(bs).hashes(tokenIds, tokenIds.length));
@@ -45,8 +70,7 @@ public final class ExactCacheIndex implements ExactPrefixSource {
                     best = Math.max(best, matched[slot]);
                 }
             }
-            out.put(w.id(), (long) best * e.blockSize());
+            out.put(workerId, (long) best * e.blockSize());
         }
-        return out;
     }
 }

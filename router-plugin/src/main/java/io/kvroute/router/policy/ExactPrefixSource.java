@@ -13,7 +13,9 @@ public interface ExactPrefixSource {
 
     /**
      * Matched tokens (whole engine blocks × block size) for each candidate this source answers for
-     * exactly (its events are live); workers it cannot answer for are absent from the map. Lock-free;
+     * exactly (its events are live); workers it cannot answer for are absent from the map. The map may
+     * also hold workers that are not candidates (a source may walk what it knows instead of the
+     * candidates when that is smaller): callers use only the entries of their candidates. Lock-free;
      * any thread.
      *
      * @param tokenIds the request's ingress token ids

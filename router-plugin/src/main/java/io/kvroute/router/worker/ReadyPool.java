@@ -77,7 +77,9 @@ public final class ReadyPool {
                 byRole.computeIfAbsent(worker.role(), r -> new ArrayList<>()).add(worker);
             }
             Map<WorkerRole, List<Worker>> frozen = new HashMap<>();
-            byRole.forEach((role, list) -> frozen.put(role, Collections.unmodifiableList(list)));
+            // List.copyOf, not unmodifiableList: RoutingRequest's own List.copyOf then returns the same instance,
+            // so the policy sees one list per snapshot (CandidateIndex keys on it) instead of an O(pool) copy
+            byRole.forEach((role, list) -> frozen.put(role, List.copyOf(list)));
             TreeSet<String> models = new TreeSet<>(configuredModels);
             for (Worker worker : fleet.workers().values()) {
                 if (worker.modelId() != null) {
@@ -136,7 +138,7 @@ public final class ReadyPool {
                     out.add(w);
                 }
             }
-            return Collections.unmodifiableList(out);
+            return List.copyOf(out);
         }
 
         private List<Worker> serving(WorkerRole role, String model) {
@@ -147,7 +149,7 @@ public final class ReadyPool {
                     serving.add(w);
                 }
             }
-            return serving.size() == all.size() ? all : Collections.unmodifiableList(serving);
+            return serving.size() == all.size() ? all : List.copyOf(serving);
         }
 
         /** Served model ids: the configured ones plus those any fleet worker reports (routable or not), sorted. */

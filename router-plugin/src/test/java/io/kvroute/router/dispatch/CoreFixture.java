@@ -33,8 +33,11 @@ final class CoreFixture {
     final DispatchDeps deps;
 
     CoreFixture(RouterConfig config) {
+        this(config, Policies.create("round_robin", 2));
+    }
+
+    CoreFixture(RouterConfig config, RoutingPolicy roundRobin) {
         this.config = config;
-        RoutingPolicy roundRobin = Policies.create("round_robin", 2);
         this.deps = new DispatchDeps(config, roundRobin, roundRobin, roundRobin, roundRobin, roundRobin,
                 new InFlightCounters(), new Breakers(false, 5, 1, 1, clock::nanoTime, (id, t) -> { }), metrics,
                 new LoadPlane(LoadPlaneConfig.defaults(), clock::nanoTime, new SimpleMeterRegistry()), d -> { },

@@ -3,9 +3,14 @@ package io.kvroute.router.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvroute.router.config.RouterConfig;
+import io.kvroute.router.policy.Decision;
+import io.kvroute.router.policy.DecisionReason;
+import io.kvroute.router.policy.RoutingPolicy;
+import io.kvroute.router.policy.RoutingRequest;
 import io.kvroute.router.worker.Worker;
 import java.io.IOException;
 import java.net.ConnectException;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -21,6 +26,35 @@ class DispatchTest {
     private static RouterConfig config() {
         return RouterConfig.builder().workerUrls(List.of("http://a:1")).retryMaxAttempts(3).retryInitialBackoffMs(100)
                 .retryBackoffMultiplier(2).retryMaxBackoffMs(10_000).retryJitter(0).build();
+    }
+
+    @Test
+    void firstAttempt_handsThePolicyThePoolSnapshotItself_aRetryTheUntriedRest() {
+        List<List<Worker>> seen = new ArrayList<>();
+        RoutingPolicy recording = new RoutingPolicy() {
+            @Override
+            public String name() {
+                return "recording";
+            }
+
+            @Override
+            public Decision select(RoutingRequest request) {
+                seen.add(request.candidates());
+                return new Decision(request.candidates().get(0), DecisionReason.ROUND_ROBIN, Decision.SOURCE_NONE);
+            }
+        };
+        CoreFixture f = new CoreFixture(config(), recording);
+        Route route = f.route(false, a, b, c);
+        List<Worker> pool = route.pool().get();
+        new Dispatch(f.deps, route, new CoreFixture.RecordingSink(), f.clock.nanoTime()).start();
+        new Dispatch(f.deps, route, new CoreFixture.RecordingSink(), f.clock.nanoTime()).start();
+        // the snapshot list itself, not a per-request O(pool) copy (which also defeated CandidateIndex's memo)
+        assertThat(seen).hasSize(2).allSatisfy(list -> assertThat(list).isSameAs(pool));
+
+        f.upstream.sent.get(0).fail(0, new ConnectException("refused"));
+        f.clock.forwardMillis(100);
+        assertThat(seen).hasSize(3);
+        assertThat(seen.get(2)).containsExactly(b, c);
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.kvroute.router.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvroute.router.policy.RoutingRequest;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -81,6 +82,10 @@ class ReadyPoolTest {
         pool.rebuild(registry::fleet, Set::of, id -> true);
         assertThat(pool.current()).isSameAs(first);
         assertThat(first.eligible(WorkerRole.REGULAR, "m")).isSameAs(first.eligible(WorkerRole.REGULAR, "m"));
+        // and the policy receives that very list: RoutingRequest's defensive copy must not copy it per request
+        // (an unmodifiableList wrapper did: an O(pool) copy plus an O(pool) CandidateIndex rebuild per request)
+        assertThat(new RoutingRequest(first.eligible(WorkerRole.REGULAR, "m"), id -> 0, 0, null).candidates())
+                .isSameAs(first.eligible(WorkerRole.REGULAR, "m"));
         pool.rebuild(registry::fleet, () -> Set.of(Worker.regular("http://a:1").id()), id -> false);
         assertThat(pool.current().generation()).isGreaterThan(first.generation());
         assertThat(pool.current().eligible(WorkerRole.REGULAR, "m")).extracting(Worker::url).containsExactly("http://b:1");
