@@ -187,10 +187,11 @@ public final class CacheAwarePolicy implements RoutingPolicy {
         Map<String, Long> exactTokens = exactSource == null || request.tokenIds() == null ? Map.of()
                 : exactSource.matchedTokens(pool, request.tokenIds());
 
-        Map<String, Long> matchedTokens = new HashMap<>();
-        Set<String> exactlyMatched = new HashSet<>();
+        int expectedOwners = exactTokens.size() + (match == null ? 0 : match.ownerCount());
+        Map<String, Long> matchedTokens = new HashMap<>(2 * expectedOwners);
+        Set<String> exactlyMatched = new HashSet<>(2 * exactTokens.size());
         long bestMatched = 0;
-        List<Owner> owners = new ArrayList<>();
+        List<Owner> owners = new ArrayList<>(expectedOwners);
         // Walk the answers, not the pool: the exact index answers per worker it knows, and the tree's match lists
         // its owners (matchedLength(id) is a scan of them, so a pool loop cost pool x owners per request: 1M
         // compares with 1,024 workers owning one prefix, issue 19). An exact answer, 0 included, is the
@@ -240,11 +241,9 @@ public final class CacheAwarePolicy implements RoutingPolicy {
         // comparator) and the last key is the unique id: a total order however other threads move the counters.
         List<String> ownerIds = ids(owners);
         Comparator<String> ownerPressure = pressure(loads, ownerIds, request);
-        owners.sort(OWNER_ORDER_HEAD.thenComparing(Owner::id, ownerPressure).thenComparing(Owner::id));
-        int cap = config.candidateCap(pool.size());
-        if (owners.size() > cap) {
-            owners = new ArrayList<>(owners.subList(0, cap));
-        }
+        // the first `cap` owners in that order (TopK: the same as sorting them all and cutting, without the sort)
+        owners = TopK.first(owners, config.candidateCap(pool.size()),
+                OWNER_ORDER_HEAD.thenComparing(Owner::id, ownerPressure).thenComparing(Owner::id));
 
         List<Owner> gateRejected = new ArrayList<>();
         List<Owner> admitted = new ArrayList<>();
