@@ -182,6 +182,11 @@ public final class RouterOptions {
             + "stores beyond are refused (default 1048576).")
     int kvEventsMaxBlocksPerRank = 1 << 20;
 
+    @Option(names = "--kv-events-hash", description = "How the exact index keys KV-event blocks: engine (the engine's "
+            + "own block hashes, reproducible for SGLang), tokens (the router's own chained hash of each event's "
+            + "token_ids, for engines with unreproducible hashes such as vLLM's per-process seed) (default engine).")
+    String kvEventsHash = "engine";
+
     @Option(names = "--cache-key-mode", description = "cache_aware prefix key: auto (tokens when the request has token ids, else sampled), tokens, chars or sampled (default auto).")
     String cacheKeyMode = "auto";
 
@@ -362,6 +367,7 @@ public final class RouterOptions {
                 .cacheIndex(cacheIndex)
                 .kvEventsSilenceSecs(kvEventsSilenceSecs)
                 .kvEventsMaxBlocksPerRank(kvEventsMaxBlocksPerRank)
+                .kvEventsHash(kvEventsHash)
                 .cacheSampleStride(cacheSampleStride)
                 .cacheMaxTreeSize(cacheMaxTreeSize)
                 .sessionIdHeader(sessionIdHeader)

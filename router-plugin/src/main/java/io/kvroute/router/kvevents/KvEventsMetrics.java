@@ -21,6 +21,7 @@ final class KvEventsMetrics {
     final Counter replayTimeouts;
     final Counter silences;
     final Counter loopErrors;
+    final Counter tokenKeyingRefused;
     private final EnumMap<KvMalformedReason, Counter> malformed = new EnumMap<>(KvMalformedReason.class);
 
     KvEventsMetrics(MeterRegistry registry, Supplier<KvEventsSnapshot> snapshots, BlockIndex index) {
@@ -35,6 +36,8 @@ final class KvEventsMetrics {
         replayTimeouts = counter("kvroute.kv.events.replay.timeouts", "Replays cut off by the replay timeout");
         silences = counter("kvroute.kv.events.silences", "Times a publisher went silent for --kv-events-silence-secs");
         loopErrors = counter("kvroute.kv.events.loop.errors", "Unexpected exceptions caught by the events thread");
+        tokenKeyingRefused = counter("kvroute.kv.events.token.keying.refused", "Blocks of --kv-events-hash tokens "
+                + "publishers not indexed because the rank's engine-to-own hash map is at --kv-events-max-blocks-per-rank");
         for (KvMalformedReason r : KvMalformedReason.values()) {
             malformed.put(r, register(Counter.builder("kvroute.kv.events.malformed").tag("reason", r.label())
                     .description("KV-event messages or events dropped").register(registry)));
