@@ -21,7 +21,8 @@ import org.eclipse.jetty.util.component.AbstractLifeCycle;
  * SGLang page hash passed through a seeded bijection, the same for parents and removals: the hashes
  * are consistent within this process and unrelated to the tokens for anyone without the seed, as
  * vLLM's are (its chain starts from a per-process random value). A router must then key these
- * blocks by their {@code token_ids} ({@code --kv-events-hash tokens}).
+ * blocks by their {@code token_ids} ({@code --kv-events-hash tokens}). A cache flush (the engine's
+ * {@code cleared()}) is published as {@code AllBlocksCleared} on every rank.
  */
 final class KvEventReporting extends AbstractLifeCycle {
     static final String TOPIC = "kv";
@@ -52,6 +53,7 @@ final class KvEventReporting extends AbstractLifeCycle {
     protected void doStart() {
         KvEventPublisher p = KvEventPublisher.bind(endpoint, replayEndpoint, 1, TOPIC, KvEventPublisher.Options.defaults());
         publisher = p;
+        int ranks = p.endpoints().size();
         engine.setCacheEventSink(new CacheEventSink() {
             @Override
             public void stored(long[] hashes, Long parentHash, int[] tokens, int pageSize) {
@@ -65,7 +67,9 @@ final class KvEventReporting extends AbstractLifeCycle {
 
             @Override
             public void cleared() {
-                p.allBlocksCleared(0);
+                for (int rank = 0; rank < ranks; rank++) {
+                    p.allBlocksCleared(rank);
+                }
             }
         });
         scheduler.registerKvEvents(new KvEventsAdvert(host, port(p.endpoints().get(0)), TOPIC,

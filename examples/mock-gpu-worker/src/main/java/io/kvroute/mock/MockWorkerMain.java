@@ -6,6 +6,7 @@ import io.kvroute.mock.engine.EngineLoop;
 import io.kvroute.mock.engine.ScheduledEngine;
 import io.kvroute.mock.engine.SimpleEngine;
 import io.kvroute.mock.engine.TimeModel;
+import io.kvroute.mock.http.FlushCacheHandler;
 import io.kvroute.mock.http.MockWorkerHandler;
 import io.kvroute.mock.http.PromptEncoder;
 import io.kvroute.mock.http.TokenizeCost;
@@ -17,6 +18,7 @@ import java.security.SecureRandom;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
@@ -299,7 +301,8 @@ public final class MockWorkerMain implements Callable<Integer> {
         }
         handler.useTracer(RequestTracer.create(otlpTracesEndpoint, traceSamplingRatio,
                 "kvroute-mock-worker"));
-        server.setHandler(handler);
+        // SGLang's /flush_cache ahead of the worker's own routes; everything else falls through
+        server.setHandler(new Handler.Sequence(new FlushCacheHandler(engine), handler));
         // The scheduler plugin's Jetty component: /scheduler, the load publisher's lifecycle, the advert.
         String endpoint = loadPublishEndpoint == null ? "tcp://" + host + ":*" : loadPublishEndpoint;
         KvScheduler scheduler = KvScheduler.mount(server, SchedulerConfig.defaults()
