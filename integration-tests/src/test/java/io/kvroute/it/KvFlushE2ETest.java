@@ -28,6 +28,12 @@ class KvFlushE2ETest {
                 "--cache-index", "exact", "--cache-affinity-min-matched-tokens", "32", "--health-check-interval-secs", "0.2"));
                 Http http = new Http()) {
             await().atMost(Duration.ofSeconds(30)).until(() -> metric(http, fleet, "kvroute_kv_events_workers_exact") == 2);
+            String scrape = http.get(fleet.url("/metrics")).getContentAsString();
+            for (var w : fleet.workers) { // the silence gauges carry the worker's URL; the mock sends heartbeats
+                String labels = "worker=\"" + w.baseUrl() + "\"";
+                assertThat(MetricSum.of(scrape, "kvroute_kv_events_publisher_silent", labels, "rank=\"0\"")).isZero();
+                assertThat(scrape).contains("kvroute_kv_events_publisher_last_event_age_seconds{rank=\"0\"," + labels);
+            }
             String text = "a tenant's long system prompt about flushing prefix caches and routing. ".repeat(10);
             ContentResponse first = http.postJson(fleet.url("/v1/chat/completions"), chat(text));
             assertThat(first.getStatus()).isEqualTo(200);

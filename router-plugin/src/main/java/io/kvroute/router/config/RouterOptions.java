@@ -175,7 +175,8 @@ public final class RouterOptions {
     String cacheIndex = "auto";
 
     @Option(names = "--kv-events-silence-secs", description = "A worker's KV-event publisher silent this long is reported "
-            + "(kvroute_kv_events_silences_total, a warning) and resubscribed (default 60).")
+            + "(kvroute_kv_events_silences_total, a warning, kvroute_kv_events_publisher_silent{worker,rank} = 1 while it "
+            + "lasts) and resubscribed (default 60).")
     double kvEventsSilenceSecs = 60;
 
     @Option(names = "--kv-events-max-blocks-per-rank", description = "Blocks the exact index keeps per engine dp rank; "

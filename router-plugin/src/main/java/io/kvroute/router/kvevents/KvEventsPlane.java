@@ -44,8 +44,11 @@ import org.zeromq.ZMQ;
  *
  * <p><b>Faults.</b> Malformed frames are dropped and counted by reason; a BlockStored whose block
  * size differs from the advertised one is refused loudly (error log once per rank, counter). A rank
- * silent for {@link KvEventsConfig#silence()} raises {@code kvroute_kv_events_silent_publishers}, logs
- * a warning and gets a fresh SUB socket (a JeroMQ handshake can stall for good, see LoadPlane; a
+ * silent for {@link KvEventsConfig#silence()} (on the injected clock) reads 1 on its
+ * {@code kvroute_kv_events_publisher_silent{worker,rank}} gauge (its
+ * {@code _last_event_age_seconds} gauge says for how long), counts
+ * {@code kvroute_kv_events_silences_total} once, logs a warning and gets a fresh SUB socket every
+ * silence period while it stays silent (a JeroMQ handshake can stall for good, see LoadPlane; a
  * missed batch then shows as a gap and is replayed). An exception in one iteration is counted and
  * the loop goes on.
  */
@@ -81,7 +84,9 @@ public final class KvEventsPlane implements AutoCloseable {
         final TokenKeying keying;
         ZMQ.Socket sub;
         ZMQ.Socket dealer;
-        long lastMessageNanos;
+        /** When the live socket last delivered a message (subscription time before any); read by gauges. */
+        volatile long lastMessageNanos;
+        long lastSubscribeNanos;
         boolean silent;
         boolean mismatchLogged;
 
@@ -215,8 +220,8 @@ public final class KvEventsPlane implements AutoCloseable {
     }
 
     /**
-     * As {@link #addWorker(String, String, List, List, String, int)}, with a label for the worker in
-     * metrics (its URL) and how its blocks are keyed.
+     * As {@link #addWorker(String, String, List, List, String, int)}, with the {@code worker} label of
+     * its per-rank gauges (the worker's URL) and how its blocks are keyed.
      */
     public void addWorker(String workerId, String workerLabel, String model, List<String> eventEndpoints,
             List<String> replayEndpoints, String topic, int blockSize, KvHashMode hashMode) {
@@ -281,7 +286,7 @@ public final class KvEventsPlane implements AutoCloseable {
                     long now = System.nanoTime();
                     if (now - lastHousekeeping >= HOUSEKEEPING_NANOS) {
                         lastHousekeeping = now;
-                        rebuild |= housekeeping(now);
+                        rebuild |= housekeeping(nanoClock.getAsLong());
                     }
                     if (rebuild) {
                         if (poller != null) {
@@ -344,7 +349,10 @@ public final class KvEventsPlane implements AutoCloseable {
                     if (rank.replayEndpoint != null) {
                         connectReplay(rank); // connected ahead, so a request never waits for a handshake
                     }
-                    rank.lastMessageNanos = System.nanoTime();
+                    rank.lastMessageNanos = nanoClock.getAsLong();
+                    rank.lastSubscribeNanos = rank.lastMessageNanos;
+                    metrics.addPublisher(rank, add.workerLabel(), r, () -> nanoClock.getAsLong() - rank.lastMessageNanos,
+                            cfg.silence().toNanos());
                     ranks.add(rank);
                 }
                 workers.put(add.workerId(), ranks);
@@ -365,6 +373,7 @@ public final class KvEventsPlane implements AutoCloseable {
             return false;
         }
         for (Rank r : ranks) {
+            metrics.removePublisher(r);
             closeSockets(r);
             index.clear(r.slot);
             usedSlots.clear(r.slot);
@@ -411,12 +420,12 @@ public final class KvEventsPlane implements AutoCloseable {
     }
 
     /** Replay timeouts and silence; true when a socket was replaced (the poller must be rebuilt). */
-    private boolean housekeeping(long realNow) {
+    private boolean housekeeping(long nowNanos) {
         boolean rebuild = false;
         long silenceNanos = cfg.silence().toNanos();
         for (Rank r : polled) {
             PublisherStream.State before = r.stream.state();
-            r.stream.onTick(nanoClock.getAsLong());
+            r.stream.onTick(nowNanos);
             if (before != r.stream.state()) {
                 metrics.replayTimeouts.increment();
                 metrics.replaysFailed.increment();
@@ -426,7 +435,7 @@ public final class KvEventsPlane implements AutoCloseable {
                 }
                 publish();
             }
-            if (realNow - r.lastMessageNanos >= silenceNanos) {
+            if (nowNanos - r.lastMessageNanos >= silenceNanos) {
                 if (!r.silent) {
                     r.silent = true;
                     metrics.silences.increment();
@@ -434,10 +443,12 @@ public final class KvEventsPlane implements AutoCloseable {
                             + "publisher is usually a wrong endpoint, a firewall or an engine without --kv-events-config",
                             r.workerId, r.rank, cfg.silence().toSeconds(), r.endpoint);
                 }
-                r.sub.close();
-                r.sub = subscribe(r);
-                r.lastMessageNanos = realNow;
-                rebuild = true;
+                if (nowNanos - r.lastSubscribeNanos >= silenceNanos) {
+                    r.sub.close();
+                    r.sub = subscribe(r);
+                    r.lastSubscribeNanos = nowNanos;
+                    rebuild = true;
+                }
             }
         }
         return rebuild;
@@ -459,7 +470,7 @@ public final class KvEventsPlane implements AutoCloseable {
             if (count < 0) {
                 break;
             }
-            r.lastMessageNanos = System.nanoTime();
+            r.lastMessageNanos = nanoClock.getAsLong();
             r.silent = false;
             try {
                 EventBatch b = KvEventDecoder.decode(frames, count, r.keying != null);
