@@ -191,6 +191,10 @@ etc/kvroute-router.xml
 ## Blocks the exact index keeps per engine dp rank; stores beyond are refused (default 1048576).
 # kvroute.kv-events-max-blocks-per-rank=1048576
 
+## How KV-event blocks are keyed: engine (the engine's own hashes, SGLang) or tokens (the router's own hash
+## of each event's token_ids, for engines with unreproducible hashes such as vLLM) (default engine).
+# kvroute.kv-events-hash=engine
+
 ## Per model, bytes of chat-prefix token ids kept so earlier turns are not tokenized again (default 67108864 = 64 MiB; 0 = off).
 # kvroute.tokenizer-cache-bytes=67108864
 

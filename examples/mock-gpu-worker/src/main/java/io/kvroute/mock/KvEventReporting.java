@@ -16,6 +16,13 @@ import org.eclipse.jetty.util.component.AbstractLifeCycle;
  * binds the publisher, feeds it from the engine's prefix cache and registers its range with the
  * {@link KvScheduler}, the one producer of the {@code kv_events} block; on stop it closes the
  * publisher (the server stops before the engine does, as before this was a bean).
+ *
+ * <p>With a hash seed ({@code --kv-events-hash-seed random}) every published block hash is the
+ * SGLang page hash passed through a seeded bijection, the same for parents and removals: the hashes
+ * are consistent within this process and unrelated to the tokens for anyone without the seed, as
+ * vLLM's are (its chain starts from a per-process random value). A router must then key these
+ * blocks by their {@code token_ids} ({@code --kv-events-hash tokens}). A cache flush (the engine's
+ * {@code cleared()}) is published as {@code AllBlocksCleared} on every rank.
  */
 final class KvEventReporting extends AbstractLifeCycle {
     static final String TOPIC = "kv";
@@ -25,35 +32,44 @@ final class KvEventReporting extends AbstractLifeCycle {
     private final String host;
     private final Engine engine;
     private final KvScheduler scheduler;
+    private final Long hashSeed;
     private volatile KvEventPublisher publisher;
 
-    /** @param host the host advertised as {@code endpoint_host} (a wildcard means the worker URL's host) */
-    KvEventReporting(String endpoint, String replayEndpoint, String host, Engine engine, KvScheduler scheduler) {
+    /**
+     * @param host the host advertised as {@code endpoint_host} (a wildcard means the worker URL's host)
+     * @param hashSeed null to publish SGLang's reproducible hashes, else the seed of unreproducible ones
+     */
+    KvEventReporting(String endpoint, String replayEndpoint, String host, Engine engine, KvScheduler scheduler,
+            Long hashSeed) {
         this.endpoint = requireNonNull(endpoint, "endpoint");
         this.replayEndpoint = requireNonNull(replayEndpoint, "replayEndpoint");
         this.host = requireNonNull(host, "host");
         this.engine = requireNonNull(engine, "engine");
         this.scheduler = requireNonNull(scheduler, "scheduler");
+        this.hashSeed = hashSeed;
     }
 
     @Override
     protected void doStart() {
         KvEventPublisher p = KvEventPublisher.bind(endpoint, replayEndpoint, 1, TOPIC, KvEventPublisher.Options.defaults());
         publisher = p;
+        int ranks = p.endpoints().size();
         engine.setCacheEventSink(new CacheEventSink() {
             @Override
             public void stored(long[] hashes, Long parentHash, int[] tokens, int pageSize) {
-                p.blockStored(0, hashes, parentHash, tokens, pageSize);
+                p.blockStored(0, published(hashes), parentHash == null ? null : published(parentHash), tokens, pageSize);
             }
 
             @Override
             public void removed(long[] hashes) {
-                p.blockRemoved(0, hashes);
+                p.blockRemoved(0, published(hashes));
             }
 
             @Override
             public void cleared() {
-                p.allBlocksCleared(0);
+                for (int rank = 0; rank < ranks; rank++) {
+                    p.allBlocksCleared(rank);
+                }
             }
         });
         scheduler.registerKvEvents(new KvEventsAdvert(host, port(p.endpoints().get(0)), TOPIC,
@@ -66,6 +82,22 @@ final class KvEventReporting extends AbstractLifeCycle {
         if (p != null) {
             p.close();
         }
+    }
+
+    private long[] published(long[] hashes) {
+        if (hashSeed == null) {
+            return hashes;
+        }
+        long[] out = new long[hashes.length];
+        for (int i = 0; i < hashes.length; i++) {
+            out[i] = published(hashes[i]);
+        }
+        return out;
+    }
+
+    /** The seeded hash times an odd constant: a bijection, so distinct pages keep distinct hashes. */
+    private long published(long hash) {
+        return hashSeed == null ? hash : (hash ^ hashSeed) * 0x9E3779B97F4A7C15L;
     }
 
     private static int port(String endpoint) {

@@ -6,6 +6,7 @@ import io.kvroute.mock.engine.EngineLoop;
 import io.kvroute.mock.engine.ScheduledEngine;
 import io.kvroute.mock.engine.SimpleEngine;
 import io.kvroute.mock.engine.TimeModel;
+import io.kvroute.mock.http.FlushCacheHandler;
 import io.kvroute.mock.http.MockWorkerHandler;
 import io.kvroute.mock.http.PromptEncoder;
 import io.kvroute.mock.http.TokenizeCost;
@@ -13,9 +14,11 @@ import io.kvroute.router.config.RouterOptions;
 import io.kvroute.router.trace.RequestTracer;
 import io.kvroute.scheduler.jetty.KvScheduler;
 import io.kvroute.scheduler.jetty.SchedulerConfig;
+import java.security.SecureRandom;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
@@ -129,6 +132,11 @@ public final class MockWorkerMain implements Callable<Integer> {
             + "/server_info's kv_events block.")
     String kvEventsEndpoint;
 
+    @Option(names = "--kv-events-hash-seed", description = "Published KV-event block hashes: none (SGLang's reproducible "
+            + "page hash) or random (seeded per process, unrelated to the tokens, as vLLM's are; a router needs "
+            + "--kv-events-hash tokens) (default none).")
+    String kvEventsHashSeed = "none";
+
     @Option(names = "--tokenizer-threads", description = "Threads that tokenize text prompts, like SGLang's TokenizerManager "
             + "(default 1); 0 tokenizes on the HTTP threads.")
     int tokenizerThreads = 1;
@@ -228,6 +236,7 @@ public final class MockWorkerMain implements Callable<Integer> {
         if (!java.util.List.of("regular", "prefill", "decode").contains(role)) {
             throw new IllegalArgumentException("--role must be regular, prefill or decode (got '" + role + "')");
         }
+        Long hashSeed = kvEventsHashSeed(kvEventsHashSeed);
         TimeModel preset = TimeModel.preset(timeModelPreset);
         // A decode node receives the KV already computed: its prefill costs nothing.
         double prefill = role.equals("decode") ? 0 : prefillMsPer1k != null ? prefillMsPer1k : preset.prefillMsPer1kTokens();
@@ -292,7 +301,8 @@ public final class MockWorkerMain implements Callable<Integer> {
         }
         handler.useTracer(RequestTracer.create(otlpTracesEndpoint, traceSamplingRatio,
                 "kvroute-mock-worker"));
-        server.setHandler(handler);
+        // SGLang's /flush_cache ahead of the worker's own routes; everything else falls through
+        server.setHandler(new Handler.Sequence(new FlushCacheHandler(engine), handler));
         // The scheduler plugin's Jetty component: /scheduler, the load publisher's lifecycle, the advert.
         String endpoint = loadPublishEndpoint == null ? "tcp://" + host + ":*" : loadPublishEndpoint;
         KvScheduler scheduler = KvScheduler.mount(server, SchedulerConfig.defaults()
@@ -302,7 +312,8 @@ public final class MockWorkerMain implements Callable<Integer> {
         String eventsEndpoint = kvEventsEndpoint == null ? "tcp://" + host + ":*" : kvEventsEndpoint;
         if (!eventsEndpoint.equals("none")) {
             // bound on start, registered with the scheduler's kv_events block, closed on stop
-            server.addBean(new KvEventReporting(eventsEndpoint, "tcp://" + host + ":*", host, engine, scheduler));
+            server.addBean(new KvEventReporting(eventsEndpoint, "tcp://" + host + ":*", host, engine, scheduler,
+                    hashSeed));
         }
         server.start();
         String baseUrl = "http://" + host + ":" + connector.getLocalPort();
@@ -325,6 +336,15 @@ public final class MockWorkerMain implements Callable<Integer> {
         MockWorker worker = new MockWorker(server, engine, handler, baseUrl, scheduler);
         worker.tokenizers = tokenizers;
         return worker;
+    }
+
+    /** Null for SGLang's hashes; a fresh random seed for {@code random}. */
+    private static Long kvEventsHashSeed(String flag) {
+        return switch (flag) {
+            case "none" -> null;
+            case "random" -> new SecureRandom().nextLong();
+            default -> throw new IllegalArgumentException("--kv-events-hash-seed must be none or random (got '" + flag + "')");
+        };
     }
 
     @Override

@@ -199,6 +199,9 @@ public final class ConfigValidator {
         if (b.kvEventsMaxBlocksPerRank < 1) {
             throw fail("--kv-events-max-blocks-per-rank", b.kvEventsMaxBlocksPerRank, "must be at least 1");
         }
+        if (b.kvEventsHash == null || !List.of("engine", "tokens").contains(b.kvEventsHash.toLowerCase(Locale.ROOT))) {
+            throw fail("--kv-events-hash", b.kvEventsHash, "is not one of: engine, tokens");
+        }
         if (b.cacheKeyMode == null || !List.of("auto", "tokens", "chars", "sampled").contains(b.cacheKeyMode.toLowerCase(Locale.ROOT))) {
             throw fail("--cache-key-mode", b.cacheKeyMode, "is not one of: auto, tokens, chars, sampled");
         }

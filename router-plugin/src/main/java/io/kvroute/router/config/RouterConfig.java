@@ -70,6 +70,7 @@ public record RouterConfig(
         String cacheIndex,
         double kvEventsSilenceSecs,
         int kvEventsMaxBlocksPerRank,
+        String kvEventsHash,
         int maxN,
         ObservabilityConfig observability) {
 
@@ -182,6 +183,7 @@ public record RouterConfig(
         String cacheIndex = "auto";
         double kvEventsSilenceSecs = 60;
         int kvEventsMaxBlocksPerRank = 1 << 20;
+        String kvEventsHash = "engine";
         int maxN = DEFAULT_MAX_N;
         String accessLog = null;
         String otlpTracesEndpoint = null;
@@ -252,6 +254,7 @@ public record RouterConfig(
         public Builder cacheIndex(String v) { cacheIndex = v; return this; }
         public Builder kvEventsSilenceSecs(double v) { kvEventsSilenceSecs = v; return this; }
         public Builder kvEventsMaxBlocksPerRank(int v) { kvEventsMaxBlocksPerRank = v; return this; }
+        public Builder kvEventsHash(String v) { kvEventsHash = v; return this; }
         public Builder maxN(int v) { maxN = v; return this; }
         public Builder accessLog(String v) { accessLog = v; return this; }
         public Builder otlpTracesEndpoint(String v) { otlpTracesEndpoint = v; return this; }
@@ -261,7 +264,7 @@ public record RouterConfig(
 
         
                     ServiceDiscoveryConfig discovery = ConfigValidator.validate(this);
-            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy, tokenizerCacheBytes, discovery, metricsPort, cacheMaxIndexBytes, cacheIndex, kvEventsSilenceSecs, kvEventsMaxBlocksPerRank, maxN, new ObservabilityConfig(accessLog, otlpTracesEndpoint, traceSamplingRatio));
+            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy, tokenizerCacheBytes, discovery, metricsPort, cacheMaxIndexBytes, cacheIndex, kvEventsSilenceSecs, kvEventsMaxBlocksPerRank, kvEventsHash, maxN, new ObservabilityConfig(accessLog, otlpTracesEndpoint, traceSamplingRatio));
         }
     }
 }

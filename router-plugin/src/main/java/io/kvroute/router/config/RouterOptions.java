@@ -175,12 +175,18 @@ public final class RouterOptions {
     String cacheIndex = "auto";
 
     @Option(names = "--kv-events-silence-secs", description = "A worker's KV-event publisher silent this long is reported "
-            + "(kvroute_kv_events_silences_total, a warning) and resubscribed (default 60).")
+            + "(kvroute_kv_events_silences_total, a warning, kvroute_kv_events_publisher_silent{worker,rank} = 1 while it "
+            + "lasts) and resubscribed (default 60).")
     double kvEventsSilenceSecs = 60;
 
     @Option(names = "--kv-events-max-blocks-per-rank", description = "Blocks the exact index keeps per engine dp rank; "
             + "stores beyond are refused (default 1048576).")
     int kvEventsMaxBlocksPerRank = 1 << 20;
+
+    @Option(names = "--kv-events-hash", description = "How the exact index keys KV-event blocks: engine (the engine's "
+            + "own block hashes, reproducible for SGLang), tokens (the router's own chained hash of each event's "
+            + "token_ids, for engines with unreproducible hashes such as vLLM's per-process seed) (default engine).")
+    String kvEventsHash = "engine";
 
     @Option(names = "--cache-key-mode", description = "cache_aware prefix key: auto (tokens when the request has token ids, else sampled), tokens, chars or sampled (default auto).")
     String cacheKeyMode = "auto";
@@ -362,6 +368,7 @@ public final class RouterOptions {
                 .cacheIndex(cacheIndex)
                 .kvEventsSilenceSecs(kvEventsSilenceSecs)
                 .kvEventsMaxBlocksPerRank(kvEventsMaxBlocksPerRank)
+                .kvEventsHash(kvEventsHash)
                 .cacheSampleStride(cacheSampleStride)
                 .cacheMaxTreeSize(cacheMaxTreeSize)
                 .sessionIdHeader(sessionIdHeader)

@@ -10,13 +10,21 @@ import java.util.Map;
 
 /**
  * The cache-aware policy's view of the {@link KvEventsPlane}: cuts the request's tokens into each
- * worker's engine blocks, hashes them the engine's way ({@link BlockHasher}, once per block size),
- * and answers matched tokens = matched blocks × block size for every candidate whose every dp rank
+ * worker's engine blocks, hashes them the way that worker's blocks are keyed ({@link BlockHasher},
+ * the engine's own hash, or {@link TokenChainHash}, the router's own hash of the tokens, for
+ * {@link KvHashMode#TOKENS} workers; once per block size and mode), and answers matched tokens =
+ * matched blocks × block size for every candidate whose every dp rank
  * is LIVE (the best rank counts: the engine's DP controller can place the request on it). Workers
  * that are replaying, unknown, silent-from-start or not publishing are left out, so the tree
  * answers for them in {@code auto} mode. Lock-free; any thread.
  */
 public final class ExactCacheIndex implements ExactPrefixSource {
+    /** How one request is hashed: per page size and keying mode. */
+    private record Hashing(int blockSize, KvHashMode mode) {}
+
+    /** One index answer: a table and a hashing (own and engine hashes share a table, never a slot). */
+    private record Query(BlockIndex.Key key, KvHashMode mode) {}
+
     private final KvEventsPlane plane;
 
     public ExactCacheIndex(KvEventsPlane plane) {
@@ -43,11 +51,11 @@ public final class ExactCacheIndex implements ExactPrefixSource {
         return answers.out;
     }
 
-    /** One request's answers: the request hashed once per block size, matched once per index key. */
+    /** One request's answers: hashed once per (block size, mode), matched once per query. */
     private final class Answers {
         final Map<String, Long> out = new HashMap<>();
-        private final Map<Integer, long[]> hashesByBlockSize = new HashMap<>(2);
-        private final Map<BlockIndex.Key, int[]> matchByKey = new HashMap<>(2);
+        private final Map<Hashing, long[]> hashesBySpec = new HashMap<>(2);
+        private final Map<Query, int[]> matchByQuery = new HashMap<>(2);
         private final int[] tokenIds;
         private final int slots;
 
@@ -60,10 +68,11 @@ public final class ExactCacheIndex implements ExactPrefixSource {
             if (e == null || !e.live()) {
                 return;
             }
-            long[] hashes = hashesByBlockSize.computeIfAbsent(e.blockSize(),
-                    bs -> new BlockHasher(bs).hashes(tokenIds, tokenIds.length));
-            int[] matched = matchByKey.computeIfAbsent(new BlockIndex.Key(e.model(), -1, e.blockSize()),
-                    k -> plane.index().match(k, hashes, slots));
+            long[] hashes = hashesBySpec.computeIfAbsent(new Hashing(e.blockSize(), e.hashMode()),
+                    h -> hash(tokenIds, h));
+            int[] matched = matchByQuery.computeIfAbsent(
+                    new Query(new BlockIndex.Key(e.model(), -1, e.blockSize()), e.hashMode()),
+                    q -> plane.index().match(q.key(), hashes, slots));
             int best = 0;
             for (int slot : e.slots()) {
                 if (slot < matched.length) {
@@ -72,5 +81,11 @@ public final class ExactCacheIndex implements ExactPrefixSource {
             }
             out.put(workerId, (long) best * e.blockSize());
         }
+    }
+
+    private static long[] hash(int[] tokenIds, Hashing h) {
+        return h.mode() == KvHashMode.TOKENS
+                ? TokenChainHash.hashes(tokenIds, tokenIds.length, h.blockSize(), -1)
+                : new BlockHasher(h.blockSize()).hashes(tokenIds, tokenIds.length);
     }
 }

@@ -14,9 +14,11 @@ sealed interface KvEvent {
      * @param parentHash the page before the first, when {@code hasParent}
      * @param blockSize tokens per page, or 0 when not sent
      * @param loraId the adapter, or -1 for none
+     * @param tokenIds the pages' tokens, or null when not sent or not decoded (only
+     *        {@link KvHashMode#TOKENS} publishers need them)
      */
-    record BlockStored(long[] blockHashes, boolean hasParent, long parentHash, int blockSize, long loraId)
-            implements KvEvent {}
+    record BlockStored(long[] blockHashes, boolean hasParent, long parentHash, int blockSize, long loraId,
+                       int[] tokenIds) implements KvEvent {}
 
     /** Pages left the engine's cache. */
     record BlockRemoved(long[] blockHashes) implements KvEvent {}

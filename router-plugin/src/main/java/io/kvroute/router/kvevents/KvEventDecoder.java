@@ -19,7 +19,9 @@ import org.msgpack.value.ValueType;
  * {@code omit_defaults}: absent keys are defaults). Hashes are msgpack ints (any width; a uint64
  * above 2^63 keeps its bits) or bytes (first 8 bytes, big-endian). Trailing optional fields
  * ({@code lora_name}, {@code extra_keys}, {@code group_idx}, ...) are skipped; {@code token_ids} are
- * skipped too, since SGLang's hashes are reproducible from the request's own tokens.
+ * skipped too unless asked for ({@code withTokens}, for {@link KvHashMode#TOKENS} publishers), since
+ * SGLang's hashes are reproducible from the request's own tokens. A token id must be an integer in
+ * {@code [0, 2^31)}.
  *
  * <p>Anything else is a {@link Malformed} with a {@link KvMalformedReason}; nothing else is thrown,
  * and no array is sized beyond the payload's byte count. Stateless and thread-safe.
@@ -44,13 +46,23 @@ final class KvEventDecoder {
 
     /** Decodes {@code frames[0..count)}; the topic's value is not checked (the SUB filter chose it). */
     static EventBatch decode(byte[][] frames, int count) throws Malformed {
+        return decode(frames, count, false);
+    }
+
+    /** As {@link #decode(byte[][], int)}; {@code withTokens} keeps each BlockStored's {@code token_ids}. */
+    static EventBatch decode(byte[][] frames, int count, boolean withTokens) throws Malformed {
         if (count != 3 || frames[1].length != Long.BYTES) {
             throw new Malformed(KvMalformedReason.BAD_FRAMES);
         }
-        return decodePayload(ByteBuffer.wrap(frames[1]).getLong(), frames[2]);
+        return decodePayload(ByteBuffer.wrap(frames[1]).getLong(), frames[2], withTokens);
     }
 
     static EventBatch decodePayload(long seq, byte[] payload) throws Malformed {
+        return decodePayload(seq, payload, false);
+    }
+
+    /** One payload; {@code withTokens} keeps each BlockStored's {@code token_ids} (null when absent or nil). */
+    static EventBatch decodePayload(long seq, byte[] payload, boolean withTokens) throws Malformed {
         try (MessageUnpacker u = MessagePack.newDefaultUnpacker(payload)) {
             if (!u.hasNext()) {
                 throw new Malformed(KvMalformedReason.TRUNCATED);
@@ -81,7 +93,7 @@ final class KvEventDecoder {
             int events = boundedCount(u.unpackArrayHeader(), payload);
             List<KvEvent> out = new ArrayList<>(events);
             for (int i = 0; i < events; i++) {
-                out.add(event(u, payload));
+                out.add(event(u, payload, withTokens));
             }
             int rank = -1;
             if (n >= 3) {
@@ -112,19 +124,20 @@ final class KvEventDecoder {
         }
     }
 
-    private static KvEvent event(MessageUnpacker u, byte[] payload) throws IOException, Malformed {
+    private static KvEvent event(MessageUnpacker u, byte[] payload, boolean withTokens) throws IOException, Malformed {
         ValueType t = u.getNextFormat().getValueType();
         if (t == ValueType.ARRAY) {
-            return arrayEvent(u, payload);
+            return arrayEvent(u, payload, withTokens);
         }
         if (t == ValueType.MAP) {
-            return mapEvent(u, payload);
+            return mapEvent(u, payload, withTokens);
         }
         throw new Malformed(KvMalformedReason.BAD_FIELD);
     }
 
     /** {@code [tag, fields...]}: positions per REFERENCE §8; missing trailing fields take defaults. */
-    private static KvEvent arrayEvent(MessageUnpacker u, byte[] payload) throws IOException, Malformed {
+    private static KvEvent arrayEvent(MessageUnpacker u, byte[] payload, boolean withTokens)
+            throws IOException, Malformed {
         int n = u.unpackArrayHeader();
         if (n < 1 || u.getNextFormat().getValueType() != ValueType.STRING) {
             throw new Malformed(KvMalformedReason.BAD_FIELD);
@@ -142,8 +155,9 @@ final class KvEventDecoder {
                 read = 3;
                 int blockSize = 0;
                 long lora = -1;
+                int[] tokens = null;
                 if (n > 3) {
-                    u.skipValue(); // token_ids
+                    tokens = tokenIds(u, payload, withTokens);
                     read++;
                 }
                 if (n > 4) {
@@ -154,7 +168,8 @@ final class KvEventDecoder {
                     lora = optionalNonNegative(u);
                     read++;
                 }
-                e = new KvEvent.BlockStored(hashes, parent != null, parent == null ? 0 : parent, blockSize, lora);
+                e = new KvEvent.BlockStored(hashes, parent != null, parent == null ? 0 : parent, blockSize, lora,
+                        tokens);
             }
             case BLOCK_REMOVED -> {
                 if (n < 2) {
@@ -173,10 +188,12 @@ final class KvEventDecoder {
     }
 
     /** {@code {"type": tag, field: value, ...}} in any key order; absent fields are defaults. */
-    private static KvEvent mapEvent(MessageUnpacker u, byte[] payload) throws IOException, Malformed {
+    private static KvEvent mapEvent(MessageUnpacker u, byte[] payload, boolean withTokens)
+            throws IOException, Malformed {
         int n = u.unpackMapHeader();
         String tag = null;
         long[] hashes = null;
+        int[] tokens = null;
         Long parent = null;
         int blockSize = 0;
         long lora = -1;
@@ -195,6 +212,7 @@ final class KvEventDecoder {
                 case "parent_block_hash" -> parent = optionalHash(u);
                 case "block_size" -> blockSize = blockSize(u);
                 case "lora_id" -> lora = optionalNonNegative(u);
+                case "token_ids" -> tokens = tokenIds(u, payload, withTokens);
                 default -> u.skipValue();
             }
         }
@@ -203,7 +221,7 @@ final class KvEventDecoder {
         }
         return switch (tag) {
             case BLOCK_STORED -> new KvEvent.BlockStored(hashes == null ? new long[0] : hashes, parent != null,
-                    parent == null ? 0 : parent, blockSize, lora);
+                    parent == null ? 0 : parent, blockSize, lora, tokens);
             case BLOCK_REMOVED -> new KvEvent.BlockRemoved(hashes == null ? new long[0] : hashes);
             case ALL_BLOCKS_CLEARED -> new KvEvent.AllBlocksCleared();
             default -> throw new Malformed(KvMalformedReason.UNKNOWN_EVENT);
@@ -218,6 +236,36 @@ final class KvEventDecoder {
         long[] out = new long[n];
         for (int i = 0; i < n; i++) {
             out[i] = hash(u);
+        }
+        return out;
+    }
+
+    /** {@code token_ids} when {@code keep}, else skipped (null); null for nil. */
+    private static int[] tokenIds(MessageUnpacker u, byte[] payload, boolean keep) throws IOException, Malformed {
+        if (!keep) {
+            u.skipValue();
+            return null;
+        }
+        MessageFormat f = u.getNextFormat();
+        if (f == MessageFormat.NIL) {
+            u.unpackNil();
+            return null;
+        }
+        if (f.getValueType() != ValueType.ARRAY) {
+            throw new Malformed(KvMalformedReason.BAD_FIELD);
+        }
+        int n = boundedCount(u.unpackArrayHeader(), payload);
+        int[] out = new int[n];
+        for (int i = 0; i < n; i++) {
+            MessageFormat t = u.getNextFormat();
+            if (t.getValueType() != ValueType.INTEGER || t == MessageFormat.UINT64) {
+                throw new Malformed(KvMalformedReason.BAD_FIELD);
+            }
+            long v = u.unpackLong();
+            if (v < 0 || v > Integer.MAX_VALUE) {
+                throw new Malformed(KvMalformedReason.BAD_FIELD);
+            }
+            out[i] = (int) v;
         }
         return out;
     }

@@ -6,10 +6,17 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
-/** The events plane's meters ({@code kvroute_kv_events_*} in Prometheus). Counters are thread-safe. */
+/**
+ * The events plane's meters ({@code kvroute_kv_events_*} in Prometheus). Counters are thread-safe;
+ * the per-publisher gauges are added and removed by the events thread only, and read the
+ * publisher's last-message time (a volatile field) on the scraping thread.
+ */
 final class KvEventsMetrics {
     private final MeterRegistry registry;
     private final List<Meter> meters = new ArrayList<>();
@@ -21,7 +28,10 @@ final class KvEventsMetrics {
     final Counter replayTimeouts;
     final Counter silences;
     final Counter loopErrors;
+    final Counter tokenKeyingRefused;
     private final EnumMap<KvMalformedReason, Counter> malformed = new EnumMap<>(KvMalformedReason.class);
+    /** Per publisher (an engine dp rank): its silent and age gauges. Events thread only. */
+    private final Map<Object, List<Gauge>> publisherGauges = new HashMap<>();
 
     KvEventsMetrics(MeterRegistry registry, Supplier<KvEventsSnapshot> snapshots, BlockIndex index) {
         this.registry = registry;
@@ -35,6 +45,8 @@ final class KvEventsMetrics {
         replayTimeouts = counter("kvroute.kv.events.replay.timeouts", "Replays cut off by the replay timeout");
         silences = counter("kvroute.kv.events.silences", "Times a publisher went silent for --kv-events-silence-secs");
         loopErrors = counter("kvroute.kv.events.loop.errors", "Unexpected exceptions caught by the events thread");
+        tokenKeyingRefused = counter("kvroute.kv.events.token.keying.refused", "Blocks of --kv-events-hash tokens "
+                + "publishers not indexed because the rank's engine-to-own hash map is at --kv-events-max-blocks-per-rank");
         for (KvMalformedReason r : KvMalformedReason.values()) {
             malformed.put(r, register(Counter.builder("kvroute.kv.events.malformed").tag("reason", r.label())
                     .description("KV-event messages or events dropped").register(registry)));
@@ -53,6 +65,35 @@ final class KvEventsMetrics {
                 .description("Bytes held by the index's tables").strongReference(true).register(registry));
     }
 
+    /**
+     * Registers {@code kvroute_kv_events_publisher_silent{worker,rank}} (1 while the publisher has
+     * sent nothing for {@code silenceNanos}, else 0) and
+     * {@code kvroute_kv_events_publisher_last_event_age_seconds{worker,rank}}.
+     *
+     * @param publisher the key for {@link #removePublisher}
+     * @param ageNanos nanoseconds since the publisher's last message (since subscribing before any)
+     */
+    void addPublisher(Object publisher, String worker, int rank, LongSupplier ageNanos, long silenceNanos) {
+        removePublisher(publisher);
+        String r = Integer.toString(rank);
+        publisherGauges.put(publisher, List.of(
+                Gauge.builder("kvroute.kv.events.publisher.silent", ageNanos, a -> a.getAsLong() >= silenceNanos ? 1 : 0)
+                        .tag("worker", worker).tag("rank", r)
+                        .description("1 while this KV-event publisher has sent nothing for --kv-events-silence-secs")
+                        .strongReference(true).register(registry),
+                Gauge.builder("kvroute.kv.events.publisher.last.event.age", ageNanos, a -> a.getAsLong() / 1e9)
+                        .tag("worker", worker).tag("rank", r).baseUnit("seconds")
+                        .description("Seconds since this KV-event publisher's last message (heartbeats count)")
+                        .strongReference(true).register(registry)));
+    }
+
+    void removePublisher(Object publisher) {
+        List<Gauge> gauges = publisherGauges.remove(publisher);
+        if (gauges != null) {
+            gauges.forEach(registry::remove);
+        }
+    }
+
     void malformed(KvMalformedReason reason) {
         malformed.get(reason).increment();
     }
@@ -68,6 +109,9 @@ final class KvEventsMetrics {
 
     /** Removes the gauges (they read the plane); counters stay. */
     void close() {
+        for (Object publisher : List.copyOf(publisherGauges.keySet())) {
+            removePublisher(publisher);
+        }
         for (Meter m : meters) {
             if (m instanceof Gauge) {
                 registry.remove(m);

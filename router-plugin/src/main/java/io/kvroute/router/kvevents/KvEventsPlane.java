@@ -36,10 +36,19 @@ import org.zeromq.ZMQ;
  * (every rank LIVE) is published as an immutable {@link KvEventsSnapshot} through a volatile field
  * after each change. No lock anywhere.
  *
+ * <p><b>Keying.</b> A worker's blocks enter the index under the engine's own hashes
+ * ({@link KvHashMode#ENGINE}, SGLang's reproducible page hash) or, for engines whose hashes the
+ * router cannot reproduce, under the router's own hash of each event's {@code token_ids}
+ * ({@link KvHashMode#TOKENS}: the rank's {@link TokenKeying} keeps the engine-to-own map; events
+ * are then decoded with their tokens). {@link ExactCacheIndex} hashes a request the worker's way.
+ *
  * <p><b>Faults.</b> Malformed frames are dropped and counted by reason; a BlockStored whose block
  * size differs from the advertised one is refused loudly (error log once per rank, counter). A rank
- * silent for {@link KvEventsConfig#silence()} raises {@code kvroute_kv_events_silent_publishers}, logs
- * a warning and gets a fresh SUB socket (a JeroMQ handshake can stall for good, see LoadPlane; a
+ * silent for {@link KvEventsConfig#silence()} (on the injected clock) reads 1 on its
+ * {@code kvroute_kv_events_publisher_silent{worker,rank}} gauge (its
+ * {@code _last_event_age_seconds} gauge says for how long), counts
+ * {@code kvroute_kv_events_silences_total} once, logs a warning and gets a fresh SUB socket every
+ * silence period while it stays silent (a JeroMQ handshake can stall for good, see LoadPlane; a
  * missed batch then shows as a gap and is replayed). An exception in one iteration is counted and
  * the loop goes on.
  */
@@ -54,8 +63,9 @@ public final class KvEventsPlane implements AutoCloseable {
 
     private sealed interface Command permits Add, Remove {}
 
-    private record Add(String workerId, String model, List<String> eventEndpoints, List<String> replayEndpoints,
-                       String topic, int blockSize) implements Command {}
+    private record Add(String workerId, String workerLabel, String model, List<String> eventEndpoints,
+                       List<String> replayEndpoints, String topic, int blockSize, KvHashMode hashMode)
+            implements Command {}
 
     private record Remove(String workerId) implements Command {}
 
@@ -70,9 +80,13 @@ public final class KvEventsPlane implements AutoCloseable {
         final String replayEndpoint;
         final String topic;
         final PublisherStream stream;
+        /** The engine-to-own hash map in {@link KvHashMode#TOKENS} mode, else null. */
+        final TokenKeying keying;
         ZMQ.Socket sub;
         ZMQ.Socket dealer;
-        long lastMessageNanos;
+        /** When the live socket last delivered a message (subscription time before any); read by gauges. */
+        volatile long lastMessageNanos;
+        long lastSubscribeNanos;
         boolean silent;
         boolean mismatchLogged;
 
@@ -87,6 +101,7 @@ public final class KvEventsPlane implements AutoCloseable {
             this.topic = add.topic();
             this.stream = new PublisherStream(replayEndpoint != null, cfg.maxBufferedBatches(),
                     cfg.replayTimeout().toNanos(), cfg.maxReplayBatches(), this);
+            this.keying = add.hashMode() == KvHashMode.TOKENS ? new TokenKeying(cfg.maxBlocksPerRank()) : null;
         }
 
         @Override
@@ -103,21 +118,43 @@ public final class KvEventsPlane implements AutoCloseable {
                         }
                         continue;
                     }
-                    index.store(new BlockIndex.Key(model, s.loraId(), blockSize), slot, s.blockHashes());
+                    BlockIndex.Key key = new BlockIndex.Key(model, s.loraId(), blockSize);
+                    if (keying != null) {
+                        storeByTokens(s, key);
+                        continue;
+                    }
+                    index.store(key, slot, s.blockHashes());
                     metrics.blockEvents.increment(s.blockHashes().length);
                 } else if (e instanceof KvEvent.BlockRemoved r) {
-                    index.remove(slot, r.blockHashes());
+                    if (keying != null) {
+                        keying.removed(r.blockHashes(), index, slot);
+                    } else {
+                        index.remove(slot, r.blockHashes());
+                    }
                     metrics.blockEvents.increment(r.blockHashes().length);
                 } else {
-                    index.clear(slot);
+                    clear();
                 }
             }
             metrics.batches.increment();
         }
 
+        private void storeByTokens(KvEvent.BlockStored s, BlockIndex.Key key) {
+            long refusedBefore = keying.refusedBlocks();
+            try {
+                metrics.blockEvents.increment(keying.stored(s, blockSize, index, key, slot));
+            } catch (KvEventDecoder.Malformed m) {
+                metrics.malformed(m.reason);
+            }
+            metrics.tokenKeyingRefused.increment(keying.refusedBlocks() - refusedBefore);
+        }
+
         @Override
         public void clear() {
             index.clear(slot);
+            if (keying != null) {
+                keying.clear();
+            }
         }
 
         @Override
@@ -179,20 +216,35 @@ public final class KvEventsPlane implements AutoCloseable {
      */
     public void addWorker(String workerId, String model, List<String> eventEndpoints, List<String> replayEndpoints,
             String topic, int blockSize) {
+        addWorker(workerId, workerId, model, eventEndpoints, replayEndpoints, topic, blockSize, cfg.hashMode());
+    }
+
+    /**
+     * As {@link #addWorker(String, String, List, List, String, int)}, with the {@code worker} label of
+     * its per-rank gauges (the worker's URL) and how its blocks are keyed.
+     */
+    public void addWorker(String workerId, String workerLabel, String model, List<String> eventEndpoints,
+            List<String> replayEndpoints, String topic, int blockSize, KvHashMode hashMode) {
         requireNonNull(workerId, "workerId");
+        requireNonNull(workerLabel, "workerLabel");
+        requireNonNull(hashMode, "hashMode");
         if (eventEndpoints.isEmpty()) {
             throw new IllegalArgumentException("worker " + workerId + " advertises no KV-event endpoint");
         }
         if (blockSize < 1) {
             throw new IllegalArgumentException("worker " + workerId + " advertises no block_size");
         }
-        commands.add(new Add(workerId, model == null ? "" : model, List.copyOf(eventEndpoints),
-                List.copyOf(replayEndpoints), topic == null ? "" : topic, blockSize));
+        commands.add(new Add(workerId, workerLabel, model == null ? "" : model, List.copyOf(eventEndpoints),
+                List.copyOf(replayEndpoints), topic == null ? "" : topic, blockSize, hashMode));
     }
 
     /** Unsubscribes a worker and removes its blocks from the index. */
     public void removeWorker(String workerId) {
         commands.add(new Remove(requireNonNull(workerId, "workerId")));
+    }
+
+    public KvEventsConfig config() {
+        return cfg;
     }
 
     public KvEventsSnapshot snapshot() {
@@ -234,7 +286,7 @@ public final class KvEventsPlane implements AutoCloseable {
                     long now = System.nanoTime();
                     if (now - lastHousekeeping >= HOUSEKEEPING_NANOS) {
                         lastHousekeeping = now;
-                        rebuild |= housekeeping(now);
+                        rebuild |= housekeeping(nanoClock.getAsLong());
                     }
                     if (rebuild) {
                         if (poller != null) {
@@ -297,7 +349,10 @@ public final class KvEventsPlane implements AutoCloseable {
                     if (rank.replayEndpoint != null) {
                         connectReplay(rank); // connected ahead, so a request never waits for a handshake
                     }
-                    rank.lastMessageNanos = System.nanoTime();
+                    rank.lastMessageNanos = nanoClock.getAsLong();
+                    rank.lastSubscribeNanos = rank.lastMessageNanos;
+                    metrics.addPublisher(rank, add.workerLabel(), r, () -> nanoClock.getAsLong() - rank.lastMessageNanos,
+                            cfg.silence().toNanos());
                     ranks.add(rank);
                 }
                 workers.put(add.workerId(), ranks);
@@ -318,6 +373,7 @@ public final class KvEventsPlane implements AutoCloseable {
             return false;
         }
         for (Rank r : ranks) {
+            metrics.removePublisher(r);
             closeSockets(r);
             index.clear(r.slot);
             usedSlots.clear(r.slot);
@@ -364,12 +420,12 @@ public final class KvEventsPlane implements AutoCloseable {
     }
 
     /** Replay timeouts and silence; true when a socket was replaced (the poller must be rebuilt). */
-    private boolean housekeeping(long realNow) {
+    private boolean housekeeping(long nowNanos) {
         boolean rebuild = false;
         long silenceNanos = cfg.silence().toNanos();
         for (Rank r : polled) {
             PublisherStream.State before = r.stream.state();
-            r.stream.onTick(nanoClock.getAsLong());
+            r.stream.onTick(nowNanos);
             if (before != r.stream.state()) {
                 metrics.replayTimeouts.increment();
                 metrics.replaysFailed.increment();
@@ -379,7 +435,7 @@ public final class KvEventsPlane implements AutoCloseable {
                 }
                 publish();
             }
-            if (realNow - r.lastMessageNanos >= silenceNanos) {
+            if (nowNanos - r.lastMessageNanos >= silenceNanos) {
                 if (!r.silent) {
                     r.silent = true;
                     metrics.silences.increment();
@@ -387,10 +443,12 @@ public final class KvEventsPlane implements AutoCloseable {
                             + "publisher is usually a wrong endpoint, a firewall or an engine without --kv-events-config",
                             r.workerId, r.rank, cfg.silence().toSeconds(), r.endpoint);
                 }
-                r.sub.close();
-                r.sub = subscribe(r);
-                r.lastMessageNanos = realNow;
-                rebuild = true;
+                if (nowNanos - r.lastSubscribeNanos >= silenceNanos) {
+                    r.sub.close();
+                    r.sub = subscribe(r);
+                    r.lastSubscribeNanos = nowNanos;
+                    rebuild = true;
+                }
             }
         }
         return rebuild;
@@ -412,10 +470,10 @@ public final class KvEventsPlane implements AutoCloseable {
             if (count < 0) {
                 break;
             }
-            r.lastMessageNanos = System.nanoTime();
+            r.lastMessageNanos = nanoClock.getAsLong();
             r.silent = false;
             try {
-                EventBatch b = KvEventDecoder.decode(frames, count);
+                EventBatch b = KvEventDecoder.decode(frames, count, r.keying != null);
                 PublisherStream.State before = r.stream.state();
                 r.stream.onLive(b, nanoClock.getAsLong());
                 changed |= before != r.stream.state();
@@ -452,7 +510,7 @@ public final class KvEventsPlane implements AutoCloseable {
                     } else {
                         EventBatch b;
                         try {
-                            b = KvEventDecoder.decodePayload(seq, frames[at + 1]);
+                            b = KvEventDecoder.decodePayload(seq, frames[at + 1], r.keying != null);
                         } catch (KvEventDecoder.Malformed m) {
                             metrics.malformed(m.reason);
                             b = null;
@@ -504,7 +562,7 @@ public final class KvEventsPlane implements AutoCloseable {
             }
             Rank first = ranks.get(0);
             out.put(e.getKey(), new KvEventsSnapshot.WorkerEvents(first.model, first.blockSize, slots,
-                    List.copyOf(states), live));
+                    List.copyOf(states), live, first.keying != null ? KvHashMode.TOKENS : KvHashMode.ENGINE));
         }
         snapshot = new KvEventsSnapshot(snapshot.version() + 1, Map.copyOf(out));
     }

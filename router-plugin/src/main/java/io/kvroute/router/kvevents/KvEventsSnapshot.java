@@ -14,8 +14,10 @@ public record KvEventsSnapshot(long version, Map<String, WorkerEvents> workers) 
      * One worker: its index key parts, one slot and one stream state per dp rank.
      *
      * @param live true when every rank's stream is LIVE: the index is exact for this worker
+     * @param hashMode how its blocks are keyed, so a query hashes the request the same way
      */
-    public record WorkerEvents(String model, int blockSize, int[] slots, List<String> states, boolean live) {}
+    public record WorkerEvents(String model, int blockSize, int[] slots, List<String> states, boolean live,
+                               KvHashMode hashMode) {}
 
     /** The worker's entry, or null when it is not subscribed. */
     public WorkerEvents get(String workerId) {

@@ -13,7 +13,13 @@ enum KvMalformedReason {
     TRUNCATED("truncated"),
     GARBAGE("garbage"),
     /** A BlockStored whose block size differs from the size the engine advertised. */
-    BLOCK_SIZE_MISMATCH("block_size_mismatch");
+    BLOCK_SIZE_MISMATCH("block_size_mismatch"),
+    /** {@code --kv-events-hash tokens}: a BlockStored without {@code token_ids}. */
+    MISSING_TOKEN_IDS("missing_token_ids"),
+    /** {@code --kv-events-hash tokens}: {@code token_ids} not exactly blocks × block size long. */
+    TOKEN_IDS_LENGTH("token_ids_length"),
+    /** {@code --kv-events-hash tokens}: a BlockStored whose parent block this router does not know. */
+    UNKNOWN_PARENT("unknown_parent");
 
     private final String label;
 

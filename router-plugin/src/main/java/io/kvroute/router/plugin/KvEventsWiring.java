@@ -4,6 +4,7 @@ import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.kvevents.ExactCacheIndex;
 import io.kvroute.router.kvevents.KvEventsConfig;
 import io.kvroute.router.kvevents.KvEventsPlane;
+import io.kvroute.router.kvevents.KvHashMode;
 import io.kvroute.router.policy.CacheAwarePolicy;
 import io.kvroute.router.worker.KvEventsAdvert;
 import io.kvroute.router.worker.Worker;
@@ -17,7 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Connects the router's {@code --cache-index} to the KV-event plane: builds the plane (unless
  * {@code approximate}), hands every cache-aware policy the exact index, and subscribes each worker
- * whose {@code /server_info} advertises an event range (REFERENCE §9).
+ * whose {@code /server_info} advertises an event range (REFERENCE §9), keyed the
+ * {@code --kv-events-hash} way (the advert cannot tell: see {@link KvHashMode}).
  */
 final class KvEventsWiring {
     private static final Logger LOG = LoggerFactory.getLogger(KvEventsWiring.class);
@@ -31,7 +33,8 @@ final class KvEventsWiring {
         }
         KvEventsPlane plane = new KvEventsPlane(KvEventsConfig.defaults()
                 .withSilence(Duration.ofMillis((long) (config.kvEventsSilenceSecs() * 1000)))
-                .withMaxBlocksPerRank(config.kvEventsMaxBlocksPerRank()), System::nanoTime, registry, null);
+                .withMaxBlocksPerRank(config.kvEventsMaxBlocksPerRank())
+                .withHashMode(KvHashMode.parse(config.kvEventsHash())), System::nanoTime, registry, null);
         ExactCacheIndex exact = new ExactCacheIndex(plane);
         for (CacheAwarePolicy p : policies) {
             p.useExactIndex(exact, mode.equals("exact"));
@@ -51,7 +54,7 @@ final class KvEventsWiring {
             return;
         }
         String host = worker.host();
-        plane.addWorker(worker.id(), worker.modelId(), advert.eventEndpoints(host), advert.replayEndpoints(host),
-                advert.topic(), advert.blockSize());
+        plane.addWorker(worker.id(), worker.url(), worker.modelId(), advert.eventEndpoints(host),
+                advert.replayEndpoints(host), advert.topic(), advert.blockSize(), plane.config().hashMode());
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.msgpack.core.MessageBufferPacker;
@@ -68,6 +69,44 @@ class KvEventDecoderTest {
         assertThat(s.parentHash()).isEqualTo(0x8000000000000001L);
         assertThat(s.blockSize()).isEqualTo(16);
         assertThat(s.loraId()).isEqualTo(3);
+    }
+
+    @Test
+    void tokenIds_areKeptOnlyWhenAsked_inBothEncodings() throws Exception {
+        byte[] payload = pack(p -> {
+            p.packArrayHeader(2).packDouble(0).packArrayHeader(3);
+            p.packArrayHeader(7).packString("BlockStored").packArrayHeader(1).packLong(9).packNil();
+            p.packArrayHeader(2).packInt(70000).packLong(4294967295L >>> 1);
+            p.packInt(2).packNil().packString("GPU");
+            p.packMapHeader(3).packString("type").packString("BlockStored").packString("token_ids")
+                    .packArrayHeader(2).packInt(1).packInt(2).packString("block_hashes").packArrayHeader(1).packLong(8);
+            p.packArrayHeader(4).packString("BlockStored").packArrayHeader(1).packLong(7).packNil().packNil();
+        });
+        List<KvEvent> with = KvEventDecoder.decodePayload(0, payload, true).events();
+        assertThat(((KvEvent.BlockStored) with.get(0)).tokenIds()).containsExactly(70000, Integer.MAX_VALUE);
+        assertThat(((KvEvent.BlockStored) with.get(1)).tokenIds()).containsExactly(1, 2);
+        assertThat(((KvEvent.BlockStored) with.get(2)).tokenIds()).isNull(); // nil token_ids: absent
+        for (KvEvent e : KvEventDecoder.decodePayload(0, payload).events()) {
+            assertThat(((KvEvent.BlockStored) e).tokenIds()).isNull();
+        }
+    }
+
+    @Test
+    void tokenIds_outOfRangeOrNotIntegers_areBadFields() throws Exception {
+        for (long bad : new long[] {-1, 1L << 31}) {
+            byte[] payload = pack(p -> p.packArrayHeader(2).packDouble(0).packArrayHeader(1)
+                    .packArrayHeader(4).packString("BlockStored").packArrayHeader(1).packLong(9).packNil()
+                    .packArrayHeader(1).packLong(bad));
+            assertThatThrownBy(() -> KvEventDecoder.decodePayload(0, payload, true))
+                    .isInstanceOfSatisfying(KvEventDecoder.Malformed.class,
+                            m -> assertThat(m.reason).isEqualTo(KvMalformedReason.BAD_FIELD));
+            assertThat(KvEventDecoder.decodePayload(0, payload).events()).hasSize(1); // skipped when not asked
+        }
+        byte[] notArray = pack(p -> p.packArrayHeader(2).packDouble(0).packArrayHeader(1)
+                .packArrayHeader(4).packString("BlockStored").packArrayHeader(1).packLong(9).packNil().packString("x"));
+        assertThatThrownBy(() -> KvEventDecoder.decodePayload(0, notArray, true))
+                .isInstanceOfSatisfying(KvEventDecoder.Malformed.class,
+                        m -> assertThat(m.reason).isEqualTo(KvMalformedReason.BAD_FIELD));
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.kvroute.mock.engine;
 
+import java.util.concurrent.CompletableFuture;
+
 /**
  * A simulated inference engine: the part of the mock GPU worker that turns admitted requests into
  * timed token streams. The HTTP layer ({@code io.kvroute.mock.http}) parses requests into
@@ -57,6 +59,16 @@ public interface Engine extends AutoCloseable {
 
     /** Reports prefix-cache pages entering and leaving as KV events; engines without a cache ignore it. */
     default void setCacheEventSink(CacheEventSink sink) {}
+
+    /**
+     * Empties the prefix cache, as SGLang's {@code /flush_cache} does, but only while no request is
+     * running or waiting (SGLang refuses then too). Completes with true when flushed (the event sink
+     * then reports {@code cleared()}), false when refused, exceptionally when the engine is closed or
+     * dead. Thread-safe; engines without a cache have nothing to flush.
+     */
+    default CompletableFuture<Boolean> flushCache() {
+        return CompletableFuture.completedFuture(true);
+    }
 
     @Override
     void close();

@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -99,6 +100,13 @@ final class EngineCore {
         Entry e = new Entry(request, new GuardedSink(requireNonNull(sink, "sink")));
         inbox.add(e);
         return new Handle(e);
+    }
+
+    /** Thread-safe: asks the engine thread to flush the prefix cache once nothing runs or waits (see {@link Engine#flushCache}). */
+    CompletableFuture<Boolean> requestFlush() {
+        FlushCache f = new FlushCache(new CompletableFuture<>());
+        inbox.add(f);
+        return f.done;
     }
 
     void addStepListener(Consumer<EngineStats> listener) {
@@ -255,8 +263,21 @@ final class EngineCore {
                         e.request.highPriorityRequest() || e.request.segmentIndex() > 0, nowNanos);
             } else if (cmd instanceof Abort a) {
                 abort(a.entry);
+            } else if (cmd instanceof FlushCache f) {
+                flush(f);
             }
         }
+    }
+
+    /** Requests submitted before the flush are pending or in the engine by now: refuse then, as SGLang does. */
+    private void flush(FlushCache f) {
+        if (!queue.isEmpty() || gate.numPending() > 0) {
+            f.done.complete(false);
+            return;
+        }
+        cache.flush();
+        publish();
+        f.done.complete(true);
     }
 
     /**
@@ -409,6 +430,8 @@ final class EngineCore {
     }
 
     private record Abort(Entry entry) {}
+
+    private record FlushCache(CompletableFuture<Boolean> done) {}
 
     /** The abort handle returned to submitters; thread-safe and idempotent. */
     final class Handle implements Engine.Submission {

@@ -145,6 +145,21 @@ final class PrefixCache {
         }
     }
 
+    /**
+     * Drops every page (SGLang's radix-cache {@code reset} behind {@code /flush_cache}) and reports
+     * {@code cleared()}. Only while no page is locked: the caller checks that nothing runs.
+     */
+    void flush() {
+        if (numReferencedPages != 0) {
+            throw new IllegalStateException("flush with " + numReferencedPages + " locked pages");
+        }
+        root.children = null;
+        numPages = 0;
+        if (sink != null) {
+            sink.cleared();
+        }
+    }
+
     /** Evicts unreferenced leaves, least recently used first, until {@code tokens} are freed or none is left. */
     long evict(long tokens) {
         if (tokens <= 0) {

@@ -3,6 +3,7 @@ package io.kvroute.mock.engine;
 import static java.util.Objects.requireNonNull;
 
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -96,6 +97,16 @@ public final class ScheduledEngine implements Engine {
     @Override
     public void setCacheEventSink(CacheEventSink sink) {
         core.setCacheEventSink(sink);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> flushCache() {
+        if (closed || failure != null) {
+            return CompletableFuture.failedFuture(new IllegalStateException(closed ? "engine closed" : "engine loop died"));
+        }
+        CompletableFuture<Boolean> done = core.requestFlush();
+        LockSupport.unpark(engineThread);
+        return done;
     }
 
     @Override

@@ -1,0 +1,179 @@
+package io.kvroute.router.kvevents;
+
+import java.util.Arrays;
+
+/**
+ * Keys one publisher's blocks by the router's own hash of their tokens ({@code --kv-events-hash
+ * tokens}; REFERENCE §8 last paragraph, as Dynamo does for engines whose hashes cannot be
+ * reproduced). On BlockStored the router hashes the event's {@code token_ids} block by block with
+ * {@link TokenChainHash}, continuing from the parent's OWN hash, stores the blocks in the
+ * {@link BlockIndex} under those own hashes, and remembers engine hash → own hash; BlockRemoved
+ * translates through that map; AllBlocksCleared (and a restart or failed replay, through the
+ * caller) forgets it. A request's tokens are hashed with the same {@link TokenChainHash}, so query
+ * and stored hashes meet.
+ *
+ * <p><b>Invariants.</b> Every own hash the index holds for this slot is the value of at least one
+ * map entry, and {@code refs[own]} is the number of entries mapping to it (two engine blocks can
+ * have the same tokens and parent, e.g. vLLM blocks that differ only by {@code extra_keys}); an own
+ * hash leaves the index only when its last engine block leaves. The map holds at most
+ * {@code maxEntries} engine hashes (the index's per-slot bound): a store beyond it is refused and
+ * counted ({@link #refusedBlocks}), which, like the index's own bound, can only under-report.
+ *
+ * <p><b>Refused events</b> (thrown as {@link KvEventDecoder.Malformed} before anything changes):
+ * no {@code token_ids}, {@code token_ids} not exactly blocks × block size long, or a parent engine
+ * hash this router does not know (stored before it subscribed, refused at the bound, or already
+ * evicted): the chain cannot be continued, so it is dropped.
+ *
+ * <p>Not thread-safe: the events thread owns one instance per publisher slot.
+ */
+final class TokenKeying {
+    private final int maxEntries;
+    /** Engine block hash → own hash. */
+    private final LongLongMap engineToOwn = new LongLongMap();
+    /** Own hash → number of engine hashes mapped to it. */
+    private final LongLongMap ownRefs = new LongLongMap();
+    private long refusedBlocks;
+
+    TokenKeying(int maxEntries) {
+        if (maxEntries < 1) {
+            throw new IllegalArgumentException("maxEntries must be positive, got " + maxEntries);
+        }
+        this.maxEntries = maxEntries;
+    }
+
+    /**
+     * Hashes and stores a BlockStored's blocks for {@code slot} under {@code key}.
+     *
+     * @param blockSize the publisher's page size (the event's own was checked against it)
+     * @return the number of blocks stored
+     * @throws KvEventDecoder.Malformed when the event cannot be keyed; nothing changed then
+     */
+    int stored(KvEvent.BlockStored s, int blockSize, BlockIndex index, BlockIndex.Key key, int slot)
+            throws KvEventDecoder.Malformed {
+        long[] engineHashes = s.blockHashes();
+        int[] tokens = s.tokenIds();
+        if (tokens == null) {
+            throw new KvEventDecoder.Malformed(KvMalformedReason.MISSING_TOKEN_IDS);
+        }
+        if ((long) engineHashes.length * blockSize != tokens.length) {
+            throw new KvEventDecoder.Malformed(KvMalformedReason.TOKEN_IDS_LENGTH);
+        }
+        long parentOwn;
+        if (s.hasParent()) {
+            int cell = engineToOwn.find(s.parentHash());
+            if (cell < 0) {
+                throw new KvEventDecoder.Malformed(KvMalformedReason.UNKNOWN_PARENT);
+            }
+            parentOwn = engineToOwn.valueAt(cell);
+        } else {
+            parentOwn = TokenChainHash.root(s.loraId());
+        }
+        long[] own = new long[engineHashes.length];
+        int n = 0;
+        for (int b = 0; b < engineHashes.length; b++) {
+            long h = TokenChainHash.next(parentOwn, tokens, b * blockSize, blockSize);
+            int cell = engineToOwn.find(engineHashes[b]);
+            if (cell >= 0) {
+                long old = engineToOwn.valueAt(cell);
+                if (old != h) { // the engine reused a hash for other tokens: the newer facts win
+                    engineToOwn.setValueAt(cell, h);
+                    addRef(h);
+                    if (dropRef(old)) {
+                        index.remove(slot, new long[] {old});
+                    }
+                }
+            } else if (engineToOwn.size() >= maxEntries) {
+                refusedBlocks += engineHashes.length - b; // the rest would have no known parent anyway
+                break;
+            } else {
+                engineToOwn.put(engineHashes[b], h);
+                addRef(h);
+            }
+            own[n++] = h;
+            parentOwn = h;
+        }
+        if (n > 0) {
+            index.store(key, slot, n == own.length ? own : Arrays.copyOf(own, n));
+        }
+        return n;
+    }
+
+    /**
+     * Removes a BlockRemoved's blocks for {@code slot}: each known engine hash is forgotten, and its
+     * own hash leaves the index when no other engine block maps to it. Unknown hashes are ignored
+     * (blocks stored before this router subscribed, or refused at the bound).
+     *
+     * @return the number of engine hashes that were known
+     */
+    int removed(long[] engineHashes, BlockIndex index, int slot) {
+        long[] gone = new long[engineHashes.length];
+        int n = 0;
+        int known = 0;
+        for (long e : engineHashes) {
+            int cell = engineToOwn.find(e);
+            if (cell < 0) {
+                continue;
+            }
+            long own = engineToOwn.valueAt(cell);
+            engineToOwn.removeAt(cell);
+            known++;
+            if (dropRef(own)) {
+                gone[n++] = own;
+            }
+        }
+        if (n > 0) {
+            index.remove(slot, Arrays.copyOf(gone, n));
+        }
+        return known;
+    }
+
+    /** Forgets every mapping (the caller clears the slot in the index). */
+    void clear() {
+        engineToOwn.clear();
+        ownRefs.clear();
+    }
+
+    int size() {
+        return engineToOwn.size();
+    }
+
+    /** The own hash of an engine hash, or {@code absent}. */
+    long ownHash(long engineHash, long absent) {
+        int cell = engineToOwn.find(engineHash);
+        return cell < 0 ? absent : engineToOwn.valueAt(cell);
+    }
+
+    /** Blocks not keyed because the map was full, since creation. */
+    long refusedBlocks() {
+        return refusedBlocks;
+    }
+
+    /** Bytes held by both maps. */
+    long bytes() {
+        return engineToOwn.bytes() + ownRefs.bytes();
+    }
+
+    private void addRef(long own) {
+        int cell = ownRefs.find(own);
+        if (cell >= 0) {
+            ownRefs.setValueAt(cell, ownRefs.valueAt(cell) + 1);
+        } else {
+            ownRefs.put(own, 1);
+        }
+    }
+
+    /** True when {@code own} lost its last engine block. */
+    private boolean dropRef(long own) {
+        int cell = ownRefs.find(own);
+        if (cell < 0) {
+            throw new IllegalStateException("own hash " + own + " has no reference count");
+        }
+        long left = ownRefs.valueAt(cell) - 1;
+        if (left == 0) {
+            ownRefs.removeAt(cell);
+            return true;
+        }
+        ownRefs.setValueAt(cell, left);
+        return false;
+    }
+}
