@@ -24,7 +24,10 @@ import org.openjdk.jmh.annotations.State;
  * BlockStored events x 16 hashes and apply it, then the matching BlockRemoved batch (so the index
  * stays at its preloaded size); one op = one block event. {@code lookup128k}: 64 workers, 1M
  * blocks stored (64 workers x 16,384 blocks, block size 16, each worker a 30% shared system prefix
- * plus its own), a 128k-token request = 8,192 precomputed block hashes matched against all of them.
+ * plus its own), a 128k-token request = 8,192 precomputed block hashes matched against all of them:
+ * every worker's held set is prefix-closed, so the match bisects (two distinct depths).
+ * {@code lookup128kDirty}: the same with every worker dirty (a hole past the request), walked block
+ * by block: the slow path.
  * {@code hash128k}: the SHA-256 chain of that request's tokens (done once per request at ingress).
  */
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -43,6 +46,8 @@ public class KvEventsBench {
         int[] requestTokens;
         byte[][] storeBatches;
         byte[][] removeBatches;
+        /** Per worker, one of its own blocks past the request's 8,192 (a hole there dirties the worker). */
+        long[] beyondRequest;
         int next;
 
         @Setup(Level.Trial)
@@ -56,6 +61,7 @@ public class KvEventsBench {
                 system[i] = rnd.nextLong();
             }
             long[] requestChain = null;
+            beyondRequest = new long[WORKERS];
             for (int w = 0; w < WORKERS; w++) {
                 long[] chain = new long[BLOCKS_PER_WORKER];
                 System.arraycopy(system, 0, chain, 0, shared);
@@ -63,6 +69,7 @@ public class KvEventsBench {
                     chain[i] = rnd.nextLong();
                 }
                 index.store(key, w, chain);
+                beyondRequest[w] = chain[BLOCKS_PER_WORKER * 3 / 4];
                 if (w == WORKERS / 2) {
                     requestChain = chain;
                 }
@@ -84,6 +91,21 @@ public class KvEventsBench {
                 }
                 storeBatches[b] = batch(hashes, true);
                 removeBatches[b] = batch(hashes, false);
+            }
+        }
+    }
+
+    /**
+     * The same index with every worker dirty: each lost one of its own blocks past the request, so
+     * no answer changes, but no worker's held set is prefix-closed and every one is walked block by
+     * block (the slow path, and the whole lookup before parents were kept).
+     */
+    @State(Scope.Benchmark)
+    public static class LoadedDirty extends Loaded {
+        @Setup(Level.Trial)
+        public void dirty() {
+            for (int w = 0; w < WORKERS; w++) {
+                index.remove(w, new long[] {beyondRequest[w]});
             }
         }
     }
@@ -128,6 +150,12 @@ public class KvEventsBench {
     @Benchmark
     @BenchmarkMode(Mode.SampleTime)
     public int[] lookup128k(Loaded s) {
+        return s.index.match(new BlockIndex.Key("m", -1, BLOCK_SIZE), s.requestHashes, WORKERS);
+    }
+
+    @Benchmark
+    @BenchmarkMode(Mode.SampleTime)
+    public int[] lookup128kDirty(LoadedDirty s) {
         return s.index.match(new BlockIndex.Key("m", -1, BLOCK_SIZE), s.requestHashes, WORKERS);
     }
 

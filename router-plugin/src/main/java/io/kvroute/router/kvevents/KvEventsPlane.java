@@ -103,7 +103,8 @@ public final class KvEventsPlane implements AutoCloseable {
                         }
                         continue;
                     }
-                    index.store(new BlockIndex.Key(model, s.loraId(), blockSize), slot, s.blockHashes());
+                    index.store(new BlockIndex.Key(model, s.loraId(), blockSize), slot, s.hasParent(), s.parentHash(),
+                            s.blockHashes());
                     metrics.blockEvents.increment(s.blockHashes().length);
                 } else if (e instanceof KvEvent.BlockRemoved r) {
                     index.remove(slot, r.blockHashes());
@@ -235,6 +236,7 @@ public final class KvEventsPlane implements AutoCloseable {
                     if (now - lastHousekeeping >= HOUSEKEEPING_NANOS) {
                         lastHousekeeping = now;
                         rebuild |= housekeeping(now);
+                        index.maintain(now);
                     }
                     if (rebuild) {
                         if (poller != null) {
