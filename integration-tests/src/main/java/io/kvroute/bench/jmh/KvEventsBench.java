@@ -27,7 +27,8 @@ import org.openjdk.jmh.annotations.State;
  * plus its own), a 128k-token request = 8,192 precomputed block hashes matched against all of them:
  * every worker's held set is prefix-closed, so the match bisects (two distinct depths).
  * {@code lookup128kDirty}: the same with every worker dirty (a hole past the request), walked block
- * by block: the slow path.
+ * by block: the slow path. {@code lookup128kCold}: the clean lookup with the caches flushed before
+ * each call (the warm one repeats one request, whose ~25 probed cells then stay cached).
  * {@code hash128k}: the SHA-256 chain of that request's tokens (done once per request at ingress).
  */
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -110,6 +111,27 @@ public class KvEventsBench {
         }
     }
 
+    /**
+     * The clean index with the CPU caches flushed before every lookup (a 64 MiB scan, twice the L3
+     * of the box measured, in an untimed per-invocation setup): the bisection's probes are
+     * dependent loads, so cold they cost a memory round trip each, which a repeated warm lookup
+     * hides.
+     */
+    @State(Scope.Benchmark)
+    public static class LoadedCold extends Loaded {
+        final long[] junk = new long[8 << 20];
+        long sink;
+
+        @Setup(Level.Invocation)
+        public void flushCaches() {
+            long sum = 0;
+            for (int i = 0; i < junk.length; i += 8) {
+                sum += junk[i]++;
+            }
+            sink += sum;
+        }
+    }
+
     /** An SGLang batch {@code [ts, [events...], 0]} of tagged-array events. */
     static byte[] batch(long[][] hashes, boolean store) {
         try (MessageBufferPacker p = MessagePack.newDefaultBufferPacker()) {
@@ -156,6 +178,12 @@ public class KvEventsBench {
     @Benchmark
     @BenchmarkMode(Mode.SampleTime)
     public int[] lookup128kDirty(LoadedDirty s) {
+        return s.index.match(new BlockIndex.Key("m", -1, BLOCK_SIZE), s.requestHashes, WORKERS);
+    }
+
+    @Benchmark
+    @BenchmarkMode(Mode.SampleTime)
+    public int[] lookup128kCold(LoadedCold s) {
         return s.index.match(new BlockIndex.Key("m", -1, BLOCK_SIZE), s.requestHashes, WORKERS);
     }
 

@@ -14,7 +14,7 @@ import java.util.Map;
  *
  * <p>Threading: one writer thread (the events plane) calls the mutators; {@link #match} is
  * lock-free from any thread. The table map is copy-on-write through a volatile field. Each table
- * keeps every block's parent so that a match can binary-search the slots whose held set is
+ * keeps every block's parent so that a match can search (not walk) the slots whose held set is
  * prefix-closed and walk only the others ({@link BlockTable}, {@link ChainMatcher}).
  */
 public final class BlockIndex {
@@ -77,8 +77,8 @@ public final class BlockIndex {
     /**
      * Revalidates every table that has a slot in the unknown state (see {@link BlockTable}), at most
      * once per {@link #REVALIDATE_INTERVAL_NANOS}: one scan of the table with one parent probe per
-     * held block (tens of ms per million blocks), after which a prefix-closed slot is matched by
-     * bisection again. Writer only; the events thread calls it from its housekeeping tick.
+     * held block, after which a prefix-closed slot is searched rather than walked again. Writer
+     * only; the events thread calls it from its housekeeping tick.
      */
     public void maintain(long nowNanos) {
         if (revalidated && nowNanos - lastRevalidationNanos < REVALIDATE_INTERVAL_NANOS) {

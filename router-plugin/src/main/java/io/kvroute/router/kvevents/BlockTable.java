@@ -12,9 +12,9 @@ import static io.kvroute.router.kvevents.BlockCells.keyOf;
  * <p><b>Why parents.</b> A slot is <em>clean</em> when its held set is prefix-closed: every block it
  * holds has its parent held too (or starts a chain). An engine's cache is prefix-closed between
  * events (SGLang's radix cache evicts leaves; vLLM frees tail blocks first), and for a clean slot
- * "holds block d of the request" is monotone in d, so the match may binary-search it (~13 probes
- * per distinct depth for 8,192 blocks) instead of walking every block. A slot that may hold a
- * block without its parent is <em>dirty</em> and is walked block by block, which is exact always.
+ * "holds block d of the request" is monotone in d, so the match may search it in a few rounds of
+ * probes ({@link ChainMatcher}) instead of walking every block. A slot that may hold a block
+ * without its parent is <em>dirty</em> and is walked block by block, which is exact always.
  *
  * <p><b>Tracking holes exactly.</b> Per slot, {@code orphans} counts the blocks it holds whose
  * parent it does not hold; per cell and slot a 2-bit count of the cell's children that slot holds
@@ -81,7 +81,7 @@ final class BlockTable {
         return slot < unknown.length && unknown[slot];
     }
 
-    /** True when the match may binary-search {@code slot}. Writer thread (or a quiescent test). */
+    /** True when the match may search {@code slot} instead of walking it. Writer thread (or a quiescent test). */
     boolean isClean(int slot) {
         BlockCells c = cells;
         return slot >= c.words * Long.SIZE || !c.isDirty(slot);

@@ -12,8 +12,13 @@ package io.kvroute.router.kvevents;
  * (13 for 8,192 blocks); k distinct depths cost about k times that. Dirty slots are walked block by
  * block, one probe per block until the last of them stops, which is exact for any held set.
  *
- * <p>The dirty bits are loaded (acquire) before any probe, so a slot dirtied before an event's
- * owner stores is walked by every read that can see those stores' effects from its first probe on.
+ * <p>The dirty bits are loaded (acquire) before any probe, and the writer sets a slot's bit before
+ * the owner stores that may open a hole: a read that starts after the bit is set walks the slot. A
+ * read racing an event may see it partly applied, as any reader racing the writer could before.
+ *
+ * <p>Bisection's probes are dependent loads. A search with 7 independent probes per round (8-way,
+ * 5 rounds instead of 13) was tried and measured slower both warm (p50 2.1 us against 0.32 us) and
+ * with flushed caches (p50 36 us against 29 us) on the 2-core VM, so the plain bisection stays.
  */
 final class ChainMatcher {
     private ChainMatcher() {}

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * (often one the slot lacks), removals of middle ranges and single blocks, AllBlocksCleared, two
  * tables, more slots than one mask word, and enough blocks to grow the table. Checked after every
  * operation and after random revalidations; invariants in {@link #check}: matches equal the model
- * for every slot (so a slot bisected while holding a hole would fail), a clean slot is prefix-closed
+ * for every slot (so a slot searched while holding a hole would fail), a clean slot is prefix-closed
  * in the model, and the tracked orphan count is the model's whenever it is not unknown.
  */
 class BlockIndexModelTest {

@@ -126,7 +126,7 @@ class BlockTableTest {
         assertThat(t.isClean(0)).isTrue();
     }
 
-    /** Slot 1 says block 5's parent is the root; slot 0 said block 4. Nobody is bisected any more. */
+    /** Slot 1 says block 5's parent is the root; slot 0 said block 4. Nobody is searched any more. */
     @Test
     void contradictoryParents_disputeTheTable_andEverySlotIsWalkedExactly() {
         BlockTable t = new BlockTable();
