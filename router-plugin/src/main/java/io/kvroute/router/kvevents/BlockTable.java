@@ -322,23 +322,42 @@ final class BlockTable {
         }
     }
 
-    /** Copies held entries into fresh arrays (dropping tombstones), recounts and publishes them. */
-    private BlockCells rebuild(long minCapacity, int words) {
-        BlockCells old = cells;
-        int parentsNeeded = 0; // placeholders the recount may insert: held blocks whose parent nobody holds
+    /**
+     * An upper bound on the placeholders a recount of {@code old}'s held entries will insert: one
+     * per parent that nobody holds. Each such parent has a held child that is an orphan in its
+     * holder, so while every slot's orphan count is exact their sum bounds it with no scan (the
+     * rebuild's recount then makes one parent probe per held block, not two);
+     * otherwise one probe per held block finds them.
+     */
+    private long parentsToInsert(BlockCells old) {
+        if (!disputed && !anyUnknown) {
+            long sum = 0;
+            for (int n : orphans) {
+                sum += n;
+            }
+            return Math.min(sum, live); // distinct parents have distinct orphan children
+        }
+        long needed = 0;
         for (int i = 0; i <= old.mask; i++) {
             if (old.key(i) != 0 && old.ownedByAny(i)) {
                 long parent = old.parent(i);
                 if (parent != ROOT && parent != old.key(i)) {
                     int p = old.find(parent);
                     if (old.key(p) == 0 || !old.ownedByAny(p)) {
-                        parentsNeeded++;
+                        needed++;
                     }
                 }
             }
         }
+        return needed;
+    }
+
+    /** Copies held entries into fresh arrays (dropping tombstones), recounts and publishes them. */
+    private BlockCells rebuild(long minCapacity, int words) {
+        BlockCells old = cells;
+        long parentsNeeded = parentsToInsert(old);
         int capacity = MIN_CAPACITY;
-        while (capacity < minCapacity || (live + (long) parentsNeeded) * 10L > capacity * 5L) {
+        while (capacity < minCapacity || (live + parentsNeeded) * 10L > capacity * 5L) {
             capacity <<= 1;
         }
         BlockCells fresh = new BlockCells(capacity, words);
