@@ -29,6 +29,8 @@ import org.openjdk.jmh.annotations.State;
  * {@code lookup128kDirty}: the same with every worker dirty (a hole past the request), walked block
  * by block: the slow path. {@code lookup128kCold}: the clean lookup with the caches flushed before
  * each call (the warm one repeats one request, whose ~25 probed cells then stay cached).
+ * {@code revalidate1M}: the recount of the whole 1M-block table that an unknown slot triggers (at
+ * most once a second, on the events thread).
  * {@code hash128k}: the SHA-256 chain of that request's tokens (done once per request at ingress).
  */
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -49,6 +51,8 @@ public class KvEventsBench {
         byte[][] removeBatches;
         /** Per worker, one of its own blocks past the request's 8,192 (a hole there dirties the worker). */
         long[] beyondRequest;
+        /** Worker 0's chain. */
+        long[] chain0;
         int next;
 
         @Setup(Level.Trial)
@@ -71,6 +75,9 @@ public class KvEventsBench {
                 }
                 index.store(key, w, chain);
                 beyondRequest[w] = chain[BLOCKS_PER_WORKER * 3 / 4];
+                if (w == 0) {
+                    chain0 = chain;
+                }
                 if (w == WORKERS / 2) {
                     requestChain = chain;
                 }
@@ -132,6 +139,31 @@ public class KvEventsBench {
         }
     }
 
+    /**
+     * Before every call, worker 0's last block gets three children and loses them and then itself:
+     * the block's child count is sticky, so worker 0 is left unknown and the next
+     * {@link BlockIndex#maintain} recounts the whole table (1M blocks): the writer's stall.
+     */
+    @State(Scope.Benchmark)
+    public static class LoadedUnknown extends Loaded {
+        long nowNanos;
+
+        @Setup(Level.Invocation)
+        public void makeUnknown() {
+            BlockIndex.Key key = new BlockIndex.Key("m", -1, BLOCK_SIZE);
+            long last = chain0[chain0.length - 1];
+            index.store(key, 0, true, chain0[chain0.length - 2], new long[] {last});
+            long[] children = {next * 3L + 1, next * 3L + 2, next * 3L + 3};
+            next++;
+            for (long child : children) {
+                index.store(key, 0, true, last, new long[] {child});
+            }
+            index.remove(0, children);
+            index.remove(0, new long[] {last});
+            nowNanos += 2_000_000_000L;
+        }
+    }
+
     /** An SGLang batch {@code [ts, [events...], 0]} of tagged-array events. */
     static byte[] batch(long[][] hashes, boolean store) {
         try (MessageBufferPacker p = MessagePack.newDefaultBufferPacker()) {
@@ -185,6 +217,14 @@ public class KvEventsBench {
     @BenchmarkMode(Mode.SampleTime)
     public int[] lookup128kCold(LoadedCold s) {
         return s.index.match(new BlockIndex.Key("m", -1, BLOCK_SIZE), s.requestHashes, WORKERS);
+    }
+
+    @Benchmark
+    @BenchmarkMode(Mode.SampleTime)
+    @OutputTimeUnit(TimeUnit.MILLISECONDS)
+    public BlockIndex revalidate1M(LoadedUnknown s) {
+        s.index.maintain(s.nowNanos);
+        return s.index;
     }
 
     @Benchmark

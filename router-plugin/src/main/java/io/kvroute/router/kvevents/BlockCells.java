@@ -142,6 +142,17 @@ final class BlockCells {
         return false;
     }
 
+    /** True when a slot in {@code which} holds cell {@code i}. */
+    boolean ownedByAny(int i, long[] which) {
+        int at = i * (1 + words) + 1;
+        for (int w = 0; w < words; w++) {
+            if ((heads[at + w] & which[w]) != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     long ownerWord(int i, int w) {
         return heads[i * (1 + words) + 1 + w];
     }
@@ -175,11 +186,12 @@ final class BlockCells {
         links[at + words] = (count & 2) != 0 ? links[at + words] | bit : links[at + words] & ~bit;
     }
 
-    /** Zeroes every child count of one cell. */
-    void clearChildCounts(int i) {
+    /** Zeroes the child counts of one cell for the slots in {@code which}. */
+    void clearChildCounts(int i, long[] which) {
         int at = i * (1 + 2 * words) + 1;
-        for (int w = 0; w < 2 * words; w++) {
-            links[at + w] = 0;
+        for (int w = 0; w < words; w++) {
+            links[at + w] &= ~which[w];
+            links[at + words + w] &= ~which[w];
         }
     }
 

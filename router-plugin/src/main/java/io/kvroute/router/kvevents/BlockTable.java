@@ -4,6 +4,8 @@ import static io.kvroute.router.kvevents.BlockCells.ROOT;
 import static io.kvroute.router.kvevents.BlockCells.SATURATED;
 import static io.kvroute.router.kvevents.BlockCells.keyOf;
 
+import java.util.Arrays;
+
 /**
  * A map from a 64-bit block hash to the set of publisher slots holding that block, with each
  * block's parent, written by ONE thread and read by any number of threads without locks. The
@@ -236,12 +238,23 @@ final class BlockTable {
     }
 
     /**
-     * Recounts every child count and orphan from the owners and parents (one scan, one parent probe
-     * per held block) and republishes every slot's dirty bit: afterwards a slot is dirty exactly
-     * when it holds a block without its parent (or the table is disputed). Writer only.
+     * Recounts the child counts and orphans of every unknown slot from the owners and parents (one
+     * scan, one parent probe per block an unknown slot holds) and republishes their dirty bits:
+     * afterwards such a slot is dirty exactly when it holds a block without its parent (or the table
+     * is disputed). Other slots' counts are exact or sticky already and stay. Writer only.
      */
     void revalidate() {
-        recount(cells);
+        if (!anyUnknown) {
+            return;
+        }
+        BlockCells c = cells;
+        long[] which = new long[c.words];
+        for (int s = 0; s < unknown.length && s < c.words * Long.SIZE; s++) {
+            if (unknown[s]) {
+                which[s >>> 6] |= 1L << (s & 63);
+            }
+        }
+        recount(c, which);
     }
 
     /** Per slot, the leading hashes it holds consecutively; returns the probes made. Any thread. */
@@ -277,22 +290,26 @@ final class BlockTable {
         }
     }
 
-    /** Recomputes child counts, orphans and dirty bits of {@code c} (inserting missing parents). */
-    private void recount(BlockCells c) {
+    /**
+     * Recomputes the child counts, orphans and dirty bits of the slots in {@code which} (a mask of
+     * {@code c.words} words), inserting a placeholder for a missing parent; the other slots' state
+     * is kept.
+     */
+    private void recount(BlockCells c, long[] which) {
         int slots = c.words * Long.SIZE;
         int[] counted = new int[slots];
         for (int i = 0; i <= c.mask; i++) {
             if (c.key(i) != 0) {
-                c.clearChildCounts(i);
+                c.clearChildCounts(i, which);
             }
         }
         for (int i = 0; i <= c.mask; i++) {
             long key = c.key(i);
-            if (key == 0 || !c.ownedByAny(i)) {
+            if (key == 0) {
                 continue;
             }
             long parent = c.parent(i);
-            if (parent == ROOT || parent == key) {
+            if (parent == ROOT || parent == key || !c.ownedByAny(i, which)) {
                 continue;
             }
             int p = c.find(parent);
@@ -301,7 +318,7 @@ final class BlockTable {
                 used++;
             }
             for (int w = 0; w < c.words; w++) {
-                long own = c.ownerWord(i, w);
+                long own = c.ownerWord(i, w) & which[w];
                 for (long bits = own; bits != 0; bits &= bits - 1) {
                     int slot = (w << 6) + Long.numberOfTrailingZeros(bits);
                     int pc = c.childCount(p, slot);
@@ -314,11 +331,18 @@ final class BlockTable {
                 }
             }
         }
-        orphans = counted;
-        unknown = new boolean[slots];
+        if (orphans.length < slots) {
+            orphans = Arrays.copyOf(orphans, slots);
+            unknown = Arrays.copyOf(unknown, slots);
+        }
         anyUnknown = false;
         for (int s = 0; s < slots; s++) {
-            c.setDirty(s, disputed || counted[s] > 0);
+            if ((which[s >>> 6] & (1L << (s & 63))) != 0) {
+                orphans[s] = counted[s];
+                unknown[s] = false;
+            }
+            anyUnknown |= unknown[s];
+            c.setDirty(s, disputed || unknown[s] || orphans[s] > 0);
         }
     }
 
@@ -370,7 +394,9 @@ final class BlockTable {
         }
         used = count;
         live = count;
-        recount(fresh);
+        long[] all = new long[words];
+        Arrays.fill(all, -1L);
+        recount(fresh, all);
         cells = fresh;
         return fresh;
     }

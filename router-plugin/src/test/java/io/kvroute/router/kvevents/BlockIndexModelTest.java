@@ -19,7 +19,9 @@ import org.junit.jupiter.api.Test;
  * chained hashes do (chains share prefixes; a hash always has the same parent), and the events are
  * what engines send plus what they should not: chains stored from any block with the parent stated
  * (often one the slot lacks), removals of middle ranges and single blocks, AllBlocksCleared, two
- * tables, more slots than one mask word, and enough blocks to grow the table. Checked after every
+ * tables, more slots than one mask word, and enough blocks to grow the table. Chains branch off a
+ * few trunks at a few blocks and most events go to a few slots, so blocks get three or more
+ * children in a slot and the sticky-count (unknown) path runs too. Checked after every
  * operation and after random revalidations; invariants in {@link #check}: matches equal the model
  * for every slot (so a slot searched while holding a hole would fail), a clean slot is prefix-closed
  * in the model, and the tracked orphan count is the model's whenever it is not unknown.
@@ -27,6 +29,8 @@ import org.junit.jupiter.api.Test;
 class BlockIndexModelTest {
     private static final BlockIndex.Key[] KEYS = {new BlockIndex.Key("m", -1, 16), new BlockIndex.Key("m", 7, 16)};
     private static final int SLOTS = 70;
+    /** Most events go to a few slots (in both mask words), so their sets get deep and branchy. */
+    private static final int[] HOT_SLOTS = {0, 1, 64, 69};
 
     @Test
     void randomOperations_matchANaiveModel() {
@@ -54,10 +58,12 @@ class BlockIndexModelTest {
             this.rnd = rnd;
             this.bound = bound;
             this.index = new BlockIndex(bound);
-            for (int c = 0; c < 30; c++) {
-                long[] chain = new long[1 + rnd.nextInt(60)];
-                long[] earlier = c > 0 ? chains.get(rnd.nextInt(c)) : new long[0];
-                int shared = rnd.nextBoolean() ? rnd.nextInt(earlier.length + 1) : 0;
+            for (int c = 0; c < 40; c++) {
+                long[] chain = new long[1 + rnd.nextInt(80)];
+                // the first chains are trunks; the rest mostly branch off a trunk at one of a few
+                // blocks, so a block gets several children (and sticky counts happen)
+                long[] earlier = c > 0 ? chains.get(c < 4 ? rnd.nextInt(c) : rnd.nextInt(4)) : new long[0];
+                int shared = rnd.nextInt(4) != 0 ? Math.min(earlier.length, 1 + 5 * rnd.nextInt(4)) : 0;
                 for (int i = 0; i < chain.length; i++) {
                     // chains share prefixes, as conversations sharing a system prompt do
                     chain[i] = i < shared ? earlier[i] : rnd.nextLong();
@@ -80,7 +86,7 @@ class BlockIndexModelTest {
 
         void go(int ops) {
             for (int op = 0; op < ops; op++) {
-                int slot = rnd.nextInt(SLOTS);
+                int slot = rnd.nextInt(3) == 0 ? rnd.nextInt(SLOTS) : HOT_SLOTS[rnd.nextInt(HOT_SLOTS.length)];
                 int t = rnd.nextInt(KEYS.length);
                 long[] chain = chains.get(rnd.nextInt(chains.size()));
                 int from = rnd.nextInt(chain.length);
