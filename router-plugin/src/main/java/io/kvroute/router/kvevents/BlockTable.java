@@ -1,48 +1,57 @@
 package io.kvroute.router.kvevents;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
+import static io.kvroute.router.kvevents.BlockCells.ROOT;
+import static io.kvroute.router.kvevents.BlockCells.SATURATED;
+import static io.kvroute.router.kvevents.BlockCells.keyOf;
+
+import java.util.Arrays;
 
 /**
- * An open-addressing map from a 64-bit block hash to the set of publisher slots holding that block
- * (a bit mask of {@code words} longs per entry), written by ONE thread and read by any number of
- * threads without locks.
+ * A map from a 64-bit block hash to the set of publisher slots holding that block, with each
+ * block's parent, written by ONE thread and read by any number of threads without locks. The
+ * arrays are one {@link BlockCells} generation; the match is {@link ChainMatcher}.
  *
- * <p><b>Layout.</b> {@code keys[i]} and {@code masks[i * words .. + words)}; linear probing from a
- * mixed hash. Key 0 marks an empty cell, so a block whose hash is 0 is stored as 1 (a 2^-64 event
- * that can at worst merge two blocks' owners). Removing the last owner leaves the key with an empty
- * mask (a tombstone that still answers "nobody"), so a reader's probe sequence never changes under
- * it; tombstones go at the next rebuild.
+ * <p><b>Why parents.</b> A slot is <em>clean</em> when its held set is prefix-closed: every block it
+ * holds has its parent held too (or starts a chain). An engine's cache is prefix-closed between
+ * events (SGLang's radix cache evicts leaves; vLLM frees tail blocks first), and for a clean slot
+ * "holds block d of the request" is monotone in d, so the match may search it in a few rounds of
+ * probes ({@link ChainMatcher}) instead of walking every block. A slot that may hold a block
+ * without its parent is <em>dirty</em> and is walked block by block, which is exact always.
  *
- * <p><b>Concurrency.</b> The writer publishes a new cell's mask before its key (release store) and a
- * reader loads the key with acquire, so a visible key always has its mask. Mask words change with
- * opaque stores: a reader sees each bit old or new, which is what a concurrent reader of a cache
- * can know anyway. A rebuild (grow, more mask words, or too many tombstones) fills new arrays and
- * publishes them through one volatile field, so a reader uses one consistent generation per call.
+ * <p><b>Tracking holes exactly.</b> Per slot, {@code orphans} counts the blocks it holds whose
+ * parent it does not hold; per cell and slot a 2-bit count of the cell's children that slot holds
+ * tells how a store or removal changes that number (storing x: +1 if x's parent is missing, minus
+ * x's held children that stop being orphans; removing x: the reverse). A slot is dirty exactly
+ * while its orphans are above zero, so a transient hole (a chain removed root first, a child stored
+ * before its parent) cleans itself with no scan. A count that reached 3 becomes sticky (it can no
+ * longer be decremented exactly); a change that depends on a sticky count makes the slot
+ * <em>unknown</em> (dirty) until {@link #revalidate} recounts the whole table. Every stated parent
+ * gets a cell (a placeholder nobody holds, if need be) so its count has a home.
+ *
+ * <p><b>Parents are trusted once.</b> The engine's hash is chained from the parent's, so honest
+ * publishers state the same parent for a hash. A store that states another parent than the
+ * recorded one (a collision, or a broken publisher) marks the table disputed: every slot stays dirty
+ * (walked, exact) for the table's life, so a liar cannot make another slot's answer wrong.
+ *
+ * <p><b>Concurrency.</b> A new cell's owners are written before its key (release); readers load the
+ * key with acquire. Owner bits change with opaque stores. A slot's dirty bit is set (volatile store
+ * and a release fence) BEFORE the owner store that may create a hole, and cleared (volatile store)
+ * only AFTER the stores that close it; readers load the dirty bits with acquire before probing. A
+ * read racing an event may see it partly applied, as with any concurrent reader of a cache. A
+ * rebuild (grow, more mask words) fills new arrays, recounts them and publishes them through one
+ * volatile field, so a reader uses one consistent generation per call.
  */
 final class BlockTable {
-    private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
     private static final int MIN_CAPACITY = 1024;
 
-    /** One generation of the arrays. */
-    private static final class Cells {
-        final long[] keys;
-        final long[] masks;
-        final int words;
-        final int mask;
-
-        Cells(int capacity, int words) {
-            this.keys = new long[capacity];
-            this.masks = new long[capacity * words];
-            this.words = words;
-            this.mask = capacity - 1;
-        }
-    }
-
-    private volatile Cells cells = new Cells(MIN_CAPACITY, 1);
+    private volatile BlockCells cells = new BlockCells(MIN_CAPACITY, 1);
     // writer only
     private int used;
     private int live;
+    private int[] orphans = new int[Long.SIZE];
+    private boolean[] unknown = new boolean[Long.SIZE];
+    private boolean anyUnknown;
+    private boolean disputed;
 
     /** Number of blocks with at least one owner. */
     int liveBlocks() {
@@ -51,216 +60,344 @@ final class BlockTable {
 
     /** Bytes held by the arrays (for the memory gauge). */
     long bytes() {
-        Cells c = cells;
-        return (long) c.keys.length * Long.BYTES + (long) c.masks.length * Long.BYTES;
+        return cells.bytes();
     }
 
-    /** Sets {@code slot}'s bit on {@code hash}; true when it was not set. Writer only. */
-    boolean add(long hash, int slot) {
-        long key = hash == 0 ? 1 : hash;
-        Cells c = cells;
+    /** True once two stores stated different parents for one hash (every slot walks for good). */
+    boolean disputed() {
+        return disputed;
+    }
+
+    /** True when some slot is unknown and a {@link #revalidate} would help. */
+    boolean needsRevalidation() {
+        return anyUnknown;
+    }
+
+    /** Blocks {@code slot} holds without their parent, exact unless {@link #unknown}. Writer only (tests). */
+    int orphans(int slot) {
+        return slot < orphans.length ? orphans[slot] : 0;
+    }
+
+    /** True when a sticky count left {@code slot}'s orphans unknown until a revalidation. Writer only (tests). */
+    boolean unknown(int slot) {
+        return slot < unknown.length && unknown[slot];
+    }
+
+    /** True when the match may search {@code slot} instead of walking it. Writer thread (or a quiescent test). */
+    boolean isClean(int slot) {
+        BlockCells c = cells;
+        return slot >= c.words * Long.SIZE || !c.isDirty(slot);
+    }
+
+    /**
+     * Sets {@code slot}'s bit on {@code hash}, whose parent is {@code parentKey} ({@link
+     * BlockCells#ROOT} for a chain's first block; in key form, see {@link BlockCells#keyOf}).
+     * True when the bit was not set. Writer only.
+     */
+    boolean add(long hash, long parentKey, int slot) {
+        long key = keyOf(hash);
+        BlockCells c = cells;
         if (slot >= c.words * Long.SIZE) {
-            c = rebuild(c.keys.length, (slot / Long.SIZE) + 1);
+            c = rebuild(c.capacity(), slot / Long.SIZE + 1);
         }
-        if ((used + 1) * 10L > c.keys.length * 6L) {
-            c = rebuild(live * 10L > c.keys.length * 3L ? c.keys.length * 2 : c.keys.length, c.words);
+        if ((used + 2) * 10L > c.capacity() * 6L) {
+            c = rebuild(live * 10L > c.capacity() * 3L ? c.capacity() * 2L : c.capacity(), c.words);
         }
-        int i = find(c, key);
-        int w = slot >>> 6;
-        long bit = 1L << (slot & 63);
-        if (c.keys[i] == 0) {
-            c.masks[i * c.words + w] = bit;
-            LONGS.setRelease(c.keys, i, key);
+        if (parentKey == key) {
+            dispute(c); // a block cannot be its own parent
+        }
+        int p = -1;
+        if (parentKey != ROOT && parentKey != key) {
+            p = c.find(parentKey);
+            if (c.key(p) == 0) {
+                c.insert(p, parentKey, parentKey, -1); // placeholder: holds the parent's child counts
+                used++;
+            }
+        }
+        int i = c.find(key);
+        boolean fresh = c.key(i) == 0;
+        if (!fresh) {
+            long recorded = c.parent(i);
+            if (recorded == key) {
+                c.setParent(i, parentKey); // a placeholder learns its parent
+            } else if (recorded != parentKey) {
+                dispute(c);
+            }
+            if (c.owned(i, slot)) {
+                return false;
+            }
+        }
+        int delta = 0;
+        if (!disputed) {
+            if (p >= 0) {
+                if (!c.owned(p, slot)) {
+                    delta++;
+                }
+                int pc = c.childCount(p, slot);
+                if (pc < SATURATED) {
+                    c.setChildCount(p, slot, pc + 1);
+                }
+            }
+            if (!fresh) {
+                delta -= heldChildren(c, i, slot);
+            }
+        }
+        boolean dirtyAfter = dirtyAfter(slot, delta);
+        if (dirtyAfter) {
+            c.setDirty(slot, true);
+        }
+        if (fresh) {
+            c.insert(i, key, parentKey, slot);
             used++;
             live++;
-            return true;
+        } else {
+            if (!c.ownedByAny(i)) {
+                live++;
+            }
+            c.setOwned(i, slot, true);
         }
-        int at = i * c.words + w;
-        long old = c.masks[at];
-        if ((old & bit) != 0) {
-            return false;
-        }
-        if (isEmpty(c, i)) {
-            live++;
-        }
-        LONGS.setOpaque(c.masks, at, old | bit);
+        orphans[slot] += delta;
+        c.setDirty(slot, dirtyAfter);
         return true;
     }
 
     /** Clears {@code slot}'s bit on {@code hash}; true when it was set. Writer only. */
     boolean remove(long hash, int slot) {
-        long key = hash == 0 ? 1 : hash;
-        Cells c = cells;
+        long key = keyOf(hash);
+        BlockCells c = cells;
         if (slot >= c.words * Long.SIZE) {
             return false;
         }
-        int i = find(c, key);
-        if (c.keys[i] == 0) {
+        int i = c.find(key);
+        if (c.key(i) == 0 || !c.owned(i, slot)) {
             return false;
         }
-        int at = i * c.words + (slot >>> 6);
-        long bit = 1L << (slot & 63);
-        long old = c.masks[at];
-        if ((old & bit) == 0) {
-            return false;
+        int delta = 0;
+        if (!disputed) {
+            long parent = c.parent(i);
+            if (parent != ROOT && parent != key) {
+                int p = c.find(parent);
+                if (c.key(p) == 0) {
+                    markUnknown(slot); // every stated parent has a cell; cannot happen
+                } else {
+                    if (!c.owned(p, slot)) {
+                        delta--; // x was an orphan
+                    }
+                    int pc = c.childCount(p, slot);
+                    if (pc > 0 && pc < SATURATED) {
+                        c.setChildCount(p, slot, pc - 1);
+                    }
+                }
+            }
+            delta += heldChildren(c, i, slot);
         }
-        LONGS.setOpaque(c.masks, at, old & ~bit);
-        if (isEmpty(c, i)) {
+        boolean dirtyAfter = dirtyAfter(slot, delta);
+        if (dirtyAfter) {
+            c.setDirty(slot, true);
+        }
+        c.setOwned(i, slot, false);
+        if (!c.ownedByAny(i)) {
             live--;
         }
+        orphans[slot] += delta;
+        c.setDirty(slot, dirtyAfter);
         return true;
     }
 
     /** Clears {@code slot} everywhere; returns how many blocks it held. Writer only; scans the table. */
     int clearSlot(int slot) {
-        Cells c = cells;
+        BlockCells c = cells;
         if (slot >= c.words * Long.SIZE) {
             return 0;
         }
-        int w = slot >>> 6;
-        long bit = 1L << (slot & 63);
+        c.setDirty(slot, true);
         int cleared = 0;
-        for (int i = 0; i < c.keys.length; i++) {
-            int at = i * c.words + w;
-            long old = c.masks[at];
-            if (c.keys[i] != 0 && (old & bit) != 0) {
-                LONGS.setOpaque(c.masks, at, old & ~bit);
+        for (int i = 0; i <= c.mask; i++) {
+            if (c.key(i) == 0) {
+                continue;
+            }
+            c.setChildCount(i, slot, 0);
+            if (c.owned(i, slot)) {
+                c.setOwned(i, slot, false);
                 cleared++;
-                if (isEmpty(c, i)) {
+                if (!c.ownedByAny(i)) {
                     live--;
                 }
             }
         }
+        orphans[slot] = 0;
+        if (unknown[slot]) {
+            unknown[slot] = false;
+            anyUnknown = false;
+            for (boolean u : unknown) {
+                anyUnknown |= u;
+            }
+        }
+        c.setDirty(slot, disputed);
         return cleared;
     }
 
     /**
-     * Per slot, how many leading hashes of {@code hashes} it holds consecutively from the first
-     * (a slot must hold block 0 to match at all). Any thread.
-     *
-     * @param matched out: {@code matched[slot]} is set for every slot below its length
+     * Recounts the child counts and orphans of every unknown slot from the owners and parents (one
+     * scan, one parent probe per block an unknown slot holds) and republishes their dirty bits:
+     * afterwards such a slot is dirty exactly when it holds a block without its parent (or the table
+     * is disputed). Other slots' counts are exact or sticky already and stay. Writer only.
      */
-    void match(long[] hashes, int[] matched) {
-        Cells c = cells;
-        int words = c.words;
-        long[] alive = new long[words];
-        long[] next = new long[words];
-        int n = hashes.length;
-        int depth = 0;
-        boolean any = n > 0 && maskOf(c, hashes[0], alive);
-        if (any) {
-            depth = 1;
-            for (int d = 1; d < n; d++) {
-                boolean present = maskOf(c, hashes[d], next);
-                boolean stillAny = false;
-                for (int w = 0; w < words; w++) {
-                    long keep = present ? alive[w] & next[w] : 0;
-                    long ended = alive[w] & ~keep;
-                    while (ended != 0) {
-                        int slot = (w << 6) + Long.numberOfTrailingZeros(ended);
-                        if (slot < matched.length) {
-                            matched[slot] = d;
-                        }
-                        ended &= ended - 1;
+    void revalidate() {
+        if (!anyUnknown) {
+            return;
+        }
+        BlockCells c = cells;
+        long[] which = new long[c.words];
+        for (int s = 0; s < unknown.length && s < c.words * Long.SIZE; s++) {
+            if (unknown[s]) {
+                which[s >>> 6] |= 1L << (s & 63);
+            }
+        }
+        recount(c, which);
+    }
+
+    /** Per slot, the leading hashes it holds consecutively; returns the probes made. Any thread. */
+    int match(long[] hashes, int[] matched) {
+        return ChainMatcher.match(cells, hashes, matched);
+    }
+
+    /** The children of cell {@code i} that {@code slot} holds; a sticky count makes the slot unknown. */
+    private int heldChildren(BlockCells c, int i, int slot) {
+        int cc = c.childCount(i, slot);
+        if (cc == SATURATED) {
+            markUnknown(slot);
+            return 0;
+        }
+        return cc;
+    }
+
+    private boolean dirtyAfter(int slot, int delta) {
+        return disputed || unknown[slot] || orphans[slot] + delta > 0;
+    }
+
+    private void markUnknown(int slot) {
+        unknown[slot] = true;
+        anyUnknown = true;
+    }
+
+    private void dispute(BlockCells c) {
+        if (!disputed) {
+            disputed = true;
+            for (int s = 0; s < c.words * Long.SIZE; s++) {
+                c.setDirty(s, true);
+            }
+        }
+    }
+
+    /**
+     * Recomputes the child counts, orphans and dirty bits of the slots in {@code which} (a mask of
+     * {@code c.words} words), inserting a placeholder for a missing parent; the other slots' state
+     * is kept.
+     */
+    private void recount(BlockCells c, long[] which) {
+        int slots = c.words * Long.SIZE;
+        int[] counted = new int[slots];
+        for (int i = 0; i <= c.mask; i++) {
+            if (c.key(i) != 0) {
+                c.clearChildCounts(i, which);
+            }
+        }
+        for (int i = 0; i <= c.mask; i++) {
+            long key = c.key(i);
+            if (key == 0) {
+                continue;
+            }
+            long parent = c.parent(i);
+            if (parent == ROOT || parent == key || !c.ownedByAny(i, which)) {
+                continue;
+            }
+            int p = c.find(parent);
+            if (c.key(p) == 0) {
+                c.insert(p, parent, parent, -1);
+                used++;
+            }
+            for (int w = 0; w < c.words; w++) {
+                long own = c.ownerWord(i, w) & which[w];
+                for (long bits = own; bits != 0; bits &= bits - 1) {
+                    int slot = (w << 6) + Long.numberOfTrailingZeros(bits);
+                    int pc = c.childCount(p, slot);
+                    if (pc < SATURATED) {
+                        c.setChildCount(p, slot, pc + 1);
                     }
-                    alive[w] = keep;
-                    stillAny |= keep != 0;
                 }
-                if (!stillAny) {
-                    return;
+                for (long bits = own & ~c.ownerWord(p, w); bits != 0; bits &= bits - 1) {
+                    counted[(w << 6) + Long.numberOfTrailingZeros(bits)]++;
                 }
-                depth = d + 1;
             }
-            for (int w = 0; w < words; w++) {
-                long rest = alive[w];
-                while (rest != 0) {
-                    int slot = (w << 6) + Long.numberOfTrailingZeros(rest);
-                    if (slot < matched.length) {
-                        matched[slot] = depth;
+        }
+        if (orphans.length < slots) {
+            orphans = Arrays.copyOf(orphans, slots);
+            unknown = Arrays.copyOf(unknown, slots);
+        }
+        anyUnknown = false;
+        for (int s = 0; s < slots; s++) {
+            if ((which[s >>> 6] & (1L << (s & 63))) != 0) {
+                orphans[s] = counted[s];
+                unknown[s] = false;
+            }
+            anyUnknown |= unknown[s];
+            c.setDirty(s, disputed || unknown[s] || orphans[s] > 0);
+        }
+    }
+
+    /**
+     * An upper bound on the placeholders a recount of {@code old}'s held entries will insert: one
+     * per parent that nobody holds. Each such parent has a held child that is an orphan in its
+     * holder, so while every slot's orphan count is exact their sum bounds it with no scan (the
+     * rebuild's recount then makes one parent probe per held block, not two);
+     * otherwise one probe per held block finds them.
+     */
+    private long parentsToInsert(BlockCells old) {
+        if (!disputed && !anyUnknown) {
+            long sum = 0;
+            for (int n : orphans) {
+                sum += n;
+            }
+            return Math.min(sum, live); // distinct parents have distinct orphan children
+        }
+        long needed = 0;
+        for (int i = 0; i <= old.mask; i++) {
+            if (old.key(i) != 0 && old.ownedByAny(i)) {
+                long parent = old.parent(i);
+                if (parent != ROOT && parent != old.key(i)) {
+                    int p = old.find(parent);
+                    if (old.key(p) == 0 || !old.ownedByAny(p)) {
+                        needed++;
                     }
-                    rest &= rest - 1;
                 }
             }
         }
+        return needed;
     }
 
-    /** True when {@code slot} holds {@code hash}. Any thread. */
-    boolean holds(long hash, int slot) {
-        Cells c = cells;
-        if (slot >= c.words * Long.SIZE) {
-            return false;
-        }
-        long[] m = new long[c.words];
-        return maskOf(c, hash, m) && (m[slot >>> 6] & (1L << (slot & 63))) != 0;
-    }
-
-    /** Loads the owners of {@code hash} into {@code out}; false when the block is unknown. */
-    private static boolean maskOf(Cells c, long hash, long[] out) {
-        long key = hash == 0 ? 1 : hash;
-        int i = (int) mix(key) & c.mask;
-        while (true) {
-            long k = (long) LONGS.getAcquire(c.keys, i);
-            if (k == key) {
-                boolean any = false;
-                for (int w = 0; w < c.words; w++) {
-                    long v = (long) LONGS.getOpaque(c.masks, i * c.words + w);
-                    out[w] = v;
-                    any |= v != 0;
-                }
-                return any;
-            }
-            if (k == 0) {
-                return false;
-            }
-            i = (i + 1) & c.mask;
-        }
-    }
-
-    private static int find(Cells c, long key) {
-        int i = (int) mix(key) & c.mask;
-        while (c.keys[i] != 0 && c.keys[i] != key) {
-            i = (i + 1) & c.mask;
-        }
-        return i;
-    }
-
-    private static boolean isEmpty(Cells c, int i) {
-        for (int w = 0; w < c.words; w++) {
-            if (c.masks[i * c.words + w] != 0) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Copies live entries into fresh arrays (dropping tombstones) and publishes them. Writer only. */
-    private Cells rebuild(long minCapacity, int words) {
-        Cells old = cells;
+    /** Copies held entries into fresh arrays (dropping tombstones), recounts and publishes them. */
+    private BlockCells rebuild(long minCapacity, int words) {
+        BlockCells old = cells;
+        long parentsNeeded = parentsToInsert(old);
         int capacity = MIN_CAPACITY;
-        while (capacity < minCapacity || live * 10L > capacity * 5L) {
+        while (capacity < minCapacity || (live + parentsNeeded) * 10L > capacity * 5L) {
             capacity <<= 1;
         }
-        Cells fresh = new Cells(capacity, words);
+        BlockCells fresh = new BlockCells(capacity, words);
         int count = 0;
-        for (int i = 0; i < old.keys.length; i++) {
-            if (old.keys[i] != 0 && !isEmpty(old, i)) {
-                int j = find(fresh, old.keys[i]);
-                fresh.keys[j] = old.keys[i];
-                System.arraycopy(old.masks, i * old.words, fresh.masks, j * words, old.words);
+        for (int i = 0; i <= old.mask; i++) {
+            if (old.key(i) != 0 && old.ownedByAny(i)) {
+                fresh.copyCell(fresh.find(old.key(i)), old, i);
                 count++;
             }
         }
         used = count;
         live = count;
+        long[] all = new long[words];
+        Arrays.fill(all, -1L);
+        recount(fresh, all);
         cells = fresh;
         return fresh;
-    }
-
-    /** A murmur3 finalizer: engine hashes are already uniform, but a hostile publisher's need not be. */
-    private static long mix(long k) {
-        k ^= k >>> 33;
-        k *= 0xff51afd7ed558ccdL;
-        k ^= k >>> 33;
-        return k;
     }
 }

@@ -21,7 +21,8 @@ public final class KvEventIngest {
         int blocks = 0;
         for (KvEvent e : batch.events()) {
             if (e instanceof KvEvent.BlockStored s) {
-                index.store(new BlockIndex.Key(model, s.loraId(), blockSize), slot, s.blockHashes());
+                index.store(new BlockIndex.Key(model, s.loraId(), blockSize), slot, s.hasParent(), s.parentHash(),
+                        s.blockHashes());
                 blocks += s.blockHashes().length;
             } else if (e instanceof KvEvent.BlockRemoved r) {
                 index.remove(slot, r.blockHashes());

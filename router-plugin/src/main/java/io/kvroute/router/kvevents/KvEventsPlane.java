@@ -123,7 +123,7 @@ public final class KvEventsPlane implements AutoCloseable {
                         storeByTokens(s, key);
                         continue;
                     }
-                    index.store(key, slot, s.blockHashes());
+                    index.store(key, slot, s.hasParent(), s.parentHash(), s.blockHashes());
                     metrics.blockEvents.increment(s.blockHashes().length);
                 } else if (e instanceof KvEvent.BlockRemoved r) {
                     if (keying != null) {
@@ -286,7 +286,9 @@ public final class KvEventsPlane implements AutoCloseable {
                     long now = System.nanoTime();
                     if (now - lastHousekeeping >= HOUSEKEEPING_NANOS) {
                         lastHousekeeping = now;
-                        rebuild |= housekeeping(nanoClock.getAsLong());
+                        long clockNanos = nanoClock.getAsLong();
+                        rebuild |= housekeeping(clockNanos);
+                        index.maintain(clockNanos);
                     }
                     if (rebuild) {
                         if (poller != null) {

@@ -68,6 +68,7 @@ final class TokenKeying {
         } else {
             parentOwn = TokenChainHash.root(s.loraId());
         }
+        long firstParentOwn = parentOwn;
         long[] own = new long[engineHashes.length];
         int n = 0;
         for (int b = 0; b < engineHashes.length; b++) {
@@ -93,7 +94,8 @@ final class TokenKeying {
             parentOwn = h;
         }
         if (n > 0) {
-            index.store(key, slot, n == own.length ? own : Arrays.copyOf(own, n));
+            // the own chain's parent, so the index's prefix-closure bookkeeping sees the same tree the tokens make
+            index.store(key, slot, s.hasParent(), firstParentOwn, n == own.length ? own : Arrays.copyOf(own, n));
         }
         return n;
     }
