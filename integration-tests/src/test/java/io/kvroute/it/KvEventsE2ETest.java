@@ -52,8 +52,12 @@ class KvEventsE2ETest {
                 int hits = 0;
                 for (int i = 0; i < 6; i++) {
                     String text = ("tenant " + i + " shares this long system preamble about routing and caches; ").repeat(12);
+                    double seenByB = metric(http.get(replicaB.baseUrl() + "/metrics").getContentAsString(),
+                            "kvroute_kv_events_block_events_total");
                     assertThat(http.postJson(fleet.url("/v1/chat/completions"), chat(text)).getStatus()).isEqualTo(200);
-                    Thread.sleep(300); // the engine's BlockStored reaches replica B
+                    // replica A's request made the engine store blocks; wait until replica B has applied those events
+                    await().atMost(Duration.ofSeconds(10)).until(() -> metric(http.get(replicaB.baseUrl() + "/metrics")
+                            .getContentAsString(), "kvroute_kv_events_block_events_total") > seenByB);
                     JsonNode reply = JSON.readTree(http.postJson(replicaB.baseUrl() + "/v1/chat/completions", chat(text))
                             .getContentAsString());
                     long cached = reply.path("usage").path("prompt_tokens_details").path("cached_tokens").asLong();

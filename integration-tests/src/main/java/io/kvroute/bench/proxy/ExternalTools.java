@@ -1,10 +1,12 @@
 package io.kvroute.bench.proxy;
 
+import io.kvroute.bench.Readiness;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -106,7 +108,7 @@ final class ExternalTools {
         private final Path prefix;
         final int port;
 
-        NginxProxy(Path nginx, List<String> upstreamHostPorts) throws IOException, InterruptedException {
+        NginxProxy(Path nginx, List<String> upstreamHostPorts) throws Exception {
             prefix = Files.createTempDirectory("kvroute-nginx-");
             port = freePort();
             StringBuilder servers = new StringBuilder();
@@ -145,13 +147,21 @@ final class ExternalTools {
             Files.writeString(confFile, conf);
             process = new ProcessBuilder(nginx.toString(), "-p", prefix.toString(), "-c", confFile.toString())
                     .redirectErrorStream(true).redirectOutput(prefix.resolve("stdout.log").toFile()).start();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!listening(port)) {
-                if (!process.isAlive() || System.nanoTime() > deadline) {
-                    throw new IOException("nginx did not start: " + Files.readString(prefix.resolve("stdout.log"))
-                            + readIfExists(prefix.resolve("error.log")));
-                }
-                Thread.sleep(50);
+            Process started = process;
+            boolean up;
+            try {
+                up = Readiness.await(() -> {
+                    if (!started.isAlive()) {
+                        throw new IOException("nginx exited");
+                    }
+                    return listening(port);
+                }, Duration.ofSeconds(10), Duration.ofMillis(50));
+            } catch (IOException exited) {
+                up = false;
+            }
+            if (!up) {
+                throw new IOException("nginx did not start: " + Files.readString(prefix.resolve("stdout.log"))
+                        + readIfExists(prefix.resolve("error.log")));
             }
         }
 

@@ -1,5 +1,6 @@
 package io.kvroute.bench.scenario;
 
+import io.kvroute.bench.Readiness;
 import io.kvroute.bench.RunContext;
 import io.kvroute.bench.Scenario;
 import io.kvroute.bench.VariantResult;
@@ -170,17 +171,11 @@ final class ReplicasScenario implements Scenario {
 
     /** Waits until every replica sees every worker's events live (exact), so no variant starts cold by accident. */
     private static void awaitExact(List<String> urls, int workers, Duration max) throws Exception {
-        long deadline = System.nanoTime() + max.toNanos();
         for (String url : urls) {
-            while (true) {
-                double exact = RouterMetricsScraper.scrape(url).stream()
-                        .filter(s -> s.name().equals("kvroute_kv_events_workers_exact"))
-                        .mapToDouble(PrometheusText.Sample::value).findFirst().orElse(0);
-                if (exact >= workers || System.nanoTime() > deadline) {
-                    break;
-                }
-                Thread.sleep(100);
-            }
+            // not ready in time: the variant still runs (its cold start then shows in its figures)
+            Readiness.await(() -> RouterMetricsScraper.scrape(url).stream()
+                    .filter(s -> s.name().equals("kvroute_kv_events_workers_exact"))
+                    .mapToDouble(PrometheusText.Sample::value).findFirst().orElse(0) >= workers, max, Duration.ofMillis(100));
         }
     }
 }
