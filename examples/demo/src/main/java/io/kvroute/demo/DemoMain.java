@@ -127,6 +127,6 @@ public final class DemoMain implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new DemoMain()).execute(args));
+        System.exit(new CommandLine(new DemoMain()).setExecutionExceptionHandler(MockWorkerMain.BAD_FLAG_VALUE).execute(args));
     }
 }

@@ -366,7 +366,19 @@ public final class MockWorkerMain implements Callable<Integer> {
         return RouterOptions.printHelpIfRequested(cli, out, args);
     }
 
+    /**
+     * A flag value the worker refuses ({@link IllegalArgumentException} while starting) ends the
+     * command with its message and exit status 2, like a value picocli itself rejects, not a stack trace.
+     */
+    public static final CommandLine.IExecutionExceptionHandler BAD_FLAG_VALUE = (failure, cli, parsed) -> {
+        if (failure instanceof IllegalArgumentException) {
+            cli.getErr().println(cli.getCommandName() + ": " + failure.getMessage());
+            return 2;
+        }
+        throw failure;
+    };
+
     public static void main(String[] args) {
-        System.exit(new CommandLine(new MockWorkerMain()).execute(args));
+        System.exit(new CommandLine(new MockWorkerMain()).setExecutionExceptionHandler(BAD_FLAG_VALUE).execute(args));
     }
 }
