@@ -186,17 +186,15 @@ public final class CacheAwarePolicy implements RoutingPolicy {
         ExactPrefixSource exactSource = exact;
         Map<String, Long> exactTokens = exactSource == null || request.tokenIds() == null ? Map.of()
                 : exactSource.matchedTokens(pool, request.tokenIds());
-
-        int expectedOwners = exactTokens.size() + (match == null ? 0 : match.ownerCount());
-        Map<String, Long> matchedTokens = new HashMap<>(2 * expectedOwners);
-        Set<String> exactlyMatched = new HashSet<>(2 * exactTokens.size());
-        long bestMatched = 0;
-        List<Owner> owners = new ArrayList<>(expectedOwners);
         // Walk the answers, not the pool: the exact index answers per worker it knows, and the tree's match lists
-        // its owners (matchedLength(id) is a scan of them, so a pool loop cost pool x owners per request: 1M
-        // compares with 1,024 workers owning one prefix, issue 19). An exact answer, 0 included, is the
-        // engine's own truth and overrides the tree for that worker.
+        // its owners. An exact answer, 0 included, is the engine's own truth and overrides the tree for that
+        // worker. Per tree owner the walk costs a length compare; only owners that pass the match thresholds are
+        // looked up in the pool (issue 19: with 1,024 workers owning one short prompt, a per-owner map entry for
+        // every owner was half of the router's CPU, and most of those owners never become candidates).
         Map<String, Worker> poolById = candidates.of(pool);
+        Set<String> exactlyMatched = exactTokens.isEmpty() ? Set.of() : new HashSet<>(2 * exactTokens.size());
+        long bestMatched = 0;
+        List<Owner> owners = new ArrayList<>();
         for (Map.Entry<String, Long> e : exactTokens.entrySet()) {
             Worker w = poolById.get(e.getKey());
             if (w == null) {
@@ -206,34 +204,49 @@ public final class CacheAwarePolicy implements RoutingPolicy {
             long tokens = e.getValue();
             double ratio = request.inputTokens() <= 0 ? 0 : (double) tokens / request.inputTokens();
             if (tokens > 0) {
-                matchedTokens.put(w.id(), tokens);
                 bestMatched = Math.max(bestMatched, tokens);
                 if (tokens >= config.minMatchedTokens() && ratio >= config.minMatchRatio()) {
                     owners.add(new Owner(w, tokens, Math.max(0, request.inputTokens() - tokens)));
                 }
             }
         }
-        if (match != null && !exactOnly) {
-            for (int i = 0; i < match.ownerCount(); i++) {
-                int elements = match.lengthAt(i);
-                Worker w = elements == 0 || exactTokens.containsKey(match.ownerAt(i)) ? null : poolById.get(match.ownerAt(i));
-                if (w == null) {
+        PrefixMatch treeMatch = exactOnly ? null : match; // read once: the tree's answers, or none
+        if (treeMatch != null) {
+            // Owners below the thresholds count only towards bestMatched (over routable workers): one pool lookup
+            // per new running maximum, not per owner.
+            long bestBelow = 0;
+            for (int i = 0; i < treeMatch.ownerCount(); i++) {
+                int elements = treeMatch.lengthAt(i);
+                if (elements == 0) {
                     continue;
                 }
                 long tokens = key.toTokens(elements);
-                matchedTokens.put(w.id(), tokens);
-                bestMatched = Math.max(bestMatched, tokens);
-                if (tokens >= config.minMatchedTokens() && key.matchRatio(elements) >= config.minMatchRatio()) {
+                boolean candidate = tokens >= config.minMatchedTokens()
+                        && key.matchRatio(elements) >= config.minMatchRatio();
+                if (!candidate && tokens <= Math.max(bestMatched, bestBelow)) {
+                    continue;
+                }
+                String id = treeMatch.ownerAt(i);
+                Worker w = exactTokens.containsKey(id) ? null : poolById.get(id);
+                if (w == null) {
+                    continue;
+                }
+                if (candidate) {
+                    bestMatched = Math.max(bestMatched, tokens);
                     owners.add(new Owner(w, tokens, Math.max(0, request.inputTokens() - tokens)));
+                } else {
+                    bestBelow = tokens;
                 }
             }
+            bestMatched = Math.max(bestMatched, bestBelow);
         }
         boolean gateBlind = config.workerQueueLimit() > 0 && !anyFresh(loads, pool);
         if (gateBlind && gateBlindDecisions.getAndIncrement() % GATE_BLIND_LOG_SAMPLE == 0) {
             LOG.warn("--worker-queue-limit {} is set but no routable worker has a fresh load report; the gate admits"
                     + " everyone (logged 1 in {})", config.workerQueueLimit(), GATE_BLIND_LOG_SAMPLE);
         }
-        Ladder ladder = new Ladder(request, match, matchedTokens, bestMatched, gateBlind, exactlyMatched);
+        Ladder ladder = new Ladder(request, key, match, treeMatch, exactTokens, bestMatched, gateBlind,
+                exactlyMatched);
         if (owners.isEmpty()) {
             return ladder.fallback(false);
         }
@@ -279,29 +292,46 @@ public final class CacheAwarePolicy implements RoutingPolicy {
     /** The exits of one decision; carries the counters the detail reports. */
     private final class Ladder {
         final RoutingRequest request;
+        final CacheKey key;
         final PrefixMatch match;
-        final Map<String, Long> matchedTokens;
+        final PrefixMatch treeMatch;
+        final Map<String, Long> exactTokens;
         final long bestMatched;
         final boolean gateBlind;
         final Set<String> exactlyMatched;
         int gateRejections;
         int admissionRejections;
 
-        Ladder(RoutingRequest request, PrefixMatch match, Map<String, Long> matchedTokens, long bestMatched,
-               boolean gateBlind, Set<String> exactlyMatched) {
+        Ladder(RoutingRequest request, CacheKey key, PrefixMatch match, PrefixMatch treeMatch,
+               Map<String, Long> exactTokens, long bestMatched, boolean gateBlind, Set<String> exactlyMatched) {
+            this.treeMatch = treeMatch;
             this.exactlyMatched = exactlyMatched;
             this.request = request;
+            this.key = key;
             this.match = match;
-            this.matchedTokens = matchedTokens;
+            this.exactTokens = exactTokens;
             this.bestMatched = bestMatched;
             this.gateBlind = gateBlind;
         }
 
         Decision decide(Worker worker, DecisionReason reason, String source, String label, int overrides) {
             CacheAwareDetail detail = new CacheAwareDetail(label, gateRejections, admissionRejections, overrides,
-                    matchedTokens.getOrDefault(worker.id(), 0L), bestMatched, match, gateBlind,
+                    matchedTokens(worker), bestMatched, match, gateBlind,
                     exactlyMatched.contains(worker.id()) ? CacheAwareDetail.INDEX_EXACT : CacheAwareDetail.INDEX_APPROXIMATE);
             return new Decision(worker, reason, source, detail);
+        }
+
+        /** The chosen worker's matched tokens: its exact answer when it has one, else the tree's. */
+        long matchedTokens(Worker worker) {
+            Long exactAnswer = exactTokens.get(worker.id());
+            if (exactAnswer != null) {
+                return exactAnswer;
+            }
+            if (treeMatch == null) {
+                return 0;
+            }
+            int elements = treeMatch.matchedLength(worker.id());
+            return elements == 0 ? 0 : key.toTokens(elements);
         }
 
         /**

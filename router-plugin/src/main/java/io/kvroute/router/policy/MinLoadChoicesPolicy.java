@@ -54,18 +54,36 @@ final class MinLoadChoicesPolicy implements RoutingPolicy {
         if (choices >= size) {
             sampled = pool;
         } else {
-            // Partial Fisher-Yates over an index array: k distinct samples in O(k) after O(n) setup.
-            int[] indexes = new int[size];
-            for (int i = 0; i < size; i++) {
-                indexes[i] = i;
-            }
+            // Partial Fisher-Yates over a virtual index array (slot j holds j until a swap moves it): k distinct
+            // samples in O(k^2) with no O(pool) setup, the same draws and picks as over a real array. Only the
+            // first k slots and the slots drawn from are ever swapped, so they are the only ones remembered.
             RandomGenerator rng = random.get();
             Worker[] picked = new Worker[choices];
+            int[] movedSlot = new int[choices];
+            int[] movedValue = new int[choices];
+            int moved = 0;
             for (int i = 0; i < choices; i++) {
                 int j = i + rng.nextInt(size - i);
-                int chosen = indexes[j];
-                indexes[j] = indexes[i];
-                indexes[i] = chosen;
+                int chosen = j;
+                int atI = i;
+                int jAt = -1;
+                for (int m = 0; m < moved; m++) {
+                    if (movedSlot[m] == j) {
+                        chosen = movedValue[m];
+                        jAt = m;
+                    }
+                    if (movedSlot[m] == i) {
+                        atI = movedValue[m];
+                    }
+                }
+                // slot j now holds what slot i held; slot i (never read again) is dropped from the record
+                if (jAt >= 0) {
+                    movedValue[jAt] = atI;
+                } else if (j != i) {
+                    movedSlot[moved] = j;
+                    movedValue[moved] = atI;
+                    moved++;
+                }
                 picked[i] = pool.get(chosen);
             }
             sampled = java.util.Arrays.asList(picked);

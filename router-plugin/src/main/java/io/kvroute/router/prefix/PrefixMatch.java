@@ -37,6 +37,13 @@ public final class PrefixMatch {
 
     /** Matched key elements held by the worker; 0 when it holds nothing along the key. */
     public int matchedLength(String workerId) {
+        // The names are the ids the index was given, usually the very instances callers ask with: a
+        // reference scan first, then by value (a walk can list a thousand owners).
+        for (int i = 0; i < workers.length; i++) {
+            if (workers[i] == workerId) {
+                return lengths[i];
+            }
+        }
         for (int i = 0; i < workers.length; i++) {
             if (workers[i].equals(workerId)) {
                 return lengths[i];

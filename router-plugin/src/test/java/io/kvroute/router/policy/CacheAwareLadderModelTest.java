@@ -46,7 +46,8 @@ class CacheAwareLadderModelTest {
                 pool.add(CacheAwareFixture.w(id));
                 int depth = DEPTHS[rnd.nextInt(DEPTHS.length)];
                 if (depth > 0) {
-                    f.own(id, depth);
+                    // an equal id that is not the pool's instance half the time: lookups must go by value
+                    f.own(rnd.nextBoolean() ? id : new String(id), depth);
                 }
                 matched.put(id, (long) depth);
                 inFlight.put(id, rnd.nextInt(4));
@@ -63,12 +64,21 @@ class CacheAwareLadderModelTest {
                     }
                 }
             }
+            if (rnd.nextInt(3) == 0) {
+                // a worker that left the fleet but still owns a path in the tree: never a candidate, never the best
+                f.own("w-gone", DEPTHS[1 + rnd.nextInt(DEPTHS.length - 1)]);
+            }
             EngineLoadSnapshot snap = rnd.nextInt(10) == 0 ? null : loads.snapshot();
             Decision actual = f.policy.select(new RoutingRequest(pool, inFlight::get, PROMPT, null,
                     CacheAwareFixture.prompt(PROMPT), snap));
             Expected expected = model(config, pool, matched, snap, inFlight);
             assertThat(actual.worker().id()).as("scenario %d: %s", scenario, expected).isEqualTo(expected.workerId);
             assertThat(actual.reason()).as("scenario %d", scenario).isEqualTo(expected.reason);
+            // the detail's match figures: the chosen worker's own depth, and the deepest over the routable pool
+            assertThat(actual.cacheAware().selectedMatchedTokens()).as("scenario %d selected", scenario)
+                    .isEqualTo(matched.get(actual.worker().id()));
+            assertThat(actual.cacheAware().bestMatchedTokens()).as("scenario %d best", scenario)
+                    .isEqualTo(matched.values().stream().mapToLong(Long::longValue).max().orElse(0));
             seen.merge(actual.reason(), 1, Integer::sum);
         }
         // The generator must reach every cache_aware exit, or the comparison proves little.

@@ -82,6 +82,48 @@ class PoliciesTest {
     }
 
     @Test
+    void minLoadChoices_samplesAsAFisherYatesOverTheWholeIndexArray() {
+        // The policy keeps only the swapped slots of the index array (no O(pool) array per request, issue 19);
+        // the picks must be exactly those of the textbook shuffle over a real array with the same draws. Loads are
+        // distinct, so the winner is the least loaded of the sampled set and a different sample shows up as a
+        // different winner for some seed.
+        for (int size : new int[] {3, 4, 9, 64}) {
+            List<Worker> pool = new ArrayList<>();
+            Map<String, Integer> load = new HashMap<>();
+            SplittableRandom loads = new SplittableRandom(size);
+            for (int w = 0; w < size; w++) {
+                String url = "http://w" + w + ":1";
+                pool.add(Worker.regular(url));
+                load.put(url, w * 7 + loads.nextInt(7)); // distinct
+            }
+            for (int k = 2; k < Math.min(size, 9); k++) {
+                for (int seed = 0; seed < 300; seed++) {
+                    SplittableRandom mirror = new SplittableRandom(seed);
+                    int[] idx = new int[size];
+                    for (int i = 0; i < size; i++) {
+                        idx[i] = i;
+                    }
+                    String expected = null;
+                    for (int i = 0; i < k; i++) {
+                        int j = i + mirror.nextInt(size - i);
+                        int chosen = idx[j];
+                        idx[j] = idx[i];
+                        idx[i] = chosen;
+                        String url = pool.get(chosen).url();
+                        if (expected == null || load.get(url) < load.get(expected)) {
+                            expected = url;
+                        }
+                    }
+                    int s = seed;
+                    RoutingPolicy policy = Policies.create("power_of_two", k, () -> new SplittableRandom(s));
+                    assertThat(policy.select(request(pool, load)).worker().url())
+                            .as("pool %d, k %d, seed %d", size, k, seed).isEqualTo(expected);
+                }
+            }
+        }
+    }
+
+    @Test
     void powerOfTwo_withEqualLoad_isRoughlyUniform() {
         SplittableRandom rng = new SplittableRandom(1);
         RoutingPolicy policy = Policies.create("power_of_two", 2, () -> rng);
