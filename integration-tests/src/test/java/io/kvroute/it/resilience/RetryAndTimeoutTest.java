@@ -1,6 +1,7 @@
 package io.kvroute.it.resilience;
 
 import static io.kvroute.it.resilience.ScriptedWorker.Script.BAD_REQUEST_400;
+import static io.kvroute.it.resilience.ScriptedWorker.Script.BODY_THEN_DIE;
 import static io.kvroute.it.resilience.ScriptedWorker.Script.BUSY_429;
 import static io.kvroute.it.resilience.ScriptedWorker.Script.OK;
 import static io.kvroute.it.resilience.ScriptedWorker.Script.STREAM_THEN_DIE;
@@ -131,6 +132,38 @@ class RetryAndTimeoutTest {
             }
             assertThat(fromDying).isPositive().isEqualTo(dying.hits());
             assertThat(good.hits()).as("no streamed request was replayed elsewhere").isEqualTo(6 - fromDying);
+            assertThat(Scrape.sum(client, fleet, "kvroute_retries_total")).isZero();
+        }
+    }
+
+    @Test
+    void nonStreamingWorkerDyingMidBody_isNeverRetried_andTheClientSeesATruncatedAnswer() throws Exception {
+        // The relay forwards the worker's Content-Length (issue 19): a short body must still reach the client as a
+        // failed exchange, never as a complete-looking 200 and never as a hang.
+        try (Fleet fleet = Fleet.start(0, List.of(), List.of(BODY_THEN_DIE, OK), ROUTER)) {
+            ScriptedWorker dying = fleet.scripted.get(0);
+            int fromDying = 0;
+            for (int i = 0; i < 6; i++) {
+                java.util.concurrent.CompletableFuture<Client.Reply> sent =
+                        client.postAsync(fleet.url("/v1/chat/completions"), Client.chat(false, 3));
+                Client.Reply reply;
+                try {
+                    reply = sent.get(40, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (java.util.concurrent.ExecutionException failedWithoutStatus) {
+                    fromDying++;
+                    continue;
+                }
+                if (reply.failure() != null || reply.status() != 200) {
+                    fromDying++;
+                    assertThat(reply.body()).doesNotContain("\"finish_reason\"");
+                } else {
+                    assertThat(reply.header("content-length")).isEqualTo(
+                            String.valueOf(reply.body().getBytes(java.nio.charset.StandardCharsets.UTF_8).length));
+                    assertThat(reply.json().path("choices").path(0).path("finish_reason").asText()).isEqualTo("stop");
+                }
+            }
+            assertThat(fromDying).as("every answer from the dying worker failed at the client").isPositive()
+                    .isEqualTo(dying.hits());
             assertThat(Scrape.sum(client, fleet, "kvroute_retries_total")).isZero();
         }
     }

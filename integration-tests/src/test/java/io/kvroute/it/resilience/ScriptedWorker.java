@@ -34,7 +34,9 @@ final class ScriptedWorker implements AutoCloseable {
         /** Two SSE events, then the connection is torn down. */
         STREAM_THEN_DIE,
         /** One SSE event, then silence forever (the response never ends). */
-        STREAM_THEN_STALL
+        STREAM_THEN_STALL,
+        /** A non-streaming answer that declares 1,000 bytes, sends the first 40, then tears the connection down. */
+        BODY_THEN_DIE
     }
 
     private final Server server;
@@ -114,6 +116,13 @@ final class ScriptedWorker implements AutoCloseable {
                 startSse(response);
                 writeChunk(response, event("one"));
                 // never complete the callback: the upstream stream is stalled until the router gives up
+            }
+            case BODY_THEN_DIE -> {
+                response.setStatus(200);
+                response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+                response.getHeaders().put(HttpHeader.CONTENT_LENGTH, 1000);
+                writeChunk(response, "{\"object\":\"chat.completion\",\"choices\":[");
+                callback.failed(new java.io.IOException("scripted worker crash mid-body"));
             }
             case OK -> {
                 if (stream) {

@@ -76,6 +76,11 @@ final class Relay implements Upstream.Listener {
         client.status(status);
         client.header("Content-Type", headers.apply("Content-Type"));
         client.header("Retry-After", headers.apply("Retry-After"));
+        // The body goes out byte for byte, so the worker's length is the client's: the answer leaves as one
+        // sized write instead of chunked framing plus a terminal chunk (a second write per request; Jetty's
+        // ProxyHandler forwards it the same way). A worker that sends fewer or more bytes fails the exchange
+        // (Jetty's client checks the length), and a failed relay clears the head before any error is written.
+        client.header("Content-Length", headers.apply("Content-Length"));
         if (client.streaming()) {
             client.header("Cache-Control", "no-cache");
         }
