@@ -42,7 +42,9 @@ public final class FleetScaleScenario implements Scenario {
     @Override
     public String timeModel(boolean quick) {
         return quick ? "real time, sizes 4 and 64 only, 0.5 s warm-up + 1 s per measurement (smoke only)"
-                : "real time, " + ProxyTarget.FULL_WARMUP_MILLIS / 1000 + " s warm-up + 5 s per measurement; load from "
+                : "real time, every target up at once: " + ProxyTarget.FULL_WARMUP_MILLIS / 1000 + " s warm-up each, then "
+                        + ProxyTarget.FULL_ROUNDS + " interleaved rounds of " + ProxyTarget.ROUND_C32_MILLIS / 1000
+                        + " s at c=32 and " + ProxyTarget.ROUND_C1_MILLIS / 1000 + " s at c=1 per target (medians); load from "
                         + ProxyTarget.which();
     }
 
@@ -64,40 +66,54 @@ public final class FleetScaleScenario implements Scenario {
         List<String[]> table = new ArrayList<>();
         List<VariantResult.CaseResult> cases = new ArrayList<>();
         Map<String, ProxyTarget.Row> atFour = new java.util.HashMap<>();
-        long started = System.nanoTime();
+        long startedNanos = System.nanoTime();
         Optional<Path> nginx = ExternalTools.find("nginx");
+        List<AutoCloseable> started = new ArrayList<>();
         try (FixedReplyUpstream upstream = new FixedReplyUpstream("0.0.0.0")) {
+            // every size's targets up at once, then measured side by side in interleaved rounds
+            List<ProxyTarget.Target> targets = new ArrayList<>();
+            List<Integer> sizeOf = new ArrayList<>();
             for (int size : sizes) {
                 List<String> workers = new ArrayList<>();
                 for (int i = 0; i < size; i++) {
                     workers.add(workerUrl(i, upstream.port()));
                 }
-                List<ProxyTarget.Row> rows = new ArrayList<>();
                 if (nginx.isPresent()) {
-                    try (ExternalTools.NginxProxy proxy = new ExternalTools.NginxProxy(nginx.get(), ExternalTools.hostPorts(workers))) {
-                        rows.add(ProxyTarget.measure("nginx", List.of(proxy.url(ProxyTarget.PATH)), ctx.quick()));
-                    }
+                    ExternalTools.NginxProxy proxy = new ExternalTools.NginxProxy(nginx.get(), ExternalTools.hostPorts(workers));
+                    started.add(proxy);
+                    targets.add(new ProxyTarget.Target("nginx", List.of(proxy.url(ProxyTarget.PATH))));
+                    sizeOf.add(size);
                 }
                 for (boolean cacheAware : new boolean[] {false, true}) {
-                    try (RouterMain.RunningRouter router = ProxyTarget.router(workers, cacheAware)) {
-                        rows.add(ProxyTarget.measure(cacheAware ? "cache_aware+tokenizer" : "round_robin",
-                                List.of(router.baseUrl() + ProxyTarget.PATH), ctx.quick()));
-                    }
-                }
-                ProxyTarget.Row ref = rows.get(0);
-                for (ProxyTarget.Row r : rows) {
-                    atFour.putIfAbsent(r.target(), r);
-                    ProxyTarget.Row four = atFour.get(r.target());
-                    table.add(new String[] {String.valueOf(size), r.target(), fmt(r.rpsC32()), fmt2(r.rpsC32() / ref.rpsC32()),
-                            fmt2(r.rpsC32() / four.rpsC32()), fmt(r.p50C1Micros()), fmt(r.p50C1Micros() - four.p50C1Micros()),
-                            String.valueOf(r.served()), String.valueOf(r.failed())});
-                    cases.add(new VariantResult.CaseResult(size + " workers " + r.target(), r.p50C32Micros(), Double.NaN,
-                            r.rpsC32() / four.rpsC32()));
+                    RouterMain.RunningRouter router = ProxyTarget.router(workers, cacheAware);
+                    started.add(router);
+                    targets.add(new ProxyTarget.Target(cacheAware ? "cache_aware+tokenizer" : "round_robin",
+                            List.of(router.baseUrl() + ProxyTarget.PATH)));
+                    sizeOf.add(size);
                 }
             }
+            List<ProxyTarget.Row> measured = ProxyTarget.measureInterleaved(targets, ctx.quick());
+            Map<Integer, ProxyTarget.Row> refBySize = new java.util.HashMap<>();
+            for (int i = 0; i < measured.size(); i++) {
+                refBySize.putIfAbsent(sizeOf.get(i), measured.get(i));
+            }
+            for (int i = 0; i < measured.size(); i++) {
+                ProxyTarget.Row r = measured.get(i);
+                int size = sizeOf.get(i);
+                ProxyTarget.Row ref = refBySize.get(size);
+                atFour.putIfAbsent(r.target(), r);
+                ProxyTarget.Row four = atFour.get(r.target());
+                table.add(new String[] {String.valueOf(size), r.target(), fmt(r.rpsC32()), fmt(r.rpsMin()) + "-" + fmt(r.rpsMax()),
+                        fmt2(r.rpsC32() / ref.rpsC32()), fmt2(r.rpsC32() / four.rpsC32()), fmt(r.p50C1Micros()),
+                        fmt(r.p50C1Micros() - four.p50C1Micros()), String.valueOf(r.served()), String.valueOf(r.failed())});
+                cases.add(new VariantResult.CaseResult(size + " workers " + r.target(), r.p50C32Micros(), Double.NaN,
+                        r.rpsC32() / four.rpsC32()));
+            }
+        } finally {
+            ProxyTarget.closeAll(started);
         }
-        StringBuilder md = new StringBuilder("| workers | target | req/s c=32 | × " + (nginx.isPresent() ? "nginx" : "first row")
-                + " | × same at 4 | p50 c=1 µs | Δ p50 vs 4 µs | served | failed |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        StringBuilder md = new StringBuilder("| workers | target | req/s c=32 | req/s min-max | × " + (nginx.isPresent() ? "nginx" : "first row")
+                + " | × same at 4 | p50 c=1 µs | Δ p50 vs 4 µs | served | failed |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (String[] row : table) {
             md.append("| ").append(String.join(" | ", row)).append(" |\n");
         }
@@ -106,7 +122,7 @@ public final class FleetScaleScenario implements Scenario {
         System.out.print(md);
         Files.createDirectories(ctx.outDir());
         Files.writeString(ctx.outDir().resolve("fleet-scale.md"), md.toString());
-        return new VariantResult(variant, List.of(), System.nanoTime() - started, Map.of(), null, cases);
+        return new VariantResult(variant, List.of(), System.nanoTime() - startedNanos, Map.of(), null, cases);
     }
 
     private static String fmt(double v) {

@@ -39,8 +39,10 @@ public final class ProxyOverheadScenario implements Scenario {
     @Override
     public String timeModel(boolean quick) {
         return quick ? "real time, 0.5 s warm-up + 1 s per measurement (smoke only)"
-                : "real time, " + ProxyTarget.FULL_WARMUP_MILLIS / 1000 + " s warm-up + 5 s per measurement at c=32, 5 s at c=1; "
-                        + "load from " + ProxyTarget.which();
+                : "real time, every target up at once: " + ProxyTarget.FULL_WARMUP_MILLIS / 1000 + " s warm-up each, then "
+                        + ProxyTarget.FULL_ROUNDS + " interleaved rounds of " + ProxyTarget.ROUND_C32_MILLIS / 1000
+                        + " s at c=32 and " + ProxyTarget.ROUND_C1_MILLIS / 1000 + " s at c=1 per target (medians); load from "
+                        + ProxyTarget.which();
     }
 
     @Override
@@ -53,28 +55,34 @@ public final class ProxyOverheadScenario implements Scenario {
     @Override
     public VariantResult run(String variant, RunContext ctx) throws Exception {
         List<ProxyTarget.Row> rows = new ArrayList<>();
-        long started = System.nanoTime();
+        long startedNanos = System.nanoTime();
+        List<AutoCloseable> started = new ArrayList<>();
         try (FixedReplyUpstream upstream = new FixedReplyUpstream("0.0.0.0")) {
             List<String> workers = new ArrayList<>();
             for (int i = 1; i <= 4; i++) {
                 workers.add("http://127.0.0." + i + ":" + upstream.port());
             }
-            rows.add(ProxyTarget.measure("direct", List.of(workers.get(0) + ProxyTarget.PATH), ctx.quick()));
+            // every target up at once, then measured side by side in interleaved rounds
+            List<ProxyTarget.Target> targets = new ArrayList<>();
+            targets.add(new ProxyTarget.Target("direct", List.of(workers.get(0) + ProxyTarget.PATH)));
             Optional<Path> nginx = ExternalTools.find("nginx");
             if (nginx.isPresent()) {
-                try (ExternalTools.NginxProxy proxy = new ExternalTools.NginxProxy(nginx.get(), ExternalTools.hostPorts(workers))) {
-                    rows.add(ProxyTarget.measure("nginx", List.of(proxy.url(ProxyTarget.PATH)), ctx.quick()));
-                }
+                ExternalTools.NginxProxy proxy = new ExternalTools.NginxProxy(nginx.get(), ExternalTools.hostPorts(workers));
+                started.add(proxy);
+                targets.add(new ProxyTarget.Target("nginx", List.of(proxy.url(ProxyTarget.PATH))));
             }
-            try (JettyReferenceProxy reference = new JettyReferenceProxy(workers)) {
-                rows.add(ProxyTarget.measure(ProxyTarget.JETTY_REFERENCE, List.of(reference.url(ProxyTarget.PATH)), ctx.quick()));
-            }
+            JettyReferenceProxy reference = new JettyReferenceProxy(workers);
+            started.add(reference);
+            targets.add(new ProxyTarget.Target(ProxyTarget.JETTY_REFERENCE, List.of(reference.url(ProxyTarget.PATH))));
             for (boolean cacheAware : new boolean[] {false, true}) {
-                try (RouterMain.RunningRouter router = ProxyTarget.router(workers, cacheAware)) {
-                    rows.add(ProxyTarget.measure(cacheAware ? "kvroute cache_aware+tokenizer" : "kvroute round_robin",
-                            List.of(router.baseUrl() + ProxyTarget.PATH), ctx.quick()));
-                }
+                RouterMain.RunningRouter router = ProxyTarget.router(workers, cacheAware);
+                started.add(router);
+                targets.add(new ProxyTarget.Target(cacheAware ? "kvroute cache_aware+tokenizer" : "kvroute round_robin",
+                        List.of(router.baseUrl() + ProxyTarget.PATH)));
             }
+            rows.addAll(ProxyTarget.measureInterleaved(targets, ctx.quick()));
+        } finally {
+            ProxyTarget.closeAll(started);
         }
         String reference = rows.stream().anyMatch(r -> r.target().equals("nginx")) ? "nginx" : "direct";
         String table = ProxyTarget.table(rows, reference);
@@ -83,7 +91,7 @@ public final class ProxyOverheadScenario implements Scenario {
         System.out.print(table);
         Files.createDirectories(ctx.outDir());
         Files.writeString(ctx.outDir().resolve("proxy-overhead.md"), table);
-        return new VariantResult(variant, List.of(), System.nanoTime() - started, Map.of(), null, cases(rows, reference));
+        return new VariantResult(variant, List.of(), System.nanoTime() - startedNanos, Map.of(), null, cases(rows, reference));
     }
 
     static List<VariantResult.CaseResult> cases(List<ProxyTarget.Row> rows, String reference) {
