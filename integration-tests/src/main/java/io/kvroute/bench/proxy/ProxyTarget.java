@@ -130,7 +130,8 @@ final class ProxyTarget {
     }
 
     /** kvroute in process on an ephemeral port; {@code cacheAware} also loads the bundled Qwen3 tokenizer. */
-    static RouterMain.RunningRouter router(List<String> workerUrls, boolean cacheAware) throws Exception {
+    static RouterMain.RunningRouter router(List<String> workerUrls, boolean cacheAware, String... extraArgs)
+            throws Exception {
         List<String> args = new ArrayList<>(List.of("--host", "127.0.0.1", "--port", "0",
                 "--worker-urls", String.join(",", workerUrls), "--model-ids", MODEL,
                 "--policy", cacheAware ? "cache_aware" : "round_robin",
@@ -138,6 +139,7 @@ final class ProxyTarget {
         if (cacheAware) {
             args.addAll(List.of("--tokenizer-path", MODEL + "=" + BundledTokenizer.qwen3()));
         }
+        args.addAll(List.of(extraArgs));
         return RouterMain.start(args.toArray(String[]::new));
     }
 
