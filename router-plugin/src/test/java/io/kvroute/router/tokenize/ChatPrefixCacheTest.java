@@ -143,6 +143,23 @@ class ChatPrefixCacheTest {
         assertThat(s.textEquals(text, 2, 21)).isFalse();
     }
 
+    @Test
+    void hashRange_dependsOnTheRangeOnly_andOnEveryCharOfIt() {
+        String segment = "<|im_start|>user\n数据 🙂 tail";
+        for (String before : new String[] {"", "x", "xy", "xyz", "<|im_start|>system\nhi"}) {
+            // the same segment at any offset (every lane alignment) hashes the same: keys repeat across turns
+            String text = before + segment + "after";
+            assertThat(ChatPrefixCache.hashRange(text, before.length(), before.length() + segment.length()))
+                    .isEqualTo(ChatPrefixCache.hashRange(segment, 0, segment.length()));
+        }
+        long base = ChatPrefixCache.hashRange(segment, 0, segment.length());
+        for (int i = 0; i < segment.length(); i++) {
+            // a change in any position (so in each of the four lanes and the tail) changes the hash
+            String changed = segment.substring(0, i) + (char) (segment.charAt(i) ^ 1) + segment.substring(i + 1);
+            assertThat(ChatPrefixCache.hashRange(changed, 0, changed.length())).as("char %d", i).isNotEqualTo(base);
+        }
+    }
+
     private static ObjectNode message(String role, String content) {
         ObjectNode m = JSON.createObjectNode();
         m.put("role", role);
