@@ -4,6 +4,7 @@ import io.kvroute.router.dispatch.Completion;
 import io.kvroute.router.dispatch.Upstream;
 import io.kvroute.router.dispatch.UpstreamRequest;
 import io.kvroute.router.metrics.RouterMetrics;
+import java.io.IOException;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.util.Map;
@@ -11,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.client.BytesRequestContent;
 import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.HttpResponseException;
 import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.http.HttpMethod;
 
@@ -77,8 +79,22 @@ final class JettyUpstream implements Upstream {
             });
         });
         proxyToWorker.send(result -> listener.onComplete(
-                result.getResponse() == null ? 0 : result.getResponse().getStatus(), result.getFailure()));
+                result.getResponse() == null ? 0 : result.getResponse().getStatus(), concise(result.getFailure())));
         return proxyToWorker::abort;
+    }
+
+    /**
+     * A response Jetty's parser refused (e.g. both {@code Transfer-Encoding} and {@code Content-Length}) as a
+     * short cause naming the parser's reason: the client exception's own message dumps the connection's whole
+     * state, which then went out in the client's 502. Any other failure is passed on as it is.
+     */
+    static Throwable concise(Throwable failure) {
+        if (failure instanceof HttpResponseException refused && refused.getResponse() != null) {
+            String reason = refused.getResponse().getReason();
+            return new IOException("malformed HTTP response from the worker"
+                    + (reason == null || reason.isBlank() ? "" : ": " + reason), failure);
+        }
+        return failure;
     }
 
     private URI uri(String url) {
