@@ -1,8 +1,13 @@
 package io.kvroute.bench.proxy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kvroute.bench.RunContext;
 import io.kvroute.bench.Scenario;
 import io.kvroute.bench.VariantResult;
+import io.kvroute.bench.stats.LatencyStats;
+import io.kvroute.bench.stats.PrometheusText;
 import io.kvroute.mock.BundledTokenizer;
 import io.kvroute.router.plugin.RouterMain;
 import io.kvroute.router.tokenize.ModelTokenizer;
@@ -12,7 +17,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,6 +38,7 @@ import java.util.SplittableRandom;
  */
 public final class MultiTurnOverheadScenario implements Scenario {
 
+    private static final ObjectMapper JSON = new ObjectMapper();
     static final String OVERHEAD = "kvroute_router_overhead_seconds";
     static final String TOKENIZE = "kvroute_router_overhead_tokenize_seconds";
     private static final String[] WORDS = ("the router tokenizes each request once at ingress and reuses ids for routing "
@@ -86,42 +91,37 @@ public final class MultiTurnOverheadScenario implements Scenario {
         List<Measured> cached = new ArrayList<>();
         List<Measured> uncached = new ArrayList<>();
         List<byte[]> measuredBodies = new ArrayList<>();
-        int historyAtStart;
-        int historyAtEnd;
-        int newTokensPerTurn;
+        int history = 0; // tokens of the chat so far (Qwen3 count of every message's text)
+        int historyAtStart = -1;
+        int newTokensPerTurn = 0;
         try (FixedReplyUpstream upstream = new FixedReplyUpstream("127.0.0.1");
              TokenizerRegistry counting = TokenizerRegistry.load(Map.of(ProxyTarget.MODEL, BundledTokenizer.qwen3()), 0)) {
             ModelTokenizer tokenizer = counting.forModel(ProxyTarget.MODEL).orElseThrow();
             List<String> workers = List.of("http://127.0.0.1:" + upstream.port());
-            StringBuilder messages = new StringBuilder("{\"role\":\"system\",\"content\":\"You are a helpful assistant.\"}");
-            int history = 0;
+            ObjectNode chat = JSON.createObjectNode().put("model", ProxyTarget.MODEL).put("max_tokens", 8);
+            ArrayNode messages = chat.putArray("messages");
+            messages.addObject().put("role", "system").put("content", "You are a helpful assistant.");
             int turnsMeasured = 0;
-            int start = -1;
-            int newTokens = 0;
             try (RouterMain.RunningRouter router = ProxyTarget.router(workers, true)) {
                 while (turnsMeasured < measuredTurns(quick)) {
-                    String question = text(random, tokenizer, TURN_TOKENS);
-                    messages.append(",{\"role\":\"user\",\"content\":").append(jsonString(question)).append('}');
-                    byte[] body = ("{\"model\":\"" + ProxyTarget.MODEL + "\",\"max_tokens\":8,\"messages\":[" + messages
-                            + "]}").getBytes(StandardCharsets.UTF_8);
+                    Text question = text(random, tokenizer, TURN_TOKENS);
+                    messages.addObject().put("role", "user").put("content", question.text());
+                    byte[] body = JSON.writeValueAsBytes(chat);
                     boolean measure = history >= historyTarget(quick);
                     if (measure) {
-                        start = start < 0 ? history : start;
+                        historyAtStart = historyAtStart < 0 ? history : historyAtStart;
                         cached.add(measure(http, router.baseUrl(), body));
                         measuredBodies.add(body);
                         turnsMeasured++;
                     } else {
                         post(http, router.baseUrl(), body);
                     }
-                    String answer = text(random, tokenizer, TURN_TOKENS);
-                    messages.append(",{\"role\":\"assistant\",\"content\":").append(jsonString(answer)).append('}');
-                    newTokens = tokenizer.encode(question).length + tokenizer.encode(answer).length;
-                    history += newTokens;
+                    Text answer = text(random, tokenizer, TURN_TOKENS);
+                    messages.addObject().put("role", "assistant").put("content", answer.text());
+                    newTokensPerTurn = question.tokens() + answer.tokens();
+                    history += newTokensPerTurn;
                 }
             }
-            historyAtStart = start;
-            historyAtEnd = history;
-            newTokensPerTurn = newTokens;
             try (RouterMain.RunningRouter router = ProxyTarget.router(workers, true, "--tokenizer-cache-bytes", "0")) {
                 for (byte[] body : measuredBodies.subList(0, Math.min(3, measuredBodies.size()))) {
                     post(http, router.baseUrl(), body); // unmeasured: the first requests of a fresh router
@@ -137,8 +137,8 @@ public final class MultiTurnOverheadScenario implements Scenario {
                 + "| tokenize stage p50 ms |%n|---|---:|---:|---:|---:|---:|---:|%n"
                 + "| chat prefix cache on (default) | %,d-%,d | ~%d | %d | %.2f | %.2f | %.2f |%n"
                 + "| chat prefix cache off | %,d-%,d | ~%d | %d | %.2f | %.2f | %.2f |%n",
-                historyAtStart, historyAtEnd, newTokensPerTurn, cached.size(), on.p50Ms, on.maxMs, on.tokenizeP50Ms,
-                historyAtStart, historyAtEnd, newTokensPerTurn, uncached.size(), off.p50Ms, off.maxMs, off.tokenizeP50Ms);
+                historyAtStart, history, newTokensPerTurn, cached.size(), on.p50Ms, on.maxMs, on.tokenizeP50Ms,
+                historyAtStart, history, newTokensPerTurn, uncached.size(), off.p50Ms, off.maxMs, off.tokenizeP50Ms);
         System.out.println();
         System.out.println("multi-turn-overhead (router time per request from its own overhead histogram)");
         System.out.print(md);
@@ -155,10 +155,9 @@ public final class MultiTurnOverheadScenario implements Scenario {
 
     record Summary(double p50Ms, double maxMs, double tokenizeP50Ms) {
         static Summary of(List<Measured> turns) {
-            double[] router = turns.stream().mapToDouble(Measured::routerSeconds).sorted().toArray();
-            double[] tokenize = turns.stream().mapToDouble(Measured::tokenizeSeconds).sorted().toArray();
-            return new Summary(ProxyTarget.median(router) * 1000, router[router.length - 1] * 1000,
-                    ProxyTarget.median(tokenize) * 1000);
+            LatencyStats router = LatencyStats.of(turns.stream().mapToDouble(Measured::routerSeconds).toArray());
+            LatencyStats tokenize = LatencyStats.of(turns.stream().mapToDouble(Measured::tokenizeSeconds).toArray());
+            return new Summary(router.p50() * 1000, router.max() * 1000, tokenize.p50() * 1000);
         }
     }
 
@@ -184,48 +183,41 @@ public final class MultiTurnOverheadScenario implements Scenario {
 
     /** {overhead sum, overhead count, tokenize-stage sum over its cache labels} for chat completions. */
     static double[] scrape(HttpClient http, String baseUrl) throws Exception {
-        String text = http.send(HttpRequest.newBuilder(URI.create(baseUrl + "/metrics")).timeout(Duration.ofSeconds(30)).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(baseUrl + "/metrics"))
+                .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new IOException("GET /metrics answered " + response.statusCode());
+        }
         double[] out = new double[3];
-        for (String line : text.split("\n")) {
-            if (!line.contains("endpoint=\"" + ProxyTarget.PATH + "\"")) {
+        for (PrometheusText.Sample sample : PrometheusText.parse(response.body())) {
+            if (!ProxyTarget.PATH.equals(sample.labels().get("endpoint"))) {
                 continue;
             }
-            double value = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-            if (line.startsWith(OVERHEAD + "_sum{")) {
-                out[0] += value;
-            } else if (line.startsWith(OVERHEAD + "_count{")) {
-                out[1] += value;
-            } else if (line.startsWith(TOKENIZE + "_sum{")) {
-                out[2] += value;
+            switch (sample.name()) {
+                case OVERHEAD + "_sum" -> out[0] += sample.value();
+                case OVERHEAD + "_count" -> out[1] += sample.value();
+                case TOKENIZE + "_sum" -> out[2] += sample.value();
+                default -> { }
             }
         }
         return out;
     }
 
+    /** A generated message and its Qwen3 token count. */
+    record Text(String text, int tokens) {}
+
     /** Words drawn from a mixed vocabulary (prose, code, CJK, emoji) until the text holds ~{@code tokens} tokens. */
-    static String text(SplittableRandom random, ModelTokenizer tokenizer, int tokens) {
+    static Text text(SplittableRandom random, ModelTokenizer tokenizer, int tokens) {
         StringBuilder out = new StringBuilder();
         while (true) {
             for (int i = 0; i < 20; i++) {
                 out.append(WORDS[random.nextInt(WORDS.length)]).append(' ');
             }
-            if (tokenizer.encode(out.toString()).length >= tokens) {
-                return out.toString().strip();
+            String text = out.toString().strip();
+            int count = tokenizer.encode(text).length;
+            if (count >= tokens) {
+                return new Text(text, count);
             }
         }
-    }
-
-    static String jsonString(String s) {
-        StringBuilder out = new StringBuilder("\"");
-        for (char c : s.toCharArray()) {
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                default -> out.append(c);
-            }
-        }
-        return out.append('"').toString();
     }
 }

@@ -1,5 +1,6 @@
 package io.kvroute.bench.proxy;
 
+import io.kvroute.bench.stats.LatencyStats;
 import io.kvroute.mock.BundledTokenizer;
 import io.kvroute.router.plugin.RouterMain;
 import java.nio.file.Path;
@@ -40,11 +41,11 @@ final class ProxyTarget {
     record Target(String name, List<String> urls) {}
 
     /**
-     * One target's figures: medians over the rounds (req/s, p50 and p99 at c=32, p50 at c=1), the
-     * slowest and fastest round's req/s, and every request served or failed, warm-up included.
+     * One target's figures: medians over the rounds (req/s, p50 and p99 at c=32, p50 at c=1), every request
+     * served or failed (warm-up included), and the slowest and fastest round's req/s.
      */
     record Row(String target, double rpsC32, double p50C32Micros, double p99C32Micros, double p50C1Micros, long served,
-            long failed, double rpsMin, double rpsMax, int rounds) {}
+            long failed, double rpsMin, double rpsMax) {}
 
     private ProxyTarget() {}
 
@@ -84,12 +85,12 @@ final class ProxyTarget {
         List<Row> rows = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             List<ClosedLoopLoad.Result> busy = c32.get(i);
-            double[] rps = busy.stream().mapToDouble(ClosedLoopLoad.Result::requestsPerSec).sorted().toArray();
-            rows.add(new Row(targets.get(i).name(), median(rps),
-                    median(busy.stream().mapToDouble(ClosedLoopLoad.Result::p50Micros).sorted().toArray()),
-                    median(busy.stream().mapToDouble(ClosedLoopLoad.Result::p99Micros).sorted().toArray()),
-                    median(c1.get(i).stream().mapToDouble(ClosedLoopLoad.Result::p50Micros).sorted().toArray()),
-                    served[i], failed[i], rps[0], rps[rps.length - 1], rounds));
+            LatencyStats rps = LatencyStats.of(busy.stream().mapToDouble(ClosedLoopLoad.Result::requestsPerSec).toArray());
+            rows.add(new Row(targets.get(i).name(), rps.p50(),
+                    LatencyStats.of(busy.stream().mapToDouble(ClosedLoopLoad.Result::p50Micros).toArray()).p50(),
+                    LatencyStats.of(busy.stream().mapToDouble(ClosedLoopLoad.Result::p99Micros).toArray()).p50(),
+                    LatencyStats.of(c1.get(i).stream().mapToDouble(ClosedLoopLoad.Result::p50Micros).toArray()).p50(),
+                    served[i], failed[i], rps.percentile(0), rps.max()));
         }
         return rows;
     }
@@ -111,12 +112,6 @@ final class ProxyTarget {
         if (first != null) {
             throw first;
         }
-    }
-
-    /** The middle of sorted values (the mean of the two middle ones for an even count). */
-    static double median(double[] sorted) {
-        int m = sorted.length / 2;
-        return sorted.length % 2 == 1 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
     }
 
     /** One closed-loop load on {@code target}: wrk on its first URL when installed, else the Java generator. */

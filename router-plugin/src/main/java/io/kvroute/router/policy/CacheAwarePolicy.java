@@ -11,7 +11,6 @@ import io.kvroute.router.prefix.PrefixMatch;
 import io.kvroute.router.worker.Worker;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -214,7 +213,6 @@ public final class CacheAwarePolicy implements RoutingPolicy {
         if (treeMatch != null) {
             // Owners below the thresholds count only towards bestMatched (over routable workers): one pool lookup
             // per new running maximum, not per owner.
-            long bestBelow = 0;
             for (int i = 0; i < treeMatch.ownerCount(); i++) {
                 int elements = treeMatch.lengthAt(i);
                 if (elements == 0) {
@@ -223,7 +221,7 @@ public final class CacheAwarePolicy implements RoutingPolicy {
                 long tokens = key.toTokens(elements);
                 boolean candidate = tokens >= config.minMatchedTokens()
                         && key.matchRatio(elements) >= config.minMatchRatio();
-                if (!candidate && tokens <= Math.max(bestMatched, bestBelow)) {
+                if (!candidate && tokens <= bestMatched) {
                     continue;
                 }
                 String id = treeMatch.ownerAt(i);
@@ -231,14 +229,11 @@ public final class CacheAwarePolicy implements RoutingPolicy {
                 if (w == null) {
                     continue;
                 }
+                bestMatched = Math.max(bestMatched, tokens);
                 if (candidate) {
-                    bestMatched = Math.max(bestMatched, tokens);
                     owners.add(new Owner(w, tokens, Math.max(0, request.inputTokens() - tokens)));
-                } else {
-                    bestBelow = tokens;
                 }
             }
-            bestMatched = Math.max(bestMatched, bestBelow);
         }
         boolean gateBlind = config.workerQueueLimit() > 0 && !anyFresh(loads, pool);
         if (gateBlind && gateBlindDecisions.getAndIncrement() % GATE_BLIND_LOG_SAMPLE == 0) {
