@@ -19,6 +19,7 @@ import io.kvroute.router.dispatch.Route;
 import io.kvroute.router.dispatch.RouteHints;
 import io.kvroute.router.dispatch.UpstreamRequests;
 import io.kvroute.router.json.JsonFields;
+import io.kvroute.router.worker.ReadyPool;
 import io.kvroute.router.worker.Worker;
 import io.kvroute.router.worker.WorkerRole;
 import java.io.IOException;
@@ -267,15 +268,16 @@ public final class InferenceFrontDoor {
     /** A small JSON answer: status and body. */
     public record JsonAnswer(int status, String body) {}
 
-    /** {@code /readyz}: ready when a plain pool or a PD pair is usable and the router is not draining. */
+    /**
+     * {@code /readyz}: ready when a plain pool or a PD pair can serve (the published {@code ReadyPool} snapshot:
+     * healthy, not draining, breaker allowing traffic, a prefill worker's bootstrap port known) and the router
+     * is not draining. No fleet scan, no breaker lock per worker.
+     */
     public JsonAnswer readiness() {
-        List<Worker> usable = usableWorkers();
+        ReadyPool.Snapshot pool = ctx.readyPool().current();
         boolean draining = ctx.active().draining();
-        boolean plainPool = usable.stream().anyMatch(w -> w.role() == WorkerRole.REGULAR);
-        boolean pdPair = usable.stream().anyMatch(w -> w.role() == WorkerRole.PREFILL)
-                && usable.stream().anyMatch(w -> w.role() == WorkerRole.DECODE);
-        boolean ready = (plainPool || pdPair) && !draining;
-        String body = "{\"ready\":" + ready + ",\"draining\":" + draining + ",\"usable_workers\":" + usable.size()
+        boolean ready = pool.canServeSomething() && !draining;
+        String body = "{\"ready\":" + ready + ",\"draining\":" + draining + ",\"usable_workers\":" + pool.usableCount()
                 + ",\"workers\":" + ctx.registry().fleet().workers().size() + "}";
         return new JsonAnswer(ready ? 200 : 503, body);
     }
@@ -297,17 +299,6 @@ public final class InferenceFrontDoor {
     /** The Prometheus scrape. */
     public String scrape() {
         return ctx.metrics().scrape();
-    }
-
-    /** Healthy, not draining, breaker not open. */
-    List<Worker> usableWorkers() {
-        List<Worker> usable = new ArrayList<>();
-        for (Worker worker : ctx.registry().fleet().routable()) {
-            if (ctx.breakers().allowsTraffic(worker.id())) {
-                usable.add(worker);
-            }
-        }
-        return usable;
     }
 
     /** Configured model ids plus those the workers report (from the published snapshot, not a fleet scan). */

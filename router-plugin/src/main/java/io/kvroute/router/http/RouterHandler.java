@@ -13,7 +13,6 @@ import io.kvroute.router.worker.WorkerRole;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.SortedSet;
 import org.eclipse.jetty.http.HttpField;
@@ -169,11 +168,6 @@ public final class RouterHandler extends Handler.Abstract {
 
     private void models(Response response, Callback callback) {
         json(response, callback, 200, frontDoor.modelsJson());
-    }
-
-    /** Healthy, not draining, breaker not open. */
-    private List<Worker> usableWorkers() {
-        return frontDoor.usableWorkers();
     }
 
     /** {@code GET /v1/loads}: the load plane's view per worker, with the router's own in-flight count. */

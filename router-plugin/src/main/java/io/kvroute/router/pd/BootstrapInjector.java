@@ -7,7 +7,8 @@ import java.util.function.LongSupplier;
 
 /**
  * Adds the PD bootstrap rendezvous to a request body, as SGLang's PD router does: the prefill
- * worker's {@code bootstrap_host} and {@code bootstrap_port} (JSON null when it has none) and a
+ * worker's {@code bootstrap_host} and {@code bootstrap_port} (never null in practice: a prefill worker
+ * whose port is unknown is not paired, see {@code worker/ReadyPool}) and a
  * random non-negative 63-bit {@code bootstrap_room}. A batched request gets arrays of length n, one
  * rendezvous per sequence. The same body then goes to both workers, so both sides agree.
  */

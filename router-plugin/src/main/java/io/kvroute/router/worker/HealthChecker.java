@@ -127,8 +127,7 @@ public final class HealthChecker implements AutoCloseable {
                                         worker.url(), worker.role().label(), advertised.label());
                                 registry.drain(worker.id());
                             }
-                            Integer bootstrapPort = info.path("bootstrap_port").canConvertToInt()
-                                    && !info.path("bootstrap_port").isNull() ? info.get("bootstrap_port").asInt() : null;
+                            Integer bootstrapPort = bootstrapPort(info);
                             registry.update(worker.id(), w -> {
                                 Worker updated = modelId == null ? w : w.withModelId(modelId);
                                 if (w.role() == WorkerRole.PREFILL && w.bootstrapPort() == null && bootstrapPort != null) {
@@ -146,6 +145,25 @@ public final class HealthChecker implements AutoCloseable {
                         }
                     }
                 });
+    }
+
+    /**
+     * A prefill worker's KV bootstrap port from its {@code /server_info}: kvroute's mock puts it at the top
+     * level ({@code bootstrap_port}); SGLang returns its server arguments there, so a prefill engine
+     * (`disaggregation_mode` "prefill") has it as {@code disaggregation_bootstrap_port} (SGLang
+     * {@code srt/server_args.py}, default 8998). Null when neither is a port number.
+     */
+    static Integer bootstrapPort(JsonNode info) {
+        JsonNode own = info.path("bootstrap_port");
+        if (own.isIntegralNumber() && own.asInt() >= 1 && own.asInt() <= 65535) {
+            return own.asInt();
+        }
+        JsonNode sglang = info.path("disaggregation_bootstrap_port");
+        if ("prefill".equals(info.path("disaggregation_mode").asText(null)) && sglang.isIntegralNumber()
+                && sglang.asInt() >= 1 && sglang.asInt() <= 65535) {
+            return sglang.asInt();
+        }
+        return null;
     }
 
     @Override

@@ -24,7 +24,10 @@ import java.util.function.Supplier;
  * read the current one.
  *
  * <p>A snapshot holds, per role, the routable workers (healthy, not draining) in registry order, and the
- * ids whose breaker was OPEN when it was built. {@link Snapshot#eligible} returns the shared list as it
+ * ids whose breaker was OPEN when it was built. A prefill worker whose KV bootstrap port is not known yet
+ * (configured, annotated, or learned from its {@code /server_info}) is left out: a PD request built for it
+ * would carry {@code bootstrap_port: null}, which a decode engine refuses, so it is not a usable pair
+ * member until the port is known. {@link Snapshot#eligible} returns the shared list as it
  * is when no breaker is open (the common case: O(1), no allocation after the first request of a model);
  * otherwise it filters out the open ones, asking the breaker itself (a lazy OPEN → HALF_OPEN move is
  * time-based, so only the breaker knows) for those few ids only.
@@ -74,6 +77,9 @@ public final class ReadyPool {
             }
             Map<WorkerRole, List<Worker>> byRole = new HashMap<>();
             for (Worker worker : fleet.routable()) {
+                if (!canServe(worker)) {
+                    continue;
+                }
                 byRole.computeIfAbsent(worker.role(), r -> new ArrayList<>()).add(worker);
             }
             Map<WorkerRole, List<Worker>> frozen = new HashMap<>();
@@ -89,6 +95,11 @@ public final class ReadyPool {
             builtFrom = fleet.version();
             current = new Snapshot(++generation, frozen, open, allowsTraffic, models);
         }
+    }
+
+    /** A prefill worker needs its bootstrap port before it can take part in a PD pair. */
+    static boolean canServe(Worker worker) {
+        return worker.role() != WorkerRole.PREFILL || worker.bootstrapPort() != null;
     }
 
     /** One immutable view; {@code generation} grows with every rebuild that changed something. */
@@ -155,6 +166,26 @@ public final class ReadyPool {
         /** Served model ids: the configured ones plus those any fleet worker reports (routable or not), sorted. */
         public SortedSet<String> models() {
             return models;
+        }
+
+        /**
+         * True when some request could be served now: a regular worker, or a prefill and a decode worker (the
+         * usable PD pair), each with its breaker allowing traffic. What {@code /readyz} answers.
+         */
+        public boolean canServeSomething() {
+            if (!eligible(WorkerRole.REGULAR, null).isEmpty()) {
+                return true;
+            }
+            return !eligible(WorkerRole.PREFILL, null).isEmpty() && !eligible(WorkerRole.DECODE, null).isEmpty();
+        }
+
+        /** How many routable workers pass their breaker now. */
+        public int usableCount() {
+            int n = 0;
+            for (WorkerRole role : byRole.keySet()) {
+                n += eligible(role, null).size();
+            }
+            return n;
         }
 
         /** Ids whose breaker was open at the rebuild. */

@@ -28,11 +28,11 @@ class ReadyPoolTest {
         ReadyPool pool = new ReadyPool();
         List<Worker> known = new ArrayList<>();
         for (int step = 0; step < 1_000; step++) {
-            int op = rnd.nextInt(7);
+            int op = rnd.nextInt(8);
             if (op == 0 || known.isEmpty()) {
                 WorkerRole role = WorkerRole.values()[rnd.nextInt(WorkerRole.values().length)];
                 Worker w = Worker.of("http://10.0." + rnd.nextInt(4) + "." + rnd.nextInt(60) + ":8000", role,
-                        role == WorkerRole.PREFILL ? 9000 : null);
+                        role == WorkerRole.PREFILL && rnd.nextBoolean() ? 9000 : null);
                 int model = rnd.nextInt(3);
                 if (model < 2) {
                     w = w.withModelId(MODELS.get(model));
@@ -55,7 +55,8 @@ class ReadyPoolTest {
                         open.remove(w.id());
                         halfOpenNow.remove(w.id());
                     }
-                    default -> halfOpenNow.add(w.id());
+                    case 6 -> halfOpenNow.add(w.id());
+                    default -> registry.update(w.id(), x -> x.withRole(x.role(), 9001)); // bootstrap port learned
                 }
             }
             pool.rebuild(registry::fleet, () -> open, id -> halfOpenNow.contains(id));
@@ -68,6 +69,10 @@ class ReadyPoolTest {
                     assertThat(snapshot.eligible(role, model)).containsExactlyElementsOf(snapshot.eligible(role, model));
                 }
             }
+            boolean naiveReady = !naive(registry.fleet(), open, halfOpenNow, WorkerRole.REGULAR, null).isEmpty()
+                    || (!naive(registry.fleet(), open, halfOpenNow, WorkerRole.PREFILL, null).isEmpty()
+                            && !naive(registry.fleet(), open, halfOpenNow, WorkerRole.DECODE, null).isEmpty());
+            assertThat(snapshot.canServeSomething()).as("step %d ready", step).isEqualTo(naiveReady);
         }
     }
 
@@ -91,13 +96,32 @@ class ReadyPoolTest {
         assertThat(pool.current().eligible(WorkerRole.REGULAR, "m")).extracting(Worker::url).containsExactly("http://b:1");
     }
 
+    @Test
+    void prefillWorkerWithoutABootstrapPort_isNotAPairMember_untilThePortIsLearned() {
+        WorkerRegistry registry = new WorkerRegistry();
+        Worker prefill = Worker.of("http://p:1", WorkerRole.PREFILL, null);
+        registry.add(prefill);
+        registry.add(Worker.of("http://d:1", WorkerRole.DECODE, null));
+        ReadyPool pool = new ReadyPool();
+        pool.rebuild(registry::fleet, Set::of, id -> true);
+        assertThat(pool.current().eligible(WorkerRole.PREFILL, null)).isEmpty();
+        assertThat(pool.current().canServeSomething()).isFalse();
+
+        registry.update(prefill.id(), w -> w.withRole(WorkerRole.PREFILL, 8998));
+        pool.rebuild(registry::fleet, Set::of, id -> true);
+        assertThat(pool.current().eligible(WorkerRole.PREFILL, null)).extracting(Worker::bootstrapPort).containsExactly(8998);
+        assertThat(pool.current().canServeSomething()).isTrue();
+        assertThat(pool.current().usableCount()).isEqualTo(2);
+    }
+
     private static List<Worker> naive(WorkerRegistry.Fleet fleet, Set<String> open, Set<String> halfOpenNow,
             WorkerRole role, String model) {
         List<Worker> out = new ArrayList<>();
         for (Worker w : fleet.workers().values()) {
             boolean routable = fleet.isHealthy(w.id()) && !fleet.isDraining(w.id());
             boolean breakerAllows = !open.contains(w.id()) || halfOpenNow.contains(w.id());
-            if (routable && breakerAllows && w.role() == role && w.serves(model)) {
+            boolean pairable = w.role() != WorkerRole.PREFILL || w.bootstrapPort() != null;
+            if (routable && breakerAllows && pairable && w.role() == role && w.serves(model)) {
                 out.add(w);
             }
         }
