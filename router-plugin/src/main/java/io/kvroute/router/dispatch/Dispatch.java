@@ -77,13 +77,14 @@ public final class Dispatch implements Abortable {
             client.clientGone(null);
             return;
         }
-        Worker worker = choose();
-        if (worker == null) {
+        Decision decision = choose();
+        if (decision == null) {
             String message = attempt == 1 ? "no usable worker for this request"
                     : "no usable worker left after " + (attempt - 1) + " attempt(s)";
             client.fail(503, Failure.of(FailureKind.NO_WORKER), message);
             return;
         }
+        Worker worker = decision.worker();
         tried.add(worker.id());
         client.note(attempt, 0, worker.url(), null);
         deps.inFlight().acquire(worker.id());
@@ -91,7 +92,8 @@ public final class Dispatch implements Abortable {
         client.resetHead();
         facts.retries(attempt - 1);
         TraceSpan span = Traces.upstream(facts.span(), "kvroute.upstream", worker, attempt - 1);
-        Relay relay = new Relay(client, worker, deps.retry(), attempt, result -> {
+        Relay relay = new Relay(client, worker, deps.retry(), attempt,
+                OwnershipOnAccept.of(decision, deps.onDispatched()), result -> {
             Traces.endUpstream(span, result.status(), result.failure() == null ? null : result.failure().label());
             onAttemptDone(worker, result);
         });
@@ -106,7 +108,8 @@ public final class Dispatch implements Abortable {
         }
     }
 
-    private Worker choose() {
+    /** The decision for this attempt, or null when no candidate is left. */
+    private Decision choose() {
         List<Worker> pool = route.pool().get();
         // First attempt: the pool snapshot itself, the same instance for every request until the fleet
         // changes, so per-request work stays bounded by the policy's candidates (CandidateIndex keys on it).
@@ -127,10 +130,9 @@ public final class Dispatch implements Abortable {
         deps.metrics().decision(policy.name(), decision.reason().label());
         if (decision.cacheAware() != null) {
             deps.metrics().cacheAware(hints.modelLabel(), decision.cacheAware());
-            deps.onDispatched().accept(decision);
         }
         deps.metrics().pressureSource(policy.name(), decision.pressureSource());
-        return decision.worker();
+        return decision;
     }
 
     /** Retries: the pool without the workers already tried, or the whole pool when every one was. */

@@ -13,7 +13,8 @@ import java.util.function.LongSupplier;
 /**
  * What the dispatch core needs from the router, built once per router by the edge. All thread-safe.
  *
- * @param onDispatched records a cache-aware decision in every prefix index it matched
+ * @param onDispatched records a cache-aware decision in every prefix index it matched, called once the chosen
+ *     worker accepted the request (see {@code OwnershipOnAccept})
  * @param rooms raw random longs for PD bootstrap rooms
  */
 public record DispatchDeps(

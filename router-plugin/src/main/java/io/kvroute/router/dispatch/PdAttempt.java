@@ -3,6 +3,7 @@ package io.kvroute.router.dispatch;
 import io.kvroute.router.trace.TraceSpan;
 import io.kvroute.router.worker.Worker;
 import java.io.ByteArrayOutputStream;
+import java.util.Objects;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.function.Function;
@@ -22,6 +23,8 @@ final class PdAttempt {
     final Worker prefillWorker;
     final Worker decodeWorker;
     final int segment;
+    /** Records the prefill decision's prompt ownership when the prefill worker answers 2xx. */
+    private final OwnershipOnAccept ownership;
     volatile Upstream.Call toPrefill;
     volatile Upstream.Call toDecode;
     volatile boolean abandoned;
@@ -39,7 +42,8 @@ final class PdAttempt {
     volatile TraceSpan prefillSpan = TraceSpan.NOOP;
     volatile TraceSpan decodeSpan = TraceSpan.NOOP;
 
-    PdAttempt(Worker prefillWorker, Worker decodeWorker, int segment) {
+    PdAttempt(Worker prefillWorker, Worker decodeWorker, int segment, OwnershipOnAccept ownership) {
+        this.ownership = Objects.requireNonNull(ownership, "ownership");
         this.prefillWorker = prefillWorker;
         this.decodeWorker = decodeWorker;
         this.segment = segment;
@@ -103,6 +107,7 @@ final class PdAttempt {
 
         @Override
         public void onHeaders(int status, Function<String, String> headers) {
+            ownership.onStatus(status);
             contentType = headers.apply("Content-Type");
             retryAfter = headers.apply("Retry-After");
         }

@@ -143,7 +143,8 @@ public final class PdDispatch implements Abortable {
             attempts++;
             attemptNumber = attempts;
             retry = attempts - 1 - segment;
-            attempt = new PdAttempt(pair.prefill(), pair.decode(), segment);
+            attempt = new PdAttempt(pair.prefill(), pair.decode(), segment,
+                    OwnershipOnAccept.of(pair.prefillDecision(), deps.onDispatched()));
             current = attempt;
             ObjectNode segmentBody = segment == 0 ? body.deepCopy()
                     : Continuation.next(body, route.api().path, output.generatedText(),

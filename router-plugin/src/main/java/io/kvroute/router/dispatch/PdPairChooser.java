@@ -9,14 +9,15 @@ import java.util.function.Supplier;
 
 /**
  * Chooses a prefill/decode pair: the prefill worker from the prefill policy (its session-sticky
- * variant when the request carries a session key; cache-aware decisions are recorded in the prefix
- * indexes), the decode worker from the decode policy. Stateless apart from the pools it reads.
+ * variant when the request carries a session key), the decode worker from the decode policy. Stateless apart from the pools it reads.
  */
 final class PdPairChooser {
 
-    /** A chosen pair. */
-    /** A chosen pair, with the prefill decision (policy, reason label, matched tokens or -1) for the access log and trace. */
-    record Pair(Worker prefill, Worker decode, String policy, String reason, long matchedTokens) {}
+    /**
+     * A chosen pair, with the prefill decision (policy, reason label, matched tokens or -1) for the access log and
+     * trace, and the prefill decision itself, whose prompt ownership is recorded once the prefill worker accepts.
+     */
+    record Pair(Worker prefill, Worker decode, String policy, String reason, long matchedTokens, Decision prefillDecision) {}
 
     private final DispatchDeps deps;
     private final Supplier<List<Worker>> prefillPool;
@@ -44,7 +45,6 @@ final class PdPairChooser {
                 hints.sessionKey(), route.tokenIds(), route.loads(), hints.routingText()));
         if (p.cacheAware() != null) {
             deps.metrics().cacheAware(hints.modelLabel(), p.cacheAware());
-            deps.onDispatched().accept(p);
         }
         Decision d = decodePolicy.select(new RoutingRequest(decodes, deps.inFlight()::get, route.inputTokens(), null,
                 null, route.loads()));
@@ -54,6 +54,6 @@ final class PdPairChooser {
         deps.metrics().pressureSource(prefillPolicy.name(), p.pressureSource());
         deps.metrics().pressureSource("decode_" + decodePolicy.name(), d.pressureSource());
         return new Pair(p.worker(), d.worker(), prefillChooser.name(), p.reason().label(),
-                p.cacheAware() == null ? -1 : p.cacheAware().selectedMatchedTokens());
+                p.cacheAware() == null ? -1 : p.cacheAware().selectedMatchedTokens(), p);
     }
 }

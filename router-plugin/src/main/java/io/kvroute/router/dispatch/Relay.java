@@ -36,6 +36,7 @@ final class Relay implements Upstream.Listener {
     private final RetryRule rule;
     private final int attempt;
     private final Consumer<Result> onDone;
+    private final OwnershipOnAccept ownership;
     private final AtomicBoolean done = new AtomicBoolean();
 
     private volatile Upstream.Call proxyToWorker;
@@ -43,7 +44,9 @@ final class Relay implements Upstream.Listener {
     private volatile boolean headersSeen;
     private volatile String abortReason;
 
-    Relay(Exchange client, Worker worker, RetryRule rule, int attempt, Consumer<Result> onDone) {
+    Relay(Exchange client, Worker worker, RetryRule rule, int attempt, OwnershipOnAccept ownership,
+            Consumer<Result> onDone) {
+        this.ownership = Objects.requireNonNull(ownership, "ownership");
         this.client = Objects.requireNonNull(client, "client");
         this.worker = Objects.requireNonNull(worker, "worker");
         this.rule = Objects.requireNonNull(rule, "rule");
@@ -69,6 +72,7 @@ final class Relay implements Upstream.Listener {
     @Override
     public void onHeaders(int status, Function<String, String> headers) {
         headersSeen = true;
+        ownership.onStatus(status);
         if (rule.discardsStatus(status, attempt)) {
             discarding = true;
             return;

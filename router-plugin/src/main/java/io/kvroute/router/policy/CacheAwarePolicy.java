@@ -45,7 +45,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Concurrency: {@link #select} is thread-safe and lock-free apart from the index's own walk
  * lock; everything it reads is the request's immutable snapshot. The index is updated only by
- * {@link #recordDispatch} after the lead has dispatched, so a request that fails before dispatch
+ * {@link #recordDispatch}, which the dispatch calls once the chosen worker has accepted the request
+ * (its first 2xx status line), so a request that never reached its worker, or that the worker refused,
  * leaves no trace.
  */
 public final class CacheAwarePolicy implements RoutingPolicy {
@@ -155,7 +156,7 @@ public final class CacheAwarePolicy implements RoutingPolicy {
     }
 
     /**
-     * After a successful dispatch: records that the chosen worker now holds the request's prefix,
+     * After the chosen worker accepted the request: records that it now holds the request's prefix,
      * reusing the decision's match walk. A no-op for decisions without a match.
      */
     public void recordDispatch(Decision decision) {

@@ -29,6 +29,8 @@ final class CoreFixture {
     final List<RequestOutcome> outcomes = new CopyOnWriteArrayList<>();
     final List<Abortable> active = new CopyOnWriteArrayList<>();
     final RouterMetrics metrics = new RouterMetrics();
+    /** Decisions whose prompt ownership the dispatch recorded ({@code DispatchDeps.onDispatched}). */
+    final List<io.kvroute.router.policy.Decision> owned = new CopyOnWriteArrayList<>();
     final RouterConfig config;
     final DispatchDeps deps;
 
@@ -40,7 +42,7 @@ final class CoreFixture {
         this.config = config;
         this.deps = new DispatchDeps(config, roundRobin, roundRobin, roundRobin, roundRobin, roundRobin,
                 new InFlightCounters(), new Breakers(false, 5, 1, 1, clock::nanoTime, (id, t) -> { }), metrics,
-                new LoadPlane(LoadPlaneConfig.defaults(), clock::nanoTime, new SimpleMeterRegistry()), d -> { },
+                new LoadPlane(LoadPlaneConfig.defaults(), clock::nanoTime, new SimpleMeterRegistry()), owned::add,
                 new InFlightRequests() {
                     @Override
                     public void add(Abortable request) {
