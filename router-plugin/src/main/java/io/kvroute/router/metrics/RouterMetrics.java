@@ -9,6 +9,8 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -49,6 +51,7 @@ public final class RouterMetrics {
 
     public RouterMetrics(PrometheusMeterRegistry registry) {
         this.registry = registry;
+        registry.config().meterFilter(MetricHelp.filter());
         this.requests = new MeterMemo<>(k -> Counter.builder("kvroute.requests").tag("endpoint", k.endpoint())
                 .tag("status", Integer.toString(k.status())).register(registry));
         this.durations = new MeterMemo<>(k -> Timer.builder("kvroute.request.duration").tag("endpoint", k.first())
@@ -248,6 +251,41 @@ public final class RouterMetrics {
     /** {@code kvroute_ingress_tokenize_duration_seconds{model_id}}. */
     public void ingressTokenizeDuration(String modelId, long nanos) {
         tokenizeDurations.get(modelId).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Failure labels a retry may carry whose set is known up front (status failures add {@code status_NNN}). */
+    static final List<String> RETRY_CAUSES_AT_ZERO = List.of("connect", "timeout", "reset", "busy");
+    /** Failure kinds blamed on a worker whose set is known up front (plus {@code status_5xx} as they happen). */
+    static final List<String> WORKER_ERROR_KINDS_AT_ZERO = List.of("connect", "timeout", "reset", "bad_worker_body");
+    /** The circuit breaker's legal transitions ({@code worker/CircuitBreaker}). */
+    static final List<List<String>> BREAKER_TRANSITIONS = List.of(List.of("closed", "open"), List.of("open", "half_open"),
+            List.of("half_open", "closed"), List.of("half_open", "open"));
+
+    /**
+     * Registers at zero every per-endpoint series whose labels are known up front, so that a dashboard panel or a
+     * {@code rate()} alert reads 0 on a healthy router instead of "no data" until the first event.
+     */
+    public void registerEndpointSeriesAtZero(Collection<String> endpoints) {
+        for (String endpoint : endpoints) {
+            for (String cause : RETRY_CAUSES_AT_ZERO) {
+                Counter.builder("kvroute.retries").tag("endpoint", endpoint).tag("cause", cause).register(registry);
+            }
+            Counter.builder("kvroute.retries.exhausted").tag("endpoint", endpoint).register(registry);
+            Counter.builder("kvroute.pd.continuations").tag("endpoint", endpoint).register(registry);
+            io.micrometer.core.instrument.DistributionSummary.builder("kvroute.pd.segments").tag("endpoint", endpoint)
+                    .register(registry);
+        }
+    }
+
+    /** Registers a new worker's error and breaker-transition series at zero (see {@link #registerEndpointSeriesAtZero}). */
+    public void registerWorkerSeriesAtZero(String worker) {
+        for (String kind : WORKER_ERROR_KINDS_AT_ZERO) {
+            Counter.builder("kvroute.upstream.errors").tag("worker", worker).tag("kind", kind).register(registry);
+        }
+        for (List<String> t : BREAKER_TRANSITIONS) {
+            Counter.builder("kvroute.worker.breaker.transitions").tag("worker", worker).tag("from", t.get(0))
+                    .tag("to", t.get(1)).register(registry);
+        }
     }
 
     /** {@code kvroute_pd_continuations_total{endpoint}}: continuation segments dispatched. */

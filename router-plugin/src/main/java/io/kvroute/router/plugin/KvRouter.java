@@ -129,6 +129,8 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         }
         tokenizers.chatPrefixCaches().forEach(metrics::bindChatPrefixCache);
         this.kvEvents = KvEventsWiring.create(config, metrics.registry(), cacheAwarePolicies.values());
+        metrics.registerEndpointSeriesAtZero(java.util.Arrays.stream(io.kvroute.router.dispatch.ApiKind.values())
+                .map(kind -> kind.path).toList());
         metrics.bindDraining(active::draining);
         metrics.bindActive(active::size);
         registry.addListener(change -> refreshReadyPool());
@@ -139,6 +141,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
                 metrics.bindInFlight(worker.url(), inFlight.counter(id));
                 metrics.bindHealthy(worker.url(), () -> registry.fleet().isHealthy(id));
                 metrics.bindBreakerState(worker.url(), () -> breakers.state(id).ordinal());
+                metrics.registerWorkerSeriesAtZero(worker.url());
                 for (CacheAwarePolicy cacheAware : cacheAwarePolicies.values()) {
                     cacheAware.prefixIndexes().forEach((mode, index) ->
                             metrics.bindPrefixOwned(cacheAware.name(), mode, worker.url(), id, index));
