@@ -133,6 +133,22 @@ class RouterProxyTest {
     }
 
     @Test
+    void anErrorAboutAField_namesItsPathInParam_asOpenAiDoes() throws Exception {
+        String chat = "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],";
+        assertThat(param(http.postJson(fleet.url("/v1/chat/completions"), chat + "\"max_tokens\":-3}"))).isEqualTo("max_tokens");
+        assertThat(param(http.postJson(fleet.url("/v1/chat/completions"), chat + "\"stream\":\"yes\"}"))).isEqualTo("stream");
+        assertThat(param(http.postJson(fleet.url("/generate"), "{\"sampling_params\":{},\"text\":7}"))).isEqualTo("text");
+        JsonNode notAboutAField = JSON.readTree(http.postJson(fleet.url("/v1/chat/completions"), "[1]").getContentAsString());
+        assertThat(notAboutAField.path("error").has("param")).isTrue();
+        assertThat(notAboutAField.path("error").path("param").isNull()).isTrue();
+    }
+
+    private static String param(ContentResponse response) throws Exception {
+        assertThat(response.getStatus()).as(response.getContentAsString()).isEqualTo(400);
+        return JSON.readTree(response.getContentAsString()).path("error").path("param").asText(null);
+    }
+
+    @Test
     void oversizedBody_is413() throws Exception {
         try (TestFleet small = TestFleet.start(1, List.of(), List.of("--max-body-bytes", "1000"))) {
             String big = "{\"messages\":[{\"role\":\"user\",\"content\":\"" + "x".repeat(5000) + "\"}]}";

@@ -15,14 +15,23 @@ public final class ErrorBodies {
 
     private ErrorBodies() {}
 
-    /** The JSON error body. {@code code} is the HTTP status. */
+    /** The JSON error body. {@code code} is the HTTP status; {@code param} is null. */
     public static byte[] json(int status, String type, String message) {
+        return json(status, type, message, null);
+    }
+
+    /** The JSON error body naming the request field it is about ({@code param}: the field path, or null). */
+    public static byte[] json(int status, String type, String message, String param) {
         ObjectNode root = JSON.createObjectNode();
         ObjectNode error = root.putObject("error");
         error.put("message", message);
         error.put("type", type);
         error.put("code", status);
-        error.putNull("param");
+        if (param == null) {
+            error.putNull("param");
+        } else {
+            error.put("param", param);
+        }
         return root.toString().getBytes(StandardCharsets.UTF_8);
     }
 

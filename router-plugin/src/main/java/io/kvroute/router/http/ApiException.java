@@ -6,14 +6,30 @@ final class ApiException extends Exception {
 
     final int status;
     final String type;
+    /** The request field the error is about (OpenAI's {@code param}), or null. */
+    final String param;
 
     ApiException(int status, String message) {
         this(status, OpenAiErrors.typeFor(status), message);
     }
 
+    /**
+     * An error; a message that starts with a quoted field path ({@code 'max_tokens' must be ...},
+     * {@code 'messages[2].content' ...}) is about that field, and the path becomes the error's {@code param}.
+     */
     ApiException(int status, String type, String message) {
         super(message, null, false, false);
         this.status = status;
         this.type = type;
+        this.param = leadingField(message);
+    }
+
+    /** The quoted path a message starts with, or null. */
+    static String leadingField(String message) {
+        if (message == null || message.length() < 3 || message.charAt(0) != '\'') {
+            return null;
+        }
+        int end = message.indexOf('\'', 1);
+        return end > 1 ? message.substring(1, end) : null;
     }
 }

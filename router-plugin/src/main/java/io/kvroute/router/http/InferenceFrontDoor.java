@@ -313,7 +313,7 @@ public final class InferenceFrontDoor {
             head.put("WWW-Authenticate", authenticate);
         }
         sink.begin(error.status, head);
-        sink.end(ByteBuffer.wrap(ErrorBodies.json(error.status, error.type, error.getMessage())));
+        sink.end(ByteBuffer.wrap(ErrorBodies.json(error.status, error.type, error.getMessage(), error.param)));
         ctx.metrics().request(endpoint.path, error.status);
         ctx.metrics().duration(endpoint.path, "rejected", System.nanoTime() - startNanos);
     }
