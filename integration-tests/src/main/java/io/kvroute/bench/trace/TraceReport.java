@@ -46,7 +46,7 @@ final class TraceReport {
         for (ArmSummary a : arms) {
             series.put(a.arm(), a.ttftOverTime());
         }
-        Charts.lines(file, title, "trace time (s)", "mean TTFT (s, per " + (int) ArmSummary.TIME_BUCKET_SECS + " s)", series);
+        Charts.lines(file, title, "arrival (s, trace time / speed)", "mean TTFT (s, per " + (int) ArmSummary.TIME_BUCKET_SECS + " s)", series);
     }
 
     static void write(Path file, String text) throws IOException {
