@@ -9,7 +9,9 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -48,6 +50,10 @@ public final class BenchMain implements Callable<Integer> {
 
     @Option(names = "--quick", description = "Scaled-down run that finishes within 60 s on 2 cores.")
     boolean quick;
+
+    @Option(names = "--param", paramLabel = "KEY=VALUE", description = "A scenario parameter (repeatable), e.g. "
+            + "--param trace=PATH for mooncake-trace; the scenario's docs list its keys.")
+    Map<String, String> params = new LinkedHashMap<>();
 
     private final ScenarioRegistry registry;
     private final FleetFactory fleets;
@@ -106,7 +112,7 @@ public final class BenchMain implements Callable<Integer> {
                 scenario.workloadDescription(quick), commandLine, Instant.now(), scenario.hasClasses());
         out.printf("scenario %s%s, variants %s, seed %d, time scale %sx%n", scenario.name(), quick ? " (--quick)" : "",
                 variants, seed, info.timeScale());
-        RunContext ctx = new RunContext(seed, quick, dir, fleets, progress);
+        RunContext ctx = new RunContext(seed, quick, dir, fleets, progress, params);
         List<VariantResult> results = new ArrayList<>();
         List<String> skipped = new ArrayList<>();
         int exitCode = 0;

@@ -127,11 +127,36 @@ final class ResponseParser {
                 }
             }
             readUsage(chunk.path("usage"));
+            readGenerateEvent(chunk, nowNanos);
         } catch (Exception e) {
             if (error == null) {
                 error = "unparseable SSE chunk: " + e.getMessage();
             }
         }
+    }
+
+    /**
+     * An SGLang {@code /generate} stream event: each token's event carries {@code output_ids}, and
+     * {@code meta_info} holds {@code completion_tokens}, then on the last event {@code prompt_tokens} and
+     * {@code cached_tokens} (SGLang {@code python/sglang/srt/managers/tokenizer_manager.py}).
+     */
+    private void readGenerateEvent(JsonNode chunk, long nowNanos) {
+        JsonNode meta = chunk.path("meta_info");
+        if (!meta.isObject()) {
+            return;
+        }
+        if (chunk.path("output_ids").size() > 0) {
+            contentChunks++;
+            if (firstTokenNanos < 0) {
+                firstTokenNanos = nowNanos;
+            }
+            lastTokenNanos = nowNanos;
+        }
+        if (meta.has("completion_tokens")) {
+            completionTokens = meta.path("completion_tokens").asLong();
+        }
+        promptTokens = meta.path("prompt_tokens").asLong(promptTokens);
+        cachedTokens = meta.path("cached_tokens").asLong(cachedTokens);
     }
 
     private void readError(JsonNode root) {

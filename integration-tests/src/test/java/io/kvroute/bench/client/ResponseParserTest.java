@@ -40,6 +40,25 @@ class ResponseParserTest {
         assertThat(whole.firstTokenNanos()).isEqualTo(5);
     }
 
+    /** SGLang /generate: a token per event with output_ids, prompt and cached tokens in the last meta_info. */
+    @Test
+    void generateStream_timesTokensByOutputIds_andReadsMetaInfo() {
+        ResponseParser p = new ResponseParser(new ObjectMapper(), true);
+        p.onContent(ByteBuffer.wrap(("data: {\"text\":\"a\",\"output_ids\":[7],\"meta_info\":{\"completion_tokens\":1}}\n\n"
+                + "data: {\"text\":\"ab\",\"output_ids\":[8],\"meta_info\":{\"completion_tokens\":2}}\n\n")
+                .getBytes(StandardCharsets.UTF_8)), 3);
+        p.onContent(ByteBuffer.wrap(("data: {\"text\":\"ab\",\"output_ids\":[],\"meta_info\":{\"prompt_tokens\":1024,"
+                + "\"completion_tokens\":2,\"cached_tokens\":512}}\n\ndata: [DONE]\n\n").getBytes(StandardCharsets.UTF_8)), 8);
+        p.onEnd(9);
+
+        assertThat(p.error()).isNull();
+        assertThat(p.firstTokenNanos()).isEqualTo(3);
+        assertThat(p.lastTokenNanos()).isEqualTo(3);
+        assertThat(p.outputTokens()).isEqualTo(2);
+        assertThat(p.promptTokens()).isEqualTo(1024);
+        assertThat(p.cachedTokens()).isEqualTo(512);
+    }
+
     @Test
     void sse_withoutUsage_countsContentChunks() {
         ResponseParser p = new ResponseParser(new ObjectMapper(), true);

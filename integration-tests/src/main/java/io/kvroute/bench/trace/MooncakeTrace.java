@@ -1,0 +1,136 @@
+package io.kvroute.bench.trace;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * Reads a Mooncake FAST'25 trace ({@code kvcache-ai/Mooncake FAST25-release/traces/*.jsonl}, gzipped
+ * or not): one JSON object per line with {@code timestamp} (ms), {@code input_length},
+ * {@code output_length} and {@code hash_ids}. Also the two transforms the benchmark needs: fleet
+ * scaling by trace copies whose hash ids are disjoint, and the offline reuse bound of an infinite
+ * shared cache. Stateless.
+ */
+public final class MooncakeTrace {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** Bounds how many lines are read (the conversation trace has 12,031). */
+    static final int MAX_REQUESTS = 1_000_000;
+
+    private MooncakeTrace() {}
+
+    /** The first {@code limit} requests of the trace at {@code file} (all when {@code limit <= 0}). */
+    public static List<TraceRequest> read(Path file, int limit) throws IOException {
+        try (InputStream raw = Files.newInputStream(file)) {
+            InputStream in = file.getFileName().toString().endsWith(".gz") ? new GZIPInputStream(raw, 1 << 16) : raw;
+            return read(in, limit);
+        }
+    }
+
+    /** As {@link #read(Path, int)} from a stream (a classpath resource). */
+    public static List<TraceRequest> read(InputStream in, int limit) throws IOException {
+        int max = limit <= 0 ? MAX_REQUESTS : Math.min(limit, MAX_REQUESTS);
+        List<TraceRequest> out = new ArrayList<>();
+        BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+        String line;
+        int lineNo = 0;
+        while (out.size() < max && (line = reader.readLine()) != null) {
+            lineNo++;
+            if (line.isBlank()) {
+                continue;
+            }
+            JsonNode n = JSON.readTree(line);
+            JsonNode ids = n.path("hash_ids");
+            if (!ids.isArray()) {
+                throw new IOException("trace line " + lineNo + ": hash_ids must be an array");
+            }
+            long[] hashIds = new long[ids.size()];
+            for (int i = 0; i < hashIds.length; i++) {
+                hashIds[i] = ids.get(i).asLong();
+            }
+            try {
+                out.add(new TraceRequest(n.path("timestamp").asLong(), n.path("input_length").asInt(),
+                        n.path("output_length").asInt(), hashIds));
+            } catch (IllegalArgumentException e) {
+                throw new IOException("trace line " + lineNo + ": " + e.getMessage(), e);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * {@code copies} copies of {@code base} merged by timestamp (copy order breaks ties), copy {@code c}
+     * with every hash id moved past all ids of the copies before it: the arrival rate is {@code copies}
+     * times the trace's and no block is shared across copies.
+     */
+    public static List<TraceRequest> replicate(List<TraceRequest> base, int copies) {
+        if (copies < 1) {
+            throw new IllegalArgumentException("copies must be >= 1: " + copies);
+        }
+        long maxId = 0;
+        for (TraceRequest r : base) {
+            for (long id : r.hashIds()) {
+                maxId = Math.max(maxId, id);
+            }
+        }
+        long stride = maxId + 1;
+        List<TraceRequest> out = new ArrayList<>(base.size() * copies);
+        for (int c = 0; c < copies; c++) {
+            for (TraceRequest r : base) {
+                out.add(c == 0 ? r : r.shifted(c * stride));
+            }
+        }
+        out.sort(Comparator.comparingLong(TraceRequest::timestampMs)); // stable: copies keep their order
+        return out;
+    }
+
+    /**
+     * What an infinite cache shared by the whole fleet would reuse over {@code requests} in arrival
+     * order: blocks whose id was seen before, by count and by tokens (the last block of a prompt is
+     * partial). The token share is the bound the engines' cached-token fraction compares with.
+     */
+    public static Bound infiniteCacheBound(List<TraceRequest> requests) {
+        Set<Long> seen = new HashSet<>();
+        long blocks = 0;
+        long reusedBlocks = 0;
+        long tokens = 0;
+        long reusedTokens = 0;
+        for (TraceRequest r : requests) {
+            long[] ids = r.hashIds();
+            for (int b = 0; b < ids.length; b++) {
+                int blockTokens = Math.max(0, Math.min(BlockTokens.BLOCK_TOKENS, r.inputLength() - b * BlockTokens.BLOCK_TOKENS));
+                blocks++;
+                tokens += blockTokens;
+                if (!seen.add(ids[b])) {
+                    reusedBlocks++;
+                    reusedTokens += blockTokens;
+                }
+            }
+        }
+        return new Bound(blocks, reusedBlocks, tokens, reusedTokens);
+    }
+
+    /** The infinite-cache reuse of a trace slice. */
+    public record Bound(long blocks, long reusedBlocks, long tokens, long reusedTokens) {
+        public double blockRatio() {
+            return blocks == 0 ? Double.NaN : (double) reusedBlocks / blocks;
+        }
+
+        public double tokenRatio() {
+            return tokens == 0 ? Double.NaN : (double) reusedTokens / tokens;
+        }
+    }
+}

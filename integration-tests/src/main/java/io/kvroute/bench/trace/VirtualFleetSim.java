@@ -1,0 +1,276 @@
+package io.kvroute.bench.trace;
+
+import io.kvroute.mock.engine.CacheEventSink;
+import io.kvroute.mock.engine.EngineClock;
+import io.kvroute.mock.engine.EngineConfig;
+import io.kvroute.mock.engine.EngineRequest;
+import io.kvroute.mock.engine.SteppedEngine;
+import io.kvroute.mock.engine.TokenSink;
+import io.kvroute.router.policy.CacheAwarePolicy;
+import io.kvroute.router.policy.Decision;
+import io.kvroute.router.policy.RoutingPolicy;
+import io.kvroute.router.policy.RoutingRequest;
+import io.kvroute.router.worker.Worker;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.function.ToIntFunction;
+
+/**
+ * A discrete-event replay of a trace through the router's real routing code against simulated
+ * engines, on a virtual clock: no sockets, no threads, no sleeping.
+ *
+ * <p>Events, in (time, sequence) order: an arrival is routed at once (the policy's {@code select}
+ * on the workers, the request's tokens and the router-local in-flight counts, then
+ * {@code recordDispatch} as the router does after dispatch) and submitted to its engine; an engine
+ * wake runs one step of the mock's own engine loop ({@link SteppedEngine}) whose virtual clock the
+ * step's "sleep" advances, so its outputs carry the step's end time; those outputs that the router
+ * would learn later (a request's end, which releases its in-flight count, and every KV event) are
+ * queued as events at that time rather than applied at once, so a decision never sees the future.
+ * An engine that stepped wakes again at its step's end; one with work it cannot start (waiting for
+ * KV) polls every {@link #BLOCKED_POLL_NANOS}; an idle one sleeps until its next submission.
+ *
+ * <p>The router's load view is its local in-flight counts only (the simulation has no load-report
+ * plane), so the queue gate and the saturation pin, which need engine load reports, are not
+ * simulated. Decision cost is the wall time of {@code select} plus {@code recordDispatch}, measured
+ * per request in this run. Not thread-safe; one run per instance.
+ */
+final class VirtualFleetSim {
+
+    /** How often an engine holding requests it cannot admit looks again (it frees KV only by finishing). */
+    static final long BLOCKED_POLL_NANOS = 5_000_000L;
+
+    private final List<SimWorker> workers = new ArrayList<>();
+    private final List<Worker> candidates;
+    private final Map<String, SimWorker> byId = new HashMap<>();
+    private final RoutingPolicy policy;
+    private final PriorityQueue<Event> events = new PriorityQueue<>();
+    private final SimExactIndex exact;
+    private final long[] nowNanos = new long[1];
+    private long seq;
+    private long decisionNanos;
+    private long decisions;
+
+    /**
+     * @param exact the exact index the policy was given ({@code useExactIndex}), fed from the engines'
+     *     KV events; null when the policy has none
+     */
+    VirtualFleetSim(int workerCount, EngineConfig engine, RoutingPolicy policy, SimExactIndex exact) {
+        this.policy = policy;
+        this.exact = exact;
+        List<Worker> list = new ArrayList<>();
+        for (int i = 0; i < workerCount; i++) {
+            SimWorker w = new SimWorker(i, Worker.regular("http://sim-worker-" + i + ":8000"), engine);
+            workers.add(w);
+            list.add(w.worker);
+            byId.put(w.worker.id(), w);
+            if (exact != null) {
+                exact.addWorker(w.worker.id(), i);
+            }
+        }
+        this.candidates = List.copyOf(list);
+    }
+
+    /** Simulated now, for the prefix index's LRU ticks (ms). */
+    long nowMillis() {
+        return nowNanos[0] / 1_000_000;
+    }
+
+    /** Replays {@code trace}; returns one outcome per request in trace order. */
+    Result run(List<TraceRequest> trace, int maxOutputTokens) {
+        Outcome[] outcomes = new Outcome[trace.size()];
+        for (int i = 0; i < trace.size(); i++) {
+            schedule(trace.get(i).timestampMs() * 1_000_000L, new Arrival(i));
+        }
+        ToIntFunction<String> inFlight = id -> byId.get(id).inFlight;
+        long lastNanos = 0;
+        while (!events.isEmpty()) {
+            Event e = events.poll();
+            nowNanos[0] = e.timeNanos;
+            lastNanos = e.timeNanos;
+            Object what = e.what;
+            if (what instanceof Arrival a) {
+                arrive(trace.get(a.index), a.index, outcomes, inFlight, maxOutputTokens);
+            } else if (what instanceof Wake w) {
+                wake(w.worker);
+            } else if (what instanceof Release r) {
+                r.worker.inFlight--;
+            } else if (what instanceof KvStored s) {
+                exact.stored(s.slot, s.parentHash, s.hashes);
+            } else if (what instanceof KvRemoved r) {
+                exact.removed(r.slot, r.hashes);
+            } else if (what instanceof KvCleared c) {
+                exact.cleared(c.slot);
+            } else {
+                throw new IllegalStateException("unknown event " + what);
+            }
+        }
+        double[] prefill = new double[workers.size()];
+        for (SimWorker w : workers) {
+            prefill[w.index] = w.engine.stats().processedPrefillTokens();
+        }
+        List<ArmSummary.Outcome> list = new ArrayList<>(outcomes.length);
+        for (Outcome o : outcomes) {
+            list.add(o.toSummary());
+        }
+        return new Result(list, lastNanos / 1e6, prefill, decisions == 0 ? Double.NaN : decisionNanos / 1e3 / decisions);
+    }
+
+    /** What a run produced: outcomes in trace order, simulated span, per-worker prefill, mean decision µs. */
+    record Result(List<ArmSummary.Outcome> outcomes, double spanMs, double[] perWorkerPrefillTokens, double decisionMicros) {}
+
+    private void arrive(TraceRequest r, int index, Outcome[] outcomes, ToIntFunction<String> inFlight, int maxOutput) {
+        int[] tokens = BlockTokens.prompt(r);
+        long start = System.nanoTime();
+        Decision d = policy.select(new RoutingRequest(candidates, inFlight, tokens.length, null, tokens, null));
+        if (policy instanceof CacheAwarePolicy cache) {
+            cache.recordDispatch(d);
+        }
+        decisionNanos += System.nanoTime() - start;
+        decisions++;
+        SimWorker w = byId.get(d.worker().id());
+        w.inFlight++;
+        Outcome o = new Outcome(r.timestampMs(), nowNanos[0], w);
+        outcomes[index] = o;
+        w.engine.submit(new EngineRequest("trace-" + index, tokens, Math.max(1, Math.min(maxOutput, r.outputLength())),
+                true, false, 0), o);
+        if (!w.awake) {
+            w.awake = true;
+            schedule(nowNanos[0], new Wake(w));
+        }
+    }
+
+    private void wake(SimWorker w) {
+        w.clock.nanos = Math.max(w.clock.nanos, nowNanos[0]);
+        if (w.engine.step()) {
+            schedule(w.clock.nanos, new Wake(w));
+        } else if (w.engine.hasWork()) {
+            schedule(nowNanos[0] + BLOCKED_POLL_NANOS, new Wake(w));
+        } else {
+            w.awake = false;
+        }
+    }
+
+    private void schedule(long timeNanos, Object what) {
+        events.add(new Event(timeNanos, seq++, what));
+    }
+
+    private record Event(long timeNanos, long seq, Object what) implements Comparable<Event> {
+        @Override
+        public int compareTo(Event o) {
+            int c = Long.compare(timeNanos, o.timeNanos);
+            return c != 0 ? c : Long.compare(seq, o.seq);
+        }
+    }
+
+    private record Arrival(int index) {}
+
+    private record Wake(SimWorker worker) {}
+
+    private record Release(SimWorker worker) {}
+
+    private record KvStored(int slot, Long parentHash, long[] hashes) {}
+
+    private record KvRemoved(int slot, long[] hashes) {}
+
+    private record KvCleared(int slot) {}
+
+    /** An engine clock that only the simulation moves: a step's sleep advances it. */
+    private static final class VirtualClock implements EngineClock {
+        long nanos;
+
+        @Override
+        public long nanoTime() {
+            return nanos;
+        }
+
+        @Override
+        public void sleepNanos(long n) {
+            nanos += Math.max(0, n);
+        }
+    }
+
+    private final class SimWorker implements CacheEventSink {
+        final int index;
+        final Worker worker;
+        final VirtualClock clock = new VirtualClock();
+        final SteppedEngine engine;
+        int inFlight;
+        boolean awake;
+
+        SimWorker(int index, Worker worker, EngineConfig config) {
+            this.index = index;
+            this.worker = worker;
+            this.engine = new SteppedEngine(config, clock);
+            engine.setCacheEventSink(this);
+        }
+
+        @Override
+        public void stored(long[] hashes, Long parentHash, int[] tokens, int pageSize) {
+            if (exact != null) {
+                schedule(clock.nanos, new KvStored(index, parentHash, hashes.clone()));
+            }
+        }
+
+        @Override
+        public void removed(long[] hashes) {
+            if (exact != null) {
+                schedule(clock.nanos, new KvRemoved(index, hashes.clone()));
+            }
+        }
+
+        @Override
+        public void cleared() {
+            if (exact != null) {
+                schedule(clock.nanos, new KvCleared(index));
+            }
+        }
+    }
+
+    /** One request's engine outputs, timed on its engine's virtual clock. */
+    private final class Outcome implements TokenSink {
+        final long traceTimeMs;
+        final long arrivalNanos;
+        final SimWorker worker;
+        long firstTokenNanos = -1;
+        long endNanos = -1;
+        Usage usage;
+        boolean failed;
+
+        Outcome(long traceTimeMs, long arrivalNanos, SimWorker worker) {
+            this.traceTimeMs = traceTimeMs;
+            this.arrivalNanos = arrivalNanos;
+            this.worker = worker;
+        }
+
+        @Override
+        public void onToken(int tokenId) {
+            if (firstTokenNanos < 0) {
+                firstTokenNanos = worker.clock.nanos;
+            }
+        }
+
+        @Override
+        public void onFinish(String finishReason, Usage u) {
+            usage = u;
+            endNanos = worker.clock.nanos;
+            failed = !"length".equals(finishReason) && !"stop".equals(finishReason);
+            schedule(endNanos, new Release(worker));
+        }
+
+        @Override
+        public void onError(int httpStatus, String errorType, String message) {
+            failed = true;
+            endNanos = worker.clock.nanos;
+            schedule(endNanos, new Release(worker));
+        }
+
+        ArmSummary.Outcome toSummary() {
+            boolean ok = !failed && usage != null && firstTokenNanos >= 0;
+            return new ArmSummary.Outcome(traceTimeMs, (firstTokenNanos - arrivalNanos) / 1e6, (endNanos - arrivalNanos) / 1e6,
+                    ok ? usage.promptTokens() : 0, ok ? usage.cachedTokens() : 0, ok ? usage.completionTokens() : 0, ok);
+        }
+    }
+}
