@@ -19,6 +19,10 @@ e.g.
 Writes OUT_DIR/<model>.jsonl.gz (gzip -n style: no name, mtime 0), one JSON object per line:
     {"id": int, "messages": [...], "tools": [...] | null, "add_generation_prompt": bool,
      "kwargs": {...}, "text": str, "ids": [int, ...]}
+plus "tokenizer_json_ids": [int, ...] when the tokenizer.json itself (tokenizers.Tokenizer.from_file, no
+special tokens added) encodes the text differently from transformers: transformers 5 rebuilds some
+tokenizer classes from their own definition instead of the file (e.g. LlamaTokenizerFast with a byte-level
+tokenizer.json, as DeepSeek V3 ships), so an engine on transformers 5 computes other ids than the file;
 or, where the template raised,
     {"id": ..., ..., "error": "TemplateError: <message>"}
 The output is deterministic: one fixed seed per model name, insertion-ordered JSON, ensure_ascii=False.
@@ -29,6 +33,8 @@ import json
 import random
 import sys
 import zlib
+
+import os
 
 import jinja2
 import tokenizers
@@ -200,14 +206,20 @@ def main():
     for spec in sys.argv[2:]:
         model, directory = spec.split("=", 1)
         tok = AutoTokenizer.from_pretrained(directory)
+        raw_tok = tokenizers.Tokenizer.from_file(os.path.join(directory, "tokenizer.json"))
         rng = random.Random(zlib.crc32(model.encode()) ^ 20261202)
         buf = io.StringIO()
         declined = 0
+        diverged = 0
         for i in range(CONVERSATIONS_PER_MODEL):
             msgs, tools, agp, kwargs = conversation(rng, i, model)
             row = {"id": i, "messages": msgs, "tools": tools, "add_generation_prompt": agp, "kwargs": kwargs}
             try:
                 row["text"], row["ids"] = render(tok, msgs, tools, agp, kwargs)
+                raw_ids = raw_tok.encode(row["text"], add_special_tokens=False).ids
+                if list(raw_ids) != row["ids"]:
+                    row["tokenizer_json_ids"] = list(raw_ids)
+                    diverged += 1
             except Exception as e:  # the template raised: an expected decline
                 row["error"] = f"{type(e).__name__}: {e}"
                 declined += 1
@@ -216,7 +228,8 @@ def main():
         with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0,
                                                     compresslevel=9) as gz:
             gz.write(buf.getvalue().encode("utf-8"))
-        print(f"{model}: {CONVERSATIONS_PER_MODEL} conversations, {declined} raised -> {path}", file=sys.stderr)
+        print(f"{model} ({type(tok).__name__}): {CONVERSATIONS_PER_MODEL} conversations, {declined} raised, "
+              f"{diverged} where transformers' ids differ from tokenizer.json's -> {path}", file=sys.stderr)
 
 
 if __name__ == "__main__":
