@@ -97,6 +97,8 @@ public final class ChatTemplate {
             return new Declined(f.kind(), f.getMessage());
         } catch (StackOverflowError e) {
             return new Declined(Kind.LIMIT, "recursion too deep");
+        } catch (RuntimeException e) {
+            return new Declined(Kind.INTERNAL, e.toString());
         }
     }
 

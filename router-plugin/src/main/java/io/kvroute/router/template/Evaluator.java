@@ -300,8 +300,12 @@ final class Evaluator {
             if (fn instanceof Macro m) {
                 return callMacro(m, args, kwargs);
             }
-            if (fn instanceof Undefined) {
+            if (fn instanceof Undefined && Builtins.GLOBALS.contains(n.name())) {
                 return Methods.global(n.name(), args, kwargs, this);
+            }
+            if (fn instanceof Undefined) {
+                // e.g. a macro called above its definition: jinja2 calls Undefined, which raises
+                throw new TemplateFailure(Kind.UNDEFINED, "'" + n.name() + "' is undefined");
             }
             throw Py.typeError("'" + Py.typeName(fn) + "' object is not callable");
         }

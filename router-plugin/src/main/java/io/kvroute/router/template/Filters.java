@@ -163,6 +163,9 @@ final class Filters {
             case "round": {
                 long precision = Py.asLong(arg(args, kwargs, 0, "precision", 0L));
                 String method = Py.str(arg(args, kwargs, 1, "method", "common"));
+                if (Py.isInt(v) && precision >= 0 && method.equals("common")) {
+                    return Py.asLong(v); // Python round(int, n) keeps the int
+                }
                 if (!Py.isNumber(v) || !method.equals("common")) {
                     throw new TemplateFailure(Kind.UNSUPPORTED_VALUE, "round of " + Py.typeName(v) + " by " + method);
                 }

@@ -34,7 +34,9 @@ public final class TemplateFailure extends Exception {
         /** A value whose Python rendering this renderer does not reproduce (a method object, a huge int). */
         UNSUPPORTED_VALUE("unsupported_value", false),
         /** Output or a repetition exceeded {@link ChatTemplate#MAX_OUTPUT_CHARS}. */
-        LIMIT("limit", false);
+        LIMIT("limit", false),
+        /** A defect of this renderer (an unexpected runtime exception): declined, never forwarded. */
+        INTERNAL("internal", false);
 
         private final String label;
         private final boolean compileTime;
