@@ -130,4 +130,75 @@ class VllmKvEventsPlaneTest {
             assertThat(count("kvroute.kv.events.replays", "outcome", "failed")).isEqualTo(1);
         }
     }
+
+    /** A gap on a rank without a replay endpoint is a failed replay (the worker drops to unknown). */
+    @Test
+    void gapWithoutReplayEndpoint_countsAFailedReplay() throws Exception {
+        try (VllmEngineFake r0 = new VllmEngineFake(ctx, "kv@pod@m")) {
+            start();
+            plane.addWorker(worker.id(), worker.url(), "m", List.of(r0.pubEndpoint), List.of(), "kv@pod@m", BS,
+                    KvHashMode.TOKENS);
+            // nothing received and nothing to catch up from: it holds nothing, an exact answer of 0
+            await().atMost(WAIT).until(() -> matched(T) != null);
+            assertThat(matched(T)).isZero();
+            byte[] chain = vector("multi_block_chain");
+            long first = r0.publish(chain);
+            await().atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> {
+                if (matched(T) != null && matched(T) == 2L * BS) {
+                    return true;
+                }
+                r0.sendRaw(first, chain);
+                return false;
+            });
+            r0.keep(vector("lora_extra_keys")); // lost
+            r0.publish(vector("hybrid_tiers"));
+            await().atMost(WAIT).until(() -> plane.snapshot().get(worker.id()).states().equals(List.of("unknown")));
+            assertThat(count("kvroute.kv.events.replays", "outcome", "failed")).isEqualTo(1);
+        }
+    }
+
+    /**
+     * Engines send no heartbeat on this socket: a rank that published and then went quiet gets no
+     * warning, however many silence periods pass; one that never sent anything gets one warning for
+     * the subscription, not one per period.
+     */
+    @Test
+    void quietPublisher_isNotWarnedAbout_aNeverHeardOneOnce() throws Exception {
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong(1_000_000_000_000L);
+        long silenceNanos = 5_000_000_000L;
+        plane = new KvEventsPlane(KvEventsConfig.defaults().withSilence(Duration.ofNanos(silenceNanos)), clock::get,
+                registry, null);
+        plane.start();
+        exact = new ExactCacheIndex(plane);
+        Worker never = Worker.regular("http://127.0.0.1:8001");
+        try (VllmEngineFake r0 = new VllmEngineFake(ctx, "kv@pod@m"); VllmEngineFake idle = new VllmEngineFake(ctx, "kv@pod@m")) {
+            plane.addWorker(worker.id(), worker.url(), "m", List.of(r0.pubEndpoint), List.of(), "kv@pod@m", BS,
+                    KvHashMode.TOKENS);
+            plane.addWorker(never.id(), never.url(), "m", List.of(idle.pubEndpoint), List.of(), "kv@pod@m", BS,
+                    KvHashMode.TOKENS);
+            byte[] chain = vector("multi_block_chain");
+            long first = r0.publish(chain);
+            await().atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> {
+                if (matched(T) != null && matched(T) == 2L * BS) {
+                    return true;
+                }
+                r0.sendRaw(first, chain);
+                return false;
+            });
+            for (int period = 1; period <= 3; period++) {
+                clock.addAndGet(silenceNanos + 1);
+                int silences = period + 1; // one episode of the quiet rank per period, one of the never-heard rank
+                await().atMost(WAIT).until(() -> count("kvroute.kv.events.silences", null, null) == silences);
+                double applied = count("kvroute.kv.events.batches", null, null);
+                await().atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> {
+                    if (count("kvroute.kv.events.batches", null, null) > applied) {
+                        return true;
+                    }
+                    r0.publish(vector("legacy_array")); // traffic again (through the fresh socket), then quiet again
+                    return false;
+                });
+            }
+            assertThat(plane.silenceWarnings).isEqualTo(1); // the never-heard rank, once
+        }
+    }
 }
