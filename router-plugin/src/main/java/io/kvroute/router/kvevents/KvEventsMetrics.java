@@ -33,6 +33,7 @@ final class KvEventsMetrics {
     final Counter restarts;
     final Counter ignoredMedium;
     final Counter ignoredGroup;
+    final Counter refusedBigram;
     private final EnumMap<KvMalformedReason, Counter> malformed = new EnumMap<>(KvMalformedReason.class);
     /** Per publisher (an engine dp rank): its silent and age gauges. Events thread only. */
     private final Map<Object, List<Gauge>> publisherGauges = new HashMap<>();
@@ -60,6 +61,9 @@ final class KvEventsMetrics {
         ignoredGroup = register(Counter.builder("kvroute.kv.events.ignored").tag("reason", "group")
                 .description("Events not indexed: a tier other than GPU, or a KV-cache group that is not the "
                         + "full-attention one").register(registry));
+        refusedBigram = register(Counter.builder("kvroute.kv.events.workers.refused").tag("reason", "bigram_pages")
+                .description("Workers not subscribed for the exact index (bigram_pages: an EAGLE-family SGLang engine)")
+                .register(registry));
         for (KvMalformedReason r : KvMalformedReason.values()) {
             malformed.put(r, register(Counter.builder("kvroute.kv.events.malformed").tag("reason", r.label())
                     .description("KV-event messages or events dropped").register(registry)));

@@ -289,6 +289,14 @@ public final class KvEventsPlane implements AutoCloseable {
                 List.copyOf(replayEndpoints), topic == null ? "" : topic, blockSize, hashMode));
     }
 
+    /**
+     * Counts a worker refused for the exact index because its engine keys pages by token bigrams
+     * (EAGLE-family speculative decoding); the caller logs and does not subscribe it.
+     */
+    public void refuseBigramWorker() {
+        metrics.refusedBigram.increment();
+    }
+
     /** Unsubscribes a worker and removes its blocks from the index. */
     public void removeWorker(String workerId) {
         commands.add(new Remove(requireNonNull(workerId, "workerId")));
