@@ -47,10 +47,17 @@ import org.zeromq.ZMQ;
  * silent for {@link KvEventsConfig#silence()} (on the injected clock) reads 1 on its
  * {@code kvroute_kv_events_publisher_silent{worker,rank}} gauge (its
  * {@code _last_event_age_seconds} gauge says for how long), counts
- * {@code kvroute_kv_events_silences_total} once, logs a warning and gets a fresh SUB socket every
- * silence period while it stays silent (a JeroMQ handshake can stall for good, see LoadPlane; a
- * missed batch then shows as a gap and is replayed). An exception in one iteration is counted and
- * the loop goes on.
+ * {@code kvroute_kv_events_silences_total} once and gets a fresh SUB socket every silence period
+ * while it stays silent (a JeroMQ handshake can stall for good, see LoadPlane; a missed batch then
+ * shows as a gap and is replayed). Engines send no heartbeat on this socket, so silence is normal
+ * for an idle engine: a warning is logged once per subscription, and only for a rank that has sent
+ * nothing since it was subscribed. An exception in one iteration is counted and the loop goes on.
+ *
+ * <p><b>Catch-up.</b> A rank with a replay endpoint asks for its publisher's whole buffered history
+ * when subscribed ({@link PublisherStream#onSubscribed}), and a rank that has sent nothing counts as
+ * holding nothing (exact), so an idle rank never hides its worker. Replay answers are read in
+ * vLLM's shape (with a topic frame) and SGLang's. Only GPU blocks of the full-attention KV-cache
+ * group are indexed (see {@code Rank#countsGroup}).
  */
 public final class KvEventsPlane implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KvEventsPlane.class);

@@ -35,7 +35,7 @@ import java.util.ArrayDeque;
  *       blocks are cleared: what it holds is not known, so the router must not claim exact matches
  *       for it (the approximate tree answers instead). Later batches are still applied, and an
  *       {@code AllBlocksCleared} (the engine is empty, so the index is exact again) or a restart
- *       from seq 0 makes it LIVE again.</li>
+ *       (recognised as in LIVE) makes it LIVE again.</li>
  * </ul>
  * Not thread-safe: owned by the events thread. Time is the caller's nano clock.
  */
