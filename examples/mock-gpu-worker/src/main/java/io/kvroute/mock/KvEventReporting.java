@@ -6,12 +6,14 @@ import io.kvroute.mock.engine.CacheEventSink;
 import io.kvroute.mock.engine.Engine;
 import io.kvroute.scheduler.jetty.KvEventsAdvert;
 import io.kvroute.scheduler.jetty.KvScheduler;
+import io.kvroute.scheduler.report.KvEventFormat;
 import io.kvroute.scheduler.report.KvEventPublisher;
 import java.net.URI;
 import org.eclipse.jetty.util.component.AbstractLifeCycle;
 
 /**
- * Publishes the mock engine's prefix-cache pages as SGLang KV events through the scheduler plugin's
+ * Publishes the mock engine's prefix-cache pages as KV events (SGLang's shape, or vLLM's with
+ * {@code --kv-events-format vllm}: {@link KvEventFormat}) through the scheduler plugin's
  * {@link KvEventPublisher} (one rank). A Jetty lifecycle bean of the worker's server: on start it
  * binds the publisher, feeds it from the engine's prefix cache and registers its range with the
  * {@link KvScheduler}, the one producer of the {@code kv_events} block; on stop it closes the
@@ -33,6 +35,7 @@ final class KvEventReporting extends AbstractLifeCycle {
     private final Engine engine;
     private final KvScheduler scheduler;
     private final Long hashSeed;
+    private final KvEventFormat format;
     private volatile KvEventPublisher publisher;
 
     /**
@@ -40,18 +43,20 @@ final class KvEventReporting extends AbstractLifeCycle {
      * @param hashSeed null to publish SGLang's reproducible hashes, else the seed of unreproducible ones
      */
     KvEventReporting(String endpoint, String replayEndpoint, String host, Engine engine, KvScheduler scheduler,
-            Long hashSeed) {
+            Long hashSeed, KvEventFormat format) {
         this.endpoint = requireNonNull(endpoint, "endpoint");
         this.replayEndpoint = requireNonNull(replayEndpoint, "replayEndpoint");
         this.host = requireNonNull(host, "host");
         this.engine = requireNonNull(engine, "engine");
         this.scheduler = requireNonNull(scheduler, "scheduler");
         this.hashSeed = hashSeed;
+        this.format = requireNonNull(format, "format");
     }
 
     @Override
     protected void doStart() {
-        KvEventPublisher p = KvEventPublisher.bind(endpoint, replayEndpoint, 1, TOPIC, KvEventPublisher.Options.defaults());
+        KvEventPublisher p = KvEventPublisher.bind(endpoint, replayEndpoint, 1, TOPIC,
+                KvEventPublisher.Options.defaults().withFormat(format));
         publisher = p;
         int ranks = p.endpoints().size();
         engine.setCacheEventSink(new CacheEventSink() {

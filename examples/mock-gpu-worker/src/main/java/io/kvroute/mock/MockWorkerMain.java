@@ -14,6 +14,7 @@ import io.kvroute.router.config.RouterOptions;
 import io.kvroute.router.trace.RequestTracer;
 import io.kvroute.scheduler.jetty.KvScheduler;
 import io.kvroute.scheduler.jetty.SchedulerConfig;
+import io.kvroute.scheduler.report.KvEventFormat;
 import java.security.SecureRandom;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -150,6 +151,11 @@ public final class MockWorkerMain implements Callable<Integer> {
     @Option(names = "--tokenizer-path", description = "Tokenizer directory (tokenizer.json + tokenizer_config.json), "
             + "or bundled:qwen3; default: a deterministic stand-in (about 4 bytes per token).")
     String tokenizerPath;
+
+    @Option(names = "--kv-events-format", description = "Wire shape of the KV events: sglang (tagged arrays, replay "
+            + "[b\"\", seq, payload], a heartbeat) or vllm (vLLM's map events and uint64 hashes, replay answers with "
+            + "the topic frame, no heartbeat; vllm/distributed/kv_events.py) (default sglang).")
+    String kvEventsFormat = "sglang";
 
     /** A running mock worker. */
     public static final class MockWorker implements AutoCloseable {
@@ -313,7 +319,7 @@ public final class MockWorkerMain implements Callable<Integer> {
         if (!eventsEndpoint.equals("none")) {
             // bound on start, registered with the scheduler's kv_events block, closed on stop
             server.addBean(new KvEventReporting(eventsEndpoint, "tcp://" + host + ":*", host, engine, scheduler,
-                    hashSeed));
+                    hashSeed, kvEventFormat(kvEventsFormat)));
         }
         server.start();
         String baseUrl = "http://" + host + ":" + connector.getLocalPort();
@@ -339,6 +345,14 @@ public final class MockWorkerMain implements Callable<Integer> {
     }
 
     /** Null for SGLang's hashes; a fresh random seed for {@code random}. */
+    private static KvEventFormat kvEventFormat(String flag) {
+        return switch (flag.toLowerCase(java.util.Locale.ROOT)) {
+            case "sglang" -> KvEventFormat.SGLANG;
+            case "vllm" -> KvEventFormat.VLLM;
+            default -> throw new IllegalArgumentException("--kv-events-format must be sglang or vllm (got '" + flag + "')");
+        };
+    }
+
     private static Long kvEventsHashSeed(String flag) {
         return switch (flag) {
             case "none" -> null;

@@ -14,8 +14,9 @@ import java.util.Map;
  * the engine's own hash, or {@link TokenChainHash}, the router's own hash of the tokens, for
  * {@link KvHashMode#TOKENS} workers; once per block size and mode), and answers matched tokens =
  * matched blocks × block size for every candidate whose every dp rank
- * is LIVE (the best rank counts: the engine's DP controller can place the request on it). Workers
- * that are replaying, unknown, silent-from-start or not publishing are left out, so the tree
+ * is exact (LIVE, or NEW with nothing sent: it holds nothing; the best rank counts: the engine's DP
+ * controller can place the request on it). Workers that are replaying, unknown or not publishing are
+ * left out, so the tree
  * answers for them in {@code auto} mode. Lock-free; any thread.
  */
 public final class ExactCacheIndex implements ExactPrefixSource {

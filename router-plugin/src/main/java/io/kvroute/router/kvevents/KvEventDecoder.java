@@ -13,13 +13,14 @@ import org.msgpack.value.ValueType;
 
 /**
  * Decoder of engine KV-event messages {@code [topic, seq 8-byte BE, msgpack KVEventBatch]}
- * (REFERENCE §8). The batch is {@code [ts, [events...], data_parallel_rank?]}; each event is either a
+ * (vLLM {@code vllm/distributed/kv_events.py}). The batch is {@code [ts, [events...], data_parallel_rank?]}; each event is either a
  * tagged array ({@code ["BlockStored", block_hashes, parent_block_hash, token_ids, block_size, lora_id,
  * medium, ...]}, SGLang and older vLLM) or a map with a {@code type} key (newer vLLM,
- * {@code omit_defaults}: absent keys are defaults). Hashes are msgpack ints (any width; a uint64
- * above 2^63 keeps its bits) or bytes (first 8 bytes, big-endian). Trailing optional fields
- * ({@code lora_name}, {@code extra_keys}, {@code group_idx}, ...) are skipped; {@code token_ids} are
- * skipped too unless asked for ({@code withTokens}, for {@link KvHashMode#TOKENS} publishers), since
+ * {@code omit_defaults}: absent keys are defaults; vLLM {@code vllm/distributed/kv_events.py}).
+ * Hashes are msgpack ints (any width; a uint64 above 2^63 keeps its bits) or bytes of at least 8
+ * (last 8 bytes, big-endian). {@code medium}, {@code lora_name}, {@code extra_keys},
+ * {@code group_idx} and {@code kv_cache_spec_kind} are kept for the plane's filters and keys; later
+ * fields and unknown keys are skipped; {@code token_ids} are skipped unless asked for ({@code withTokens}, for {@link KvHashMode#TOKENS} publishers), since
  * SGLang's hashes are reproducible from the request's own tokens. A token id must be an integer in
  * {@code [0, 2^31)}.
  *
@@ -135,97 +136,169 @@ final class KvEventDecoder {
         throw new Malformed(KvMalformedReason.BAD_FIELD);
     }
 
-    /** {@code [tag, fields...]}: positions per REFERENCE §8; missing trailing fields take defaults. */
+    /** The fields of one event as they are read, in either encoding. */
+    private static final class Fields {
+        String tag;
+        long[] hashes;
+        int[] tokens;
+        Long parent;
+        int blockSize;
+        long lora = -1;
+        String loraName;
+        String medium;
+        int groupIdx = -1;
+        String specKind;
+        long[] extraKeys;
+
+        KvEvent build() throws Malformed {
+            long[] h = hashes == null ? new long[0] : hashes;
+            return switch (tag) {
+                case BLOCK_STORED -> new KvEvent.BlockStored(h, parent != null, parent == null ? 0 : parent, blockSize,
+                        lora < 0 && loraName != null ? loraIdOf(loraName) : lora, tokens, medium, groupIdx, specKind,
+                        extraKeys);
+                case BLOCK_REMOVED -> new KvEvent.BlockRemoved(h, medium, groupIdx);
+                case ALL_BLOCKS_CLEARED -> new KvEvent.AllBlocksCleared();
+                default -> throw new Malformed(KvMalformedReason.UNKNOWN_EVENT);
+            };
+        }
+    }
+
+    /** Positions of BlockStored's fields in the tagged-array form (vLLM before its map encoding, SGLang). */
+    private static final String[] STORED_ORDER = {"block_hashes", "parent_block_hash", "token_ids", "block_size",
+        "lora_id", "medium", "lora_name", "extra_keys", "group_idx", "kv_cache_spec_kind"};
+    private static final String[] REMOVED_ORDER = {"block_hashes", "medium", "group_idx"};
+
+    /** {@code [tag, fields...]} in vLLM's declaration order; missing trailing fields take defaults. */
     private static KvEvent arrayEvent(MessageUnpacker u, byte[] payload, boolean withTokens)
             throws IOException, Malformed {
         int n = u.unpackArrayHeader();
         if (n < 1 || u.getNextFormat().getValueType() != ValueType.STRING) {
             throw new Malformed(KvMalformedReason.BAD_FIELD);
         }
-        String tag = u.unpackString();
-        int read = 1;
-        KvEvent e;
-        switch (tag) {
-            case BLOCK_STORED -> {
-                if (n < 3) {
-                    throw new Malformed(KvMalformedReason.BAD_FIELD);
-                }
-                long[] hashes = hashList(u, payload);
-                Long parent = optionalHash(u);
-                read = 3;
-                int blockSize = 0;
-                long lora = -1;
-                int[] tokens = null;
-                if (n > 3) {
-                    tokens = tokenIds(u, payload, withTokens);
-                    read++;
-                }
-                if (n > 4) {
-                    blockSize = blockSize(u);
-                    read++;
-                }
-                if (n > 5) {
-                    lora = optionalNonNegative(u);
-                    read++;
-                }
-                e = new KvEvent.BlockStored(hashes, parent != null, parent == null ? 0 : parent, blockSize, lora,
-                        tokens);
-            }
-            case BLOCK_REMOVED -> {
-                if (n < 2) {
-                    throw new Malformed(KvMalformedReason.BAD_FIELD);
-                }
-                e = new KvEvent.BlockRemoved(hashList(u, payload));
-                read = 2;
-            }
-            case ALL_BLOCKS_CLEARED -> e = new KvEvent.AllBlocksCleared();
+        Fields f = new Fields();
+        f.tag = u.unpackString();
+        String[] order = switch (f.tag) {
+            case BLOCK_STORED -> STORED_ORDER;
+            case BLOCK_REMOVED -> REMOVED_ORDER;
+            case ALL_BLOCKS_CLEARED -> new String[0];
             default -> throw new Malformed(KvMalformedReason.UNKNOWN_EVENT);
+        };
+        if (f.tag.equals(BLOCK_STORED) && n < 3 || f.tag.equals(BLOCK_REMOVED) && n < 2) {
+            throw new Malformed(KvMalformedReason.BAD_FIELD);
         }
-        for (int extra = n - read; extra > 0; extra--) {
-            u.skipValue(); // medium and later optional fields
+        for (int i = 1; i < n; i++) {
+            if (i - 1 < order.length) {
+                field(f, order[i - 1], u, payload, withTokens);
+            } else {
+                u.skipValue(); // later optional fields
+            }
         }
-        return e;
+        return f.build();
     }
 
-    /** {@code {"type": tag, field: value, ...}} in any key order; absent fields are defaults. */
+    /** {@code {"type": tag, field: value, ...}} in any key order; absent fields are defaults; unknown keys skipped. */
     private static KvEvent mapEvent(MessageUnpacker u, byte[] payload, boolean withTokens)
             throws IOException, Malformed {
         int n = u.unpackMapHeader();
-        String tag = null;
-        long[] hashes = null;
-        int[] tokens = null;
-        Long parent = null;
-        int blockSize = 0;
-        long lora = -1;
+        Fields f = new Fields();
         for (int i = 0; i < n; i++) {
             if (u.getNextFormat().getValueType() != ValueType.STRING) {
                 throw new Malformed(KvMalformedReason.BAD_FIELD);
             }
-            switch (u.unpackString()) {
-                case "type" -> {
-                    if (u.getNextFormat().getValueType() != ValueType.STRING) {
-                        throw new Malformed(KvMalformedReason.BAD_FIELD);
-                    }
-                    tag = u.unpackString();
+            String key = u.unpackString();
+            if (key.equals("type")) {
+                if (u.getNextFormat().getValueType() != ValueType.STRING) {
+                    throw new Malformed(KvMalformedReason.BAD_FIELD);
                 }
-                case "block_hashes" -> hashes = hashList(u, payload);
-                case "parent_block_hash" -> parent = optionalHash(u);
-                case "block_size" -> blockSize = blockSize(u);
-                case "lora_id" -> lora = optionalNonNegative(u);
-                case "token_ids" -> tokens = tokenIds(u, payload, withTokens);
-                default -> u.skipValue();
+                f.tag = u.unpackString();
+            } else {
+                field(f, key, u, payload, withTokens);
             }
         }
-        if (tag == null) {
+        if (f.tag == null) {
             throw new Malformed(KvMalformedReason.BAD_FIELD);
         }
-        return switch (tag) {
-            case BLOCK_STORED -> new KvEvent.BlockStored(hashes == null ? new long[0] : hashes, parent != null,
-                    parent == null ? 0 : parent, blockSize, lora, tokens);
-            case BLOCK_REMOVED -> new KvEvent.BlockRemoved(hashes == null ? new long[0] : hashes);
-            case ALL_BLOCKS_CLEARED -> new KvEvent.AllBlocksCleared();
-            default -> throw new Malformed(KvMalformedReason.UNKNOWN_EVENT);
-        };
+        return f.build();
+    }
+
+    private static void field(Fields f, String key, MessageUnpacker u, byte[] payload, boolean withTokens)
+            throws IOException, Malformed {
+        switch (key) {
+            case "block_hashes" -> f.hashes = hashList(u, payload);
+            case "parent_block_hash" -> f.parent = optionalHash(u);
+            case "block_size" -> f.blockSize = blockSize(u);
+            case "lora_id" -> f.lora = optionalNonNegative(u);
+            case "token_ids" -> f.tokens = tokenIds(u, payload, withTokens);
+            case "medium" -> f.medium = optionalString(u);
+            case "lora_name" -> f.loraName = optionalString(u);
+            case "group_idx" -> {
+                long g = optionalNonNegative(u);
+                if (g > Integer.MAX_VALUE) {
+                    throw new Malformed(KvMalformedReason.BAD_FIELD);
+                }
+                f.groupIdx = (int) g;
+            }
+            case "kv_cache_spec_kind" -> f.specKind = optionalString(u);
+            case "extra_keys" -> f.extraKeys = extraKeys(u, payload);
+            default -> u.skipValue();
+        }
+    }
+
+    private static String optionalString(MessageUnpacker u) throws IOException, Malformed {
+        MessageFormat f = u.getNextFormat();
+        if (f == MessageFormat.NIL) {
+            u.unpackNil();
+            return null;
+        }
+        if (f.getValueType() != ValueType.STRING) {
+            throw new Malformed(KvMalformedReason.BAD_FIELD);
+        }
+        return u.unpackString();
+    }
+
+    /**
+     * vLLM's {@code extra_keys}: nil, or one entry per block, each nil or a tuple of what vLLM hashed
+     * into that block besides its tokens (vLLM {@code vllm/v1/core/kv_cache_utils.py}
+     * {@code generate_block_hash_extra_keys}). Each entry is folded to a non-zero 64-bit value (0 =
+     * none) that keys the block apart; its meaning is not interpreted.
+     */
+    private static long[] extraKeys(MessageUnpacker u, byte[] payload) throws IOException, Malformed {
+        MessageFormat f = u.getNextFormat();
+        if (f == MessageFormat.NIL) {
+            u.unpackNil();
+            return null;
+        }
+        if (f.getValueType() != ValueType.ARRAY) {
+            throw new Malformed(KvMalformedReason.BAD_FIELD);
+        }
+        int n = boundedCount(u.unpackArrayHeader(), payload);
+        long[] out = new long[n];
+        boolean any = false;
+        for (int i = 0; i < n; i++) {
+            if (u.getNextFormat() == MessageFormat.NIL) {
+                u.unpackNil();
+                continue;
+            }
+            String canonical = u.unpackValue().toJson();
+            long h = fnv64(canonical);
+            out[i] = h == 0 ? 1 : h;
+            any = true;
+        }
+        return any ? out : null;
+    }
+
+    /** A non-negative adapter id for a {@code lora_name} sent without a {@code lora_id}. */
+    static long loraIdOf(String loraName) {
+        return (fnv64(loraName) >>> 1) | (1L << 61); // never -1 (none) and apart from small engine ids
+    }
+
+    private static long fnv64(String s) {
+        long h = 0xcbf29ce484222325L;
+        for (int i = 0; i < s.length(); i++) {
+            h ^= s.charAt(i);
+            h *= 0x100000001b3L;
+        }
+        return h;
     }
 
     private static long[] hashList(MessageUnpacker u, byte[] payload) throws IOException, Malformed {
@@ -278,7 +351,11 @@ final class KvEventDecoder {
         return hash(u);
     }
 
-    /** An int hash (any width; uint64 keeps its bits) or a bytes hash (first 8 bytes, big-endian). */
+    /**
+     * An int hash (any width; a uint64 keeps its bits) or a bytes hash of at least 8 bytes (vLLM's
+     * digests are 16 or 32 bytes), folded to its last 8 bytes big-endian, the integer vLLM would
+     * have sent. A string or a shorter binary is not a hash (SGLang's decoder refuses both too).
+     */
     static long hash(MessageUnpacker u) throws IOException, Malformed {
         MessageFormat f = u.getNextFormat();
         switch (f.getValueType()) {
@@ -289,11 +366,14 @@ final class KvEventDecoder {
                 }
                 return u.unpackLong();
             }
-            case BINARY, STRING -> {
-                int len = f.getValueType() == ValueType.BINARY ? u.unpackBinaryHeader() : u.unpackRawStringHeader();
+            case BINARY -> {
+                int len = u.unpackBinaryHeader();
+                if (len < Long.BYTES) {
+                    throw new Malformed(KvMalformedReason.BAD_FIELD);
+                }
                 byte[] b = u.readPayload(len);
                 long v = 0;
-                for (int i = 0; i < Math.min(Long.BYTES, b.length); i++) {
+                for (int i = len - Long.BYTES; i < len; i++) {
                     v = (v << 8) | (b[i] & 0xffL);
                 }
                 return v;

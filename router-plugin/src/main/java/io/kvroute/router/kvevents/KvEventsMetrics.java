@@ -29,6 +29,11 @@ final class KvEventsMetrics {
     final Counter silences;
     final Counter loopErrors;
     final Counter tokenKeyingRefused;
+    final Counter staleBatches;
+    final Counter restarts;
+    final Counter ignoredMedium;
+    final Counter ignoredGroup;
+    final Counter refusedBigram;
     private final EnumMap<KvMalformedReason, Counter> malformed = new EnumMap<>(KvMalformedReason.class);
     /** Per publisher (an engine dp rank): its silent and age gauges. Events thread only. */
     private final Map<Object, List<Gauge>> publisherGauges = new HashMap<>();
@@ -47,6 +52,18 @@ final class KvEventsMetrics {
         loopErrors = counter("kvroute.kv.events.loop.errors", "Unexpected exceptions caught by the events thread");
         tokenKeyingRefused = counter("kvroute.kv.events.token.keying.refused", "Blocks of --kv-events-hash tokens "
                 + "publishers not indexed because the rank's engine-to-own hash map is at --kv-events-max-blocks-per-rank");
+        staleBatches = counter("kvroute.kv.events.stale", "Live batches dropped because their seq is older than the "
+                + "stream's and they do not look like a publisher restart (seq near 0, fresh timestamp)");
+        restarts = counter("kvroute.kv.events.restarts", "Publisher restarts (seq started over): its blocks were cleared");
+        ignoredMedium = register(Counter.builder("kvroute.kv.events.ignored").tag("reason", "medium")
+                .description("Events not indexed: a tier other than GPU, or a KV-cache group that is not the "
+                        + "full-attention one").register(registry));
+        ignoredGroup = register(Counter.builder("kvroute.kv.events.ignored").tag("reason", "group")
+                .description("Events not indexed: a tier other than GPU, or a KV-cache group that is not the "
+                        + "full-attention one").register(registry));
+        refusedBigram = register(Counter.builder("kvroute.kv.events.workers.refused").tag("reason", "bigram_pages")
+                .description("Workers not subscribed for the exact index (bigram_pages: an EAGLE-family SGLang engine)")
+                .register(registry));
         for (KvMalformedReason r : KvMalformedReason.values()) {
             malformed.put(r, register(Counter.builder("kvroute.kv.events.malformed").tag("reason", r.label())
                     .description("KV-event messages or events dropped").register(registry)));

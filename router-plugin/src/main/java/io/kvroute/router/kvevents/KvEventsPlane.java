@@ -47,17 +47,24 @@ import org.zeromq.ZMQ;
  * silent for {@link KvEventsConfig#silence()} (on the injected clock) reads 1 on its
  * {@code kvroute_kv_events_publisher_silent{worker,rank}} gauge (its
  * {@code _last_event_age_seconds} gauge says for how long), counts
- * {@code kvroute_kv_events_silences_total} once, logs a warning and gets a fresh SUB socket every
- * silence period while it stays silent (a JeroMQ handshake can stall for good, see LoadPlane; a
- * missed batch then shows as a gap and is replayed). An exception in one iteration is counted and
- * the loop goes on.
+ * {@code kvroute_kv_events_silences_total} once and gets a fresh SUB socket every silence period
+ * while it stays silent (a JeroMQ handshake can stall for good, see LoadPlane; a missed batch then
+ * shows as a gap and is replayed). Engines send no heartbeat on this socket, so silence is normal
+ * for an idle engine: a warning is logged once per subscription, and only for a rank that has sent
+ * nothing since it was subscribed. An exception in one iteration is counted and the loop goes on.
+ *
+ * <p><b>Catch-up.</b> A rank with a replay endpoint asks for its publisher's whole buffered history
+ * when subscribed ({@link PublisherStream#onSubscribed}), and a rank that has sent nothing counts as
+ * holding nothing (exact), so an idle rank never hides its worker. Replay answers are read in
+ * vLLM's shape (with a topic frame) and SGLang's. Only GPU blocks of the full-attention KV-cache
+ * group are indexed (see {@code Rank#countsGroup}).
  */
 public final class KvEventsPlane implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KvEventsPlane.class);
     /** Messages read from one socket per wakeup, so one chatty rank cannot starve the others. */
     private static final int MAX_DRAIN_PER_SOCKET = 512;
     /** Frames kept per message; a longer one is malformed anyway. */
-    private static final int MAX_FRAMES = 3;
+    private static final int MAX_FRAMES = 4;
     private static final long HOUSEKEEPING_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long END_SEQ = -1L;
 
@@ -88,7 +95,17 @@ public final class KvEventsPlane implements AutoCloseable {
         volatile long lastMessageNanos;
         long lastSubscribeNanos;
         boolean silent;
+        /** Whether the live socket ever delivered a message since this rank was subscribed. */
+        boolean heard;
+        boolean silenceWarned;
         boolean mismatchLogged;
+        /** The full-attention KV-cache group of a hybrid model, once seen (-1 before). */
+        int attentionGroup = -1;
+        /** The stream's counters already added to the meters. */
+        long countedCompleted;
+        long countedFailed;
+        long countedStale;
+        long countedRestarts;
 
         Rank(Add add, int rank, int slot) {
             this.workerId = add.workerId();
@@ -108,6 +125,14 @@ public final class KvEventsPlane implements AutoCloseable {
         public void apply(EventBatch batch) {
             for (KvEvent e : batch.events()) {
                 if (e instanceof KvEvent.BlockStored s) {
+                    if (!onGpu(s.medium())) {
+                        metrics.ignoredMedium.increment();
+                        continue;
+                    }
+                    if (!countsGroup(s.groupIdx(), s.specKind())) {
+                        metrics.ignoredGroup.increment();
+                        continue;
+                    }
                     if (s.blockSize() != 0 && s.blockSize() != blockSize) {
                         metrics.malformed(KvMalformedReason.BLOCK_SIZE_MISMATCH);
                         if (!mismatchLogged) {
@@ -126,6 +151,14 @@ public final class KvEventsPlane implements AutoCloseable {
                     index.store(key, slot, s.hasParent(), s.parentHash(), s.blockHashes());
                     metrics.blockEvents.increment(s.blockHashes().length);
                 } else if (e instanceof KvEvent.BlockRemoved r) {
+                    if (!onGpu(r.medium())) {
+                        metrics.ignoredMedium.increment(); // a lower tier dropped its copy: the GPU one may stay
+                        continue;
+                    }
+                    if (!countsGroup(r.groupIdx(), null)) {
+                        metrics.ignoredGroup.increment();
+                        continue;
+                    }
                     if (keying != null) {
                         keying.removed(r.blockHashes(), index, slot);
                     } else {
@@ -137,6 +170,30 @@ public final class KvEventsPlane implements AutoCloseable {
                 }
             }
             metrics.batches.increment();
+        }
+
+        /**
+         * Hybrid models (vLLM's hybrid KV-cache manager) announce every block once per KV-cache group
+         * ({@code group_idx}). A request's prefix is reusable only as far as its full-attention blocks
+         * go, so one full-attention group counts: the first group announced with kind
+         * {@code full_attention} / {@code mla_attention} (vLLM {@code vllm/v1/kv_cache_interface.py}),
+         * or group 0 when the kind is not sent (vLLM before {@code kv_cache_spec_kind}). Events without
+         * a group (SGLang, single-group models) always count.
+         */
+        private boolean countsGroup(int groupIdx, String specKind) {
+            if (groupIdx < 0) {
+                return true;
+            }
+            if (specKind != null) {
+                boolean full = specKind.equals("full_attention") || specKind.equals("mla_attention");
+                if (!full) {
+                    return false;
+                }
+                if (attentionGroup < 0) {
+                    attentionGroup = groupIdx;
+                }
+            }
+            return groupIdx == (attentionGroup < 0 ? 0 : attentionGroup);
         }
 
         private void storeByTokens(KvEvent.BlockStored s, BlockIndex.Key key) {
@@ -151,6 +208,7 @@ public final class KvEventsPlane implements AutoCloseable {
 
         @Override
         public void clear() {
+            attentionGroup = -1;
             index.clear(slot);
             if (keying != null) {
                 keying.clear();
@@ -238,6 +296,14 @@ public final class KvEventsPlane implements AutoCloseable {
                 List.copyOf(replayEndpoints), topic == null ? "" : topic, blockSize, hashMode));
     }
 
+    /**
+     * Counts a worker refused for the exact index because its engine keys pages by token bigrams
+     * (EAGLE-family speculative decoding); the caller logs and does not subscribe it.
+     */
+    public void refuseBigramWorker() {
+        metrics.refusedBigram.increment();
+    }
+
     /** Unsubscribes a worker and removes its blocks from the index. */
     public void removeWorker(String workerId) {
         commands.add(new Remove(requireNonNull(workerId, "workerId")));
@@ -261,6 +327,8 @@ public final class KvEventsPlane implements AutoCloseable {
     }
 
     private volatile int slotCount;
+    /** Silence warnings logged, since start (read by tests). */
+    volatile long silenceWarnings;
 
     @Override
     public void close() {
@@ -353,6 +421,8 @@ public final class KvEventsPlane implements AutoCloseable {
                     }
                     rank.lastMessageNanos = nanoClock.getAsLong();
                     rank.lastSubscribeNanos = rank.lastMessageNanos;
+                    rank.stream.onSubscribed(rank.lastMessageNanos); // catch up a publisher that may stay quiet
+                    syncCounters(rank);
                     metrics.addPublisher(rank, add.workerLabel(), r, () -> nanoClock.getAsLong() - rank.lastMessageNanos,
                             cfg.silence().toNanos());
                     ranks.add(rank);
@@ -428,9 +498,9 @@ public final class KvEventsPlane implements AutoCloseable {
         for (Rank r : polled) {
             PublisherStream.State before = r.stream.state();
             r.stream.onTick(nowNanos);
+            syncCounters(r);
             if (before != r.stream.state()) {
                 metrics.replayTimeouts.increment();
-                metrics.replaysFailed.increment();
                 if (r.dealer != null) {
                     r.dealer.close(); // a JeroMQ handshake can stall for good (see LoadPlane): start afresh
                     connectReplay(r);
@@ -441,9 +511,18 @@ public final class KvEventsPlane implements AutoCloseable {
                 if (!r.silent) {
                     r.silent = true;
                     metrics.silences.increment();
-                    LOG.warn("worker {} rank {} sent no KV events for {} s (endpoint {}); resubscribing. A silent "
-                            + "publisher is usually a wrong endpoint, a firewall or an engine without --kv-events-config",
-                            r.workerId, r.rank, cfg.silence().toSeconds(), r.endpoint);
+                    if (!r.heard && !r.silenceWarned) {
+                        // once per subscription: engines send no heartbeat here, so an idle engine is quiet too
+                        r.silenceWarned = true;
+                        silenceWarnings++;
+                        LOG.warn("worker {} rank {} has sent no KV events in the {} s since it was subscribed "
+                                + "(endpoint {}). Fine for an idle engine; if it serves traffic, check the endpoint, "
+                                + "the topic and the engine's KV-event settings", r.workerId, r.rank,
+                                cfg.silence().toSeconds(), r.endpoint);
+                    } else {
+                        LOG.debug("worker {} rank {} quiet for {} s; resubscribing", r.workerId, r.rank,
+                                cfg.silence().toSeconds());
+                    }
                 }
                 if (nowNanos - r.lastSubscribeNanos >= silenceNanos) {
                     r.sub.close();
@@ -474,10 +553,12 @@ public final class KvEventsPlane implements AutoCloseable {
             }
             r.lastMessageNanos = nanoClock.getAsLong();
             r.silent = false;
+            r.heard = true;
             try {
                 EventBatch b = KvEventDecoder.decode(frames, count, r.keying != null);
                 PublisherStream.State before = r.stream.state();
                 r.stream.onLive(b, nanoClock.getAsLong());
+                syncCounters(r);
                 changed |= before != r.stream.state();
             } catch (KvEventDecoder.Malformed m) {
                 metrics.malformed(m.reason);
@@ -500,9 +581,18 @@ public final class KvEventsPlane implements AutoCloseable {
                     break;
                 }
                 PublisherStream.State before = r.stream.state();
-                // [b"", seq, payload] through a DEALER (ROUTER's delimiter kept), or [seq, payload]
-                int at = count == 3 && frames[0].length == 0 ? 1 : 0;
-                if (count - at != 2 || frames[at].length != Long.BYTES) {
+                // through a DEALER (ROUTER's delimiter kept): [b"", topic, seq, payload] (vLLM since its topic
+                // frame, vllm/distributed/kv_events.py) or [b"", seq, payload] (SGLang, older vLLM); end markers
+                // [b"", b"", END, b""] and [b"", END, b""]; a peer without the delimiter sends [seq, payload]
+                int at;
+                if (count == 4 && frames[0].length == 0) {
+                    at = 2;
+                } else if (count == 3 && frames[0].length == 0) {
+                    at = 1;
+                } else {
+                    at = count == 2 ? 0 : -1;
+                }
+                if (at < 0 || frames[at].length != Long.BYTES) {
                     metrics.malformed(KvMalformedReason.BAD_FRAMES);
                     r.stream.onReplay(Long.MAX_VALUE, null);
                 } else {
@@ -521,14 +611,30 @@ public final class KvEventsPlane implements AutoCloseable {
                     }
                 }
                 Arrays.fill(frames, null);
+                syncCounters(r);
                 PublisherStream.State after = r.stream.state();
-                if (before == PublisherStream.State.REPLAYING && after != before) {
-                    (after == PublisherStream.State.LIVE ? metrics.replaysCompleted : metrics.replaysFailed).increment();
-                }
                 changed |= before != after;
             }
         }
         return changed;
+    }
+
+    /** Adds what the rank's stream counted since the last call to the meters. */
+    private void syncCounters(Rank r) {
+        PublisherStream st = r.stream;
+        metrics.replaysCompleted.increment(st.replaysCompleted - r.countedCompleted);
+        metrics.replaysFailed.increment(st.replaysFailed - r.countedFailed);
+        metrics.staleBatches.increment(st.stale - r.countedStale);
+        metrics.restarts.increment(st.restarts - r.countedRestarts);
+        r.countedCompleted = st.replaysCompleted;
+        r.countedFailed = st.replaysFailed;
+        r.countedStale = st.stale;
+        r.countedRestarts = st.restarts;
+    }
+
+    /** Only GPU-resident blocks are hits; events without a medium are the engine's own (GPU) cache. */
+    static boolean onGpu(String medium) {
+        return medium == null || medium.equalsIgnoreCase("GPU");
     }
 
     /** Reads one multipart message into {@link #frames}; its frame count, or -1 when none is waiting. */
@@ -560,7 +666,8 @@ public final class KvEventsPlane implements AutoCloseable {
                 Rank r = ranks.get(i);
                 slots[i] = r.slot;
                 states.add(r.stream.state().name().toLowerCase(Locale.ROOT));
-                live &= r.stream.state() == PublisherStream.State.LIVE;
+                // NEW: nothing received and nothing to catch up from, so it holds nothing we could miss
+                live &= r.stream.state() == PublisherStream.State.LIVE || r.stream.state() == PublisherStream.State.NEW;
             }
             Rank first = ranks.get(0);
             out.put(e.getKey(), new KvEventsSnapshot.WorkerEvents(first.model, first.blockSize, slots,

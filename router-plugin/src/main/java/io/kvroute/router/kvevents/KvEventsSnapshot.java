@@ -13,7 +13,8 @@ public record KvEventsSnapshot(long version, Map<String, WorkerEvents> workers) 
     /**
      * One worker: its index key parts, one slot and one stream state per dp rank.
      *
-     * @param live true when every rank's stream is LIVE: the index is exact for this worker
+     * @param live true when every rank's stream is LIVE, or NEW (it has sent nothing and has nothing to
+     *        catch up from, so it holds nothing): the index is exact for this worker
      * @param hashMode how its blocks are keyed, so a query hashes the request the same way
      */
     public record WorkerEvents(String model, int blockSize, int[] slots, List<String> states, boolean live,

@@ -10,22 +10,32 @@ import java.util.ArrayDeque;
  * what to apply, when to clear the publisher's blocks and when to ask for a replay (REFERENCE §8).
  *
  * <ul>
- *   <li><b>NEW</b>: nothing seen. A first seq of 0 is the publisher's whole history: apply, LIVE.
- *       A higher first seq means history was missed (a router that joined late, or PUB/SUB's slow
+ *   <li><b>NEW</b>: nothing seen. A publisher that has sent nothing holds nothing as far as the
+ *       router can know, so NEW counts as exact (an idle dp rank must not hide its worker: real
+ *       engines send no heartbeat on this socket). With a replay socket the owner calls
+ *       {@link #onSubscribed} right away, which catches up from seq 0 (a router restarting next to
+ *       a running engine). A first live seq of 0 is the publisher's whole history: apply, LIVE. A
+ *       higher first seq means history was missed (a router that joined late, or PUB/SUB's slow
  *       joiner): replay from 0.</li>
  *   <li><b>LIVE</b>: the next seq applies. A jump forward is a gap: replay from the first missing
  *       seq, buffering live batches meanwhile (at most {@code maxBuffered}). A seq going backwards
- *       is a publisher restart: its blocks are cleared and the stream starts over as NEW.</li>
+ *       is a publisher restart only when it looks like one: a new engine process counts from 0, so
+ *       the seq is below {@link #RESTART_SEQ_WINDOW} and its timestamp is later than the last
+ *       applied batch's (a duplicate has the same); the publisher's blocks are then cleared and the stream starts over as NEW.
+ *       Any other older seq (a duplicate, a frame from an earlier socket) is dropped as stale.</li>
  *   <li><b>REPLAYING</b>: answers must come in order from the requested seq; when the end marker
- *       arrives the buffered live batches must continue the sequence without a hole. An answer that
- *       skips seqs (the publisher's buffer no longer holds them), a hole after the end, a buffer
- *       overflow, more than {@code maxReplayBatches} answers (a replay that never ends) or no end
- *       within {@code replayTimeoutNanos} fail the replay.</li>
+ *       arrives the buffered live batches must continue the sequence without a hole. A first answer
+ *       above the requested seq means the publisher's buffer no longer holds the start (vLLM
+ *       silently begins at its oldest kept batch, {@code vllm/distributed/kv_events.py}): the
+ *       publisher's blocks are cleared, what the replay does hold is applied, and the stream ends
+ *       UNKNOWN. A later answer that skips seqs, a hole after the end, a buffer overflow, more than
+ *       {@code maxReplayBatches} answers (a replay that never ends) or no end within
+ *       {@code replayTimeoutNanos} fail the replay.</li>
  *   <li><b>UNKNOWN</b>: after a failed replay, or a gap with no replay socket, the publisher's
  *       blocks are cleared: what it holds is not known, so the router must not claim exact matches
  *       for it (the approximate tree answers instead). Later batches are still applied, and an
  *       {@code AllBlocksCleared} (the engine is empty, so the index is exact again) or a restart
- *       from seq 0 makes it LIVE again.</li>
+ *       (recognised as in LIVE) makes it LIVE again.</li>
  * </ul>
  * Not thread-safe: owned by the events thread. Time is the caller's nano clock.
  */
@@ -44,6 +54,9 @@ final class PublisherStream {
         void requestReplay(long startSeq);
     }
 
+    /** Seqs below this, with a later timestamp, read as a new publisher process (one counts from 0). */
+    static final long RESTART_SEQ_WINDOW = 16;
+
     private final boolean replayAvailable;
     private final int maxBuffered;
     private final long replayTimeoutNanos;
@@ -55,7 +68,13 @@ final class PublisherStream {
     private long replayNext;
     private long replayed;
     private long replayDeadlineNanos;
+    /** The first answer of the running replay started above the requested seq: the replay ends UNKNOWN. */
+    private boolean replayTruncated;
+    private boolean replayAnswered;
+    /** Timestamp of the last applied live batch, to tell a restart from a stale frame. */
+    private double lastTs = Double.NEGATIVE_INFINITY;
     long gaps;
+    long stale;
     long restarts;
     long replaysCompleted;
     long replaysFailed;
@@ -72,6 +91,17 @@ final class PublisherStream {
         return state;
     }
 
+    /**
+     * The live socket was just subscribed: with a replay socket, ask for the publisher's whole
+     * buffered history (seq 0 on), so a publisher that stays quiet is still caught up.
+     */
+    void onSubscribed(long nowNanos) {
+        if (state == State.NEW && replayAvailable) {
+            buffered.clear();
+            beginReplay(0, nowNanos);
+        }
+    }
+
     /** A batch that arrived on the live SUB socket. */
     void onLive(EventBatch b, long nowNanos) {
         switch (state) {
@@ -82,13 +112,19 @@ final class PublisherStream {
                 } else if (b.seq() > expected) {
                     gaps++;
                     startReplay(expected, b, nowNanos);
-                } else {
+                } else if (looksLikeRestart(b)) {
                     restart(b, nowNanos);
+                } else {
+                    stale++;
                 }
             }
             case REPLAYING -> {
                 if (b.seq() < replayStartOrBufferedHead()) {
-                    restart(b, nowNanos);
+                    if (looksLikeRestart(b)) {
+                        restart(b, nowNanos);
+                    } else {
+                        stale++;
+                    }
                 } else if (buffered.size() >= maxBuffered) {
                     buffered.add(b);
                     fail();
@@ -97,13 +133,19 @@ final class PublisherStream {
                 }
             }
             case UNKNOWN -> {
-                if (b.seq() < expected && b.seq() == 0) {
+                if (b.seq() >= expected) {
+                    applyUnknown(b);
+                } else if (looksLikeRestart(b)) {
                     restart(b, nowNanos);
                 } else {
-                    applyUnknown(b);
+                    stale++;
                 }
             }
         }
+    }
+
+    private boolean looksLikeRestart(EventBatch b) {
+        return b.seq() >= 0 && b.seq() < RESTART_SEQ_WINDOW && b.ts() > lastTs;
     }
 
     /** One replay answer {@code [seq, payload]}; {@code b} is null when the payload did not decode. */
@@ -111,10 +153,17 @@ final class PublisherStream {
         if (state != State.REPLAYING || seq < replayNext) {
             return; // late answer of an earlier replay, or a duplicate
         }
+        if (seq > replayNext && !replayAnswered && b != null) {
+            // the publisher no longer holds the start: rebuild from what it holds, exactness is lost
+            replayTruncated = true;
+            sink.clear();
+            replayNext = seq;
+        }
         if (seq > replayNext || b == null || ++replayed > maxReplayBatches) {
             fail();
             return;
         }
+        replayAnswered = true;
         sink.apply(b);
         replayNext++;
     }
@@ -137,8 +186,13 @@ final class PublisherStream {
             }
         }
         expected = replayNext;
-        state = State.LIVE;
-        replaysCompleted++;
+        if (replayTruncated) {
+            replaysFailed++;
+            state = State.UNKNOWN;
+        } else {
+            state = State.LIVE;
+            replaysCompleted++;
+        }
     }
 
     /** Cuts off a replay that has not ended in time. */
@@ -172,6 +226,7 @@ final class PublisherStream {
         restarts++;
         buffered.clear();
         sink.clear();
+        lastTs = Double.NEGATIVE_INFINITY;
         state = State.NEW;
         startFromScratch(b, nowNanos);
     }
@@ -179,11 +234,13 @@ final class PublisherStream {
     private void applyLive(EventBatch b) {
         sink.apply(b);
         expected = b.seq() + 1;
+        lastTs = Math.max(lastTs, b.ts());
     }
 
     private void applyUnknown(EventBatch b) {
         sink.apply(b);
         expected = b.seq() + 1;
+        lastTs = Math.max(lastTs, b.ts());
         for (KvEvent e : b.events()) {
             if (e instanceof KvEvent.AllBlocksCleared) {
                 state = State.LIVE; // the engine emptied its cache: from here the index is exact
@@ -198,9 +255,15 @@ final class PublisherStream {
             fail();
             return;
         }
+        beginReplay(startSeq, nowNanos);
+    }
+
+    private void beginReplay(long startSeq, long nowNanos) {
         state = State.REPLAYING;
         replayNext = startSeq;
         replayed = 0;
+        replayTruncated = false;
+        replayAnswered = false;
         replayDeadlineNanos = nowNanos + replayTimeoutNanos;
         sink.requestReplay(startSeq);
     }

@@ -2,8 +2,8 @@ package io.kvroute.router.kvevents;
 
 /**
  * The router's OWN chained block hash over token ids, for engines whose block hashes the router
- * cannot reproduce (vLLM seeds its hash chain with a per-process random value; REFERENCE §8 last
- * paragraph). Blocks of such engines are keyed by this hash of the event's {@code token_ids}
+ * cannot reproduce (vLLM seeds its hash chain with a per-process random value, vLLM
+ * {@code vllm/v1/core/kv_cache_utils.py}). Blocks of such engines are keyed by this hash of the event's {@code token_ids}
  * ({@link TokenKeying}), and a request's tokens are hashed with the SAME function here
  * ({@link #hashes}), so the two sides meet in the {@link BlockIndex}. Dynamo keys its radix tree the
  * same way (a per-block hash of the tokens, chained with the parent's sequence hash).
@@ -46,6 +46,11 @@ public final class TokenChainHash {
             h = round(h, (tokens[i] & 0xffffffffL) | 0x5a5a5a5a00000000L); // an odd tail differs from a 0 token
         }
         return fmix64(h ^ blockSize);
+    }
+
+    /** {@code own} keyed apart by a non-zero {@code salt} (a block's extra keys); a different chain from there on. */
+    static long salted(long own, long salt) {
+        return fmix64(round(own ^ C2, salt));
     }
 
     /** The own hashes of every full block of {@code tokens[0, length)}, first block first, for adapter {@code loraId}. */

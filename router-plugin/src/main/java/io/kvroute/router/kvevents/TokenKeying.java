@@ -4,7 +4,7 @@ import java.util.Arrays;
 
 /**
  * Keys one publisher's blocks by the router's own hash of their tokens ({@code --kv-events-hash
- * tokens}; REFERENCE §8 last paragraph, as Dynamo does for engines whose hashes cannot be
+ * tokens}; as Dynamo does for engines whose hashes cannot be
  * reproduced). On BlockStored the router hashes the event's {@code token_ids} block by block with
  * {@link TokenChainHash}, continuing from the parent's OWN hash, stores the blocks in the
  * {@link BlockIndex} under those own hashes, and remembers engine hash → own hash; BlockRemoved
@@ -18,6 +18,10 @@ import java.util.Arrays;
  * hash leaves the index only when its last engine block leaves. The map holds at most
  * {@code maxEntries} engine hashes (the index's per-slot bound): a store beyond it is refused and
  * counted ({@link #refusedBlocks}), which, like the index's own bound, can only under-report.
+ *
+ * <p>A block with vLLM {@code extra_keys} (cache salt, multimodal ids, prompt embeddings) gets its
+ * own hash salted with them, so it and every block after it form a chain apart from the same tokens
+ * without them: a request, hashed from its tokens alone, never matches it, as vLLM never would.
  *
  * <p><b>Refused events</b> (thrown as {@link KvEventDecoder.Malformed} before anything changes):
  * no {@code token_ids}, {@code token_ids} not exactly blocks × block size long, or a parent engine
@@ -58,6 +62,10 @@ final class TokenKeying {
         if ((long) engineHashes.length * blockSize != tokens.length) {
             throw new KvEventDecoder.Malformed(KvMalformedReason.TOKEN_IDS_LENGTH);
         }
+        long[] extra = s.extraKeys();
+        if (extra != null && extra.length != engineHashes.length) {
+            throw new KvEventDecoder.Malformed(KvMalformedReason.BAD_FIELD);
+        }
         long parentOwn;
         if (s.hasParent()) {
             int cell = engineToOwn.find(s.parentHash());
@@ -73,6 +81,9 @@ final class TokenKeying {
         int n = 0;
         for (int b = 0; b < engineHashes.length; b++) {
             long h = TokenChainHash.next(parentOwn, tokens, b * blockSize, blockSize);
+            if (extra != null && extra[b] != 0) {
+                h = TokenChainHash.salted(h, extra[b]); // vLLM keeps such blocks apart: so do we, and their children
+            }
             int cell = engineToOwn.find(engineHashes[b]);
             if (cell >= 0) {
                 long old = engineToOwn.valueAt(cell);

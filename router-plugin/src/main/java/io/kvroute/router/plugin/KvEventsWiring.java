@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Connects the router's {@code --cache-index} to the KV-event plane: builds the plane (unless
  * {@code approximate}), hands every cache-aware policy the exact index, and subscribes each worker
- * whose {@code /server_info} advertises an event range (REFERENCE §9), keyed the
+ * whose {@code /server_info} advertises an event range, keyed the
  * {@code --kv-events-hash} way (the advert cannot tell: see {@link KvHashMode}).
  */
 final class KvEventsWiring {
@@ -46,6 +46,14 @@ final class KvEventsWiring {
     static void subscribe(KvEventsPlane plane, Worker worker) {
         KvEventsAdvert advert = worker.kvEvents();
         if (plane == null || advert == null || advert.eventPortBase() == null) {
+            return;
+        }
+        if (advert.bigramPages()) {
+            plane.refuseBigramWorker();
+            LOG.error("worker {} runs speculative decoding {} (SGLang keys its cache by token bigrams then); its KV "
+                    + "events cannot be matched against request tokens, so it is not subscribed and gets no exact "
+                    + "matches (kvroute_kv_events_workers_refused_total{reason=\"bigram_pages\"})",
+                    worker.url(), advert.speculativeAlgorithm());
             return;
         }
         if (advert.blockSize() < 1) {

@@ -182,7 +182,9 @@ public final class CacheAwarePolicy implements RoutingPolicy {
         List<Worker> pool = request.candidates();
         EngineLoadSnapshot loads = request.loads();
         CacheKey key = CacheKey.of(request, config);
-        PrefixMatch match = key == null ? null : indexFor(key).match(key.key);
+        boolean exactIndexOnly = exactOnly; // read once
+        // exact-only: the tree is neither asked nor, since the decision carries no match, built by recordDispatch
+        PrefixMatch match = key == null || exactIndexOnly ? null : indexFor(key).match(key.key);
         ExactPrefixSource exactSource = exact;
         Map<String, Long> exactTokens = exactSource == null || request.tokenIds() == null ? Map.of()
                 : exactSource.matchedTokens(pool, request.tokenIds());
@@ -210,7 +212,7 @@ public final class CacheAwarePolicy implements RoutingPolicy {
                 }
             }
         }
-        PrefixMatch treeMatch = exactOnly ? null : match; // read once: the tree's answers, or none
+        PrefixMatch treeMatch = match; // the tree's answers, or none
         if (treeMatch != null) {
             // Owners below the thresholds count only towards bestMatched (over routable workers): one pool lookup
             // per new running maximum, not per owner.
@@ -242,7 +244,7 @@ public final class CacheAwarePolicy implements RoutingPolicy {
                     + " everyone (logged 1 in {})", config.workerQueueLimit(), GATE_BLIND_LOG_SAMPLE);
         }
         Ladder ladder = new Ladder(request, key, match, treeMatch, exactTokens, bestMatched, gateBlind,
-                exactlyMatched);
+                exactlyMatched, exactIndexOnly);
         if (owners.isEmpty()) {
             return ladder.fallback(false);
         }
@@ -295,12 +297,16 @@ public final class CacheAwarePolicy implements RoutingPolicy {
         final long bestMatched;
         final boolean gateBlind;
         final Set<String> exactlyMatched;
+        /** Only the exact index is consulted: every answer, a miss included, is the exact index's. */
+        final boolean exactIndexOnly;
         int gateRejections;
         int admissionRejections;
 
         Ladder(RoutingRequest request, CacheKey key, PrefixMatch match, PrefixMatch treeMatch,
-               Map<String, Long> exactTokens, long bestMatched, boolean gateBlind, Set<String> exactlyMatched) {
+               Map<String, Long> exactTokens, long bestMatched, boolean gateBlind, Set<String> exactlyMatched,
+               boolean exactIndexOnly) {
             this.treeMatch = treeMatch;
+            this.exactIndexOnly = exactIndexOnly;
             this.exactlyMatched = exactlyMatched;
             this.request = request;
             this.key = key;
@@ -313,7 +319,8 @@ public final class CacheAwarePolicy implements RoutingPolicy {
         Decision decide(Worker worker, DecisionReason reason, String source, String label, int overrides) {
             CacheAwareDetail detail = new CacheAwareDetail(label, gateRejections, admissionRejections, overrides,
                     matchedTokens(worker), bestMatched, match, gateBlind,
-                    exactlyMatched.contains(worker.id()) ? CacheAwareDetail.INDEX_EXACT : CacheAwareDetail.INDEX_APPROXIMATE);
+                    exactIndexOnly || exactlyMatched.contains(worker.id())
+                            ? CacheAwareDetail.INDEX_EXACT : CacheAwareDetail.INDEX_APPROXIMATE);
             return new Decision(worker, reason, source, detail);
         }
 

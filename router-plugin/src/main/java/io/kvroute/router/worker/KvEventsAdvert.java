@@ -3,6 +3,7 @@ package io.kvroute.router.worker;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -29,9 +30,33 @@ import java.util.Objects;
  * @param loadPortBase rank 0's load PUB port, or null
  * @param loadTopic the load topic (SGLang: {@code load})
  * @param replayPortBase rank 0's replay ROUTER port, or null
+ * @param speculativeAlgorithm the top-level {@code speculative_algorithm} of {@code /server_info}, or
+ *        null: an EAGLE-family engine keys its radix cache by token bigrams ({@link #bigramPages})
  */
 public record KvEventsAdvert(String endpointHost, Integer eventPortBase, String topic, int blockSize, int dpSize,
-                             Integer loadPortBase, String loadTopic, Integer replayPortBase) {
+                             Integer loadPortBase, String loadTopic, Integer replayPortBase,
+                             String speculativeAlgorithm) {
+
+    /** An advert of an engine without speculative decoding. */
+    public KvEventsAdvert(String endpointHost, Integer eventPortBase, String topic, int blockSize, int dpSize,
+                          Integer loadPortBase, String loadTopic, Integer replayPortBase) {
+        this(endpointHost, eventPortBase, topic, blockSize, dpSize, loadPortBase, loadTopic, replayPortBase, null);
+    }
+
+    /**
+     * True for an engine whose pages hold token bigrams: SGLang with an EAGLE-family
+     * {@code speculative_algorithm} ({@code EAGLE}, {@code EAGLE3}; {@code NEXTN} runs as EAGLE) keys
+     * its radix cache by bigrams and publishes bigram pages ({@code token_ids} of 2-tuples,
+     * sgl-project/sglang {@code python/sglang/srt/mem_cache/events.py}). Neither the router's page
+     * hash nor its token keying reproduces those keys, so such a worker is not routed by KV events.
+     */
+    public boolean bigramPages() {
+        if (speculativeAlgorithm == null) {
+            return false;
+        }
+        String a = speculativeAlgorithm.toUpperCase(Locale.ROOT);
+        return a.startsWith("EAGLE") || a.equals("NEXTN");
+    }
 
     /** Most ranks one engine may advertise; bounds the sockets a router opens per worker. */
     public static final int MAX_DP_SIZE = 1024;
@@ -63,7 +88,7 @@ public record KvEventsAdvert(String endpointHost, Integer eventPortBase, String 
             int blockSize = block.path("block_size").isIntegralNumber() ? block.get("block_size").asInt() : 0;
             return new KvEventsAdvert(host, port(block, "endpoint_port_base"), text(block, "topic"),
                     Math.max(0, blockSize), dpSize, port(block, "load_endpoint_port_base"), text(block, "load_topic"),
-                    port(block, "replay_endpoint_port_base"));
+                    port(block, "replay_endpoint_port_base"), text(info, "speculative_algorithm"));
         } catch (IllegalArgumentException e) {
             return null;
         }

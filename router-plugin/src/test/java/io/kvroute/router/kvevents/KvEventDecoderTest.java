@@ -44,14 +44,16 @@ class KvEventDecoderTest {
         assertThat(s.blockHashes()).containsExactly(-5, Long.MAX_VALUE);
         assertThat(s.hasParent()).isFalse();
         assertThat(s.blockSize()).isEqualTo(2);
-        assertThat(s.loraId()).isEqualTo(-1);
+        assertThat(s.loraId()).isEqualTo(KvEventDecoder.loraIdOf("lora-x")); // lora_name without lora_id
+        assertThat(s.medium()).isEqualTo("GPU");
         assertThat(((KvEvent.BlockRemoved) b.events().get(1)).blockHashes()).containsExactly(-5);
         assertThat(b.events().get(2)).isInstanceOf(KvEvent.AllBlocksCleared.class);
     }
 
     @Test
     void taggedMaps_vllmStyle_bytesHashes_anyKeyOrder_noRank() throws Exception {
-        byte[] h = {(byte) 0x80, 0, 0, 0, 0, 0, 0, 1, 9, 9, 9}; // bytes hash: first 8 bytes, big-endian
+        // bytes hash: its last 8 bytes, big-endian (the integer vLLM sends by default)
+        byte[] h = {9, 9, 9, (byte) 0x80, 0, 0, 0, 0, 0, 0, 1};
         byte[] payload = pack(p -> {
             p.packArrayHeader(2).packInt(7).packArrayHeader(2);
             p.packMapHeader(5).packString("block_hashes").packArrayHeader(1).packBinaryHeader(h.length).writePayload(h);
@@ -137,6 +139,20 @@ class KvEventDecoderTest {
         assertThatThrownBy(() -> KvEventDecoder.decode(new byte[][] {new byte[0], new byte[7], new byte[0]}, 3))
                 .isInstanceOfSatisfying(KvEventDecoder.Malformed.class,
                         m -> assertThat(m.reason).isEqualTo(KvMalformedReason.BAD_FRAMES));
+    }
+
+    /** SGLang's decoder refuses a hash given as a string or as a binary shorter than 8 bytes; so do we. */
+    @Test
+    void stringOrShortBinaryHash_isABadField() throws Exception {
+        assertReason(pack(p -> p.packArrayHeader(2).packDouble(0).packArrayHeader(1)
+                .packArrayHeader(2).packString("BlockRemoved").packArrayHeader(1).packString("12345678")),
+                KvMalformedReason.BAD_FIELD);
+        assertReason(pack(p -> p.packArrayHeader(2).packDouble(0).packArrayHeader(1)
+                .packArrayHeader(2).packString("BlockRemoved").packArrayHeader(1).packBinaryHeader(3)
+                .writePayload(new byte[] {1, 2, 3})), KvMalformedReason.BAD_FIELD);
+        assertReason(pack(p -> p.packArrayHeader(2).packDouble(0).packArrayHeader(1)
+                .packArrayHeader(3).packString("BlockStored").packArrayHeader(1).packLong(1).packBinaryHeader(3)
+                .writePayload(new byte[] {1, 2, 3})), KvMalformedReason.BAD_FIELD); // as a parent too
     }
 
     @Test

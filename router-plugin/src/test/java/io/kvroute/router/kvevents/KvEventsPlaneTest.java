@@ -131,6 +131,14 @@ class KvEventsPlaneTest {
             router.send(payload);
         }
 
+        /** The SGLang-shaped end marker {@code [b"", END]} (after the identity and delimiter). */
+        void end(byte[] identity) {
+            router.sendMore(identity);
+            router.sendMore(new byte[0]);
+            router.sendMore(seqFrame(-1));
+            router.send(new byte[0]);
+        }
+
         @Override
         public void close() {
             pub.close();
@@ -156,11 +164,17 @@ class KvEventsPlaneTest {
         });
     }
 
-    /** Subscribes and sends seq 0 (retrying through the slow joiner) until the worker is live. */
+    /**
+     * Subscribes, answers the catch-up replay with an empty history and sends seq 0 (retrying through
+     * the slow joiner) until it is applied.
+     */
     private void goLive(FakeEngine e, long hash) throws Exception {
         plane.addWorker("w", "m", List.of(e.pubEndpoint), List.of(e.routerEndpoint), "kv", BS);
+        Object[] catchUp = e.awaitRequest();
+        assertThat(catchUp[1]).isEqualTo(0L);
+        e.end((byte[]) catchUp[0]);
         await().atMost(WAIT).pollInSameThread().pollInterval(Duration.ofMillis(50)).until(() -> {
-            if (plane.snapshot().get("w") != null && plane.snapshot().get("w").live()) {
+            if (plane.snapshot().get("w") != null && plane.snapshot().get("w").live() && matched(new long[] {hash}, "w") == 1) {
                 return true;
             }
             e.send(0, hash);
@@ -178,7 +192,7 @@ class KvEventsPlaneTest {
             assertThat(req[1]).isEqualTo(1L);
             e.answer((byte[]) req[0], 1, batch(22));
             e.answer((byte[]) req[0], 2, batch(33));
-            e.answer((byte[]) req[0], -1, new byte[0]);
+            e.end((byte[]) req[0]);
             await().atMost(WAIT).until(() -> matched(new long[] {11, 22, 33}, "w") == 3);
             assertThat(plane.snapshot().get("w").live()).isTrue();
         }
@@ -192,7 +206,7 @@ class KvEventsPlaneTest {
             e.send(5, 33);
             Object[] req = e.awaitRequest();
             e.answer((byte[]) req[0], 4, batch(22)); // 1..3 are no longer kept
-            e.answer((byte[]) req[0], -1, new byte[0]);
+            e.end((byte[]) req[0]);
             await().atMost(WAIT).until(() -> plane.snapshot().get("w").states().equals(List.of("unknown")));
             assertThat(matched(new long[] {11}, "w")).isZero();
             assertThat(counter("kvroute.kv.events.replays", "outcome", "failed")).isEqualTo(1);
@@ -232,7 +246,14 @@ class KvEventsPlaneTest {
             goLive(e, 11);
             e.send(1, 22);
             await().atMost(WAIT).until(() -> matched(new long[] {11, 22}, "w") == 2);
-            e.send(0, 77); // a new engine process: seq starts over
+            e.pub.sendMore("kv"); // a new engine process: seq starts over, at a later time
+            e.pub.sendMore(seqFrame(0));
+            e.pub.send(KvEventDecoderTest.pack(p -> {
+                p.packArrayHeader(3).packDouble(1.0).packArrayHeader(1);
+                p.packArrayHeader(7).packString("BlockStored").packArrayHeader(1).packLong(77);
+                p.packNil().packArrayHeader(0).packInt(BS).packNil().packString("GPU");
+                p.packInt(0);
+            }));
             await().atMost(WAIT).until(() -> matched(new long[] {77}, "w") == 1);
             assertThat(matched(new long[] {11, 22}, "w")).isZero();
             assertThat(plane.snapshot().get("w").live()).isTrue();

@@ -78,9 +78,11 @@ class PublisherStreamTest {
         PublisherStream s = stream(true);
         s.onLive(b(0), 0);
         s.onLive(b(5), 0);
-        s.onReplay(3, b(3)); // the publisher no longer holds 1 and 2
+        s.onReplay(3, b(3)); // the publisher no longer holds 1 and 2: what it holds is applied
+        s.onReplay(4, b(4));
+        s.onReplayEnd();
         assertThat(s.state()).isEqualTo(PublisherStream.State.UNKNOWN);
-        assertThat(log).containsExactly("apply 0", "replay 1", "clear", "apply 5");
+        assertThat(log).containsExactly("apply 0", "replay 1", "clear", "apply 3", "apply 4", "apply 5");
         s.onLive(b(6), 0);
         assertThat(s.state()).isEqualTo(PublisherStream.State.UNKNOWN);
         s.onLive(cleared(7), 0); // the engine emptied its cache: exact again
@@ -133,9 +135,11 @@ class PublisherStreamTest {
         s.onLive(b(0), 0);
         s.onLive(b(1), 0);
         s.onLive(b(2), 0);
-        s.onLive(b(0), 0);
+        s.onLive(b(0), 0); // a duplicate (same timestamp): stale
+        s.onLive(b(0, 1.0), 0); // a later batch numbered 0: a new process
         assertThat(s.state()).isEqualTo(PublisherStream.State.LIVE);
         assertThat(log).containsExactly("apply 0", "apply 1", "apply 2", "clear", "apply 0");
+        assertThat(s.stale).isEqualTo(1);
         assertThat(s.restarts).isEqualTo(1);
     }
 
@@ -147,5 +151,65 @@ class PublisherStreamTest {
             s.onLive(b(q), 0); // maxBuffered = 3
         }
         assertThat(s.state()).isEqualTo(PublisherStream.State.UNKNOWN);
+    }
+
+    private static EventBatch b(long seq, double ts) {
+        return new EventBatch(seq, ts, List.of(), 0);
+    }
+
+    /** A quiet publisher with a replay socket is caught up at subscribe time, before it sends anything live. */
+    @Test
+    void onSubscribed_catchesUpFromZero_andAnEmptyReplayIsLive() {
+        PublisherStream s = stream(true);
+        s.onSubscribed(0);
+        assertThat(s.state()).isEqualTo(PublisherStream.State.REPLAYING);
+        s.onReplay(0, b(0));
+        s.onReplay(1, b(1));
+        s.onReplayEnd();
+        assertThat(s.state()).isEqualTo(PublisherStream.State.LIVE);
+        assertThat(log).containsExactly("replay 0", "apply 0", "apply 1");
+        s.onLive(b(2), 0);
+        assertThat(log).endsWith("apply 2");
+
+        PublisherStream idle = stream(true);
+        idle.onSubscribed(0);
+        idle.onReplayEnd(); // nothing buffered: the engine has published nothing
+        assertThat(idle.state()).isEqualTo(PublisherStream.State.LIVE);
+    }
+
+    /** vLLM answers a start older than its buffer from its oldest kept batch: rebuild what it holds, then UNKNOWN. */
+    @Test
+    void replayStartingAboveTheRequest_rebuildsFromWhatIsHeld_andIsNotExact() {
+        PublisherStream s = stream(true);
+        s.onSubscribed(0);
+        s.onReplay(3, b(3)); // 0..2 fell out of the publisher's buffer
+        s.onReplay(4, b(4));
+        s.onReplayEnd();
+        assertThat(s.state()).isEqualTo(PublisherStream.State.UNKNOWN);
+        assertThat(log).containsExactly("replay 0", "clear", "apply 3", "apply 4");
+        assertThat(s.replaysFailed).isEqualTo(1);
+        s.onLive(b(5), 0);
+        assertThat(log).endsWith("apply 5");
+    }
+
+    /** Only a seq near 0 with a fresh timestamp is a new publisher process; any other older seq is stale. */
+    @Test
+    void olderSeq_isStaleUnlessItLooksLikeARestart() {
+        PublisherStream s = stream(true);
+        for (long q = 0; q <= 40; q++) {
+            s.onLive(b(q, 100 + q), 0);
+        }
+        log.clear();
+        s.onLive(b(30, 130), 0); // a duplicate far from 0
+        s.onLive(b(3, 50), 0); // near 0 but older than what was applied: a frame of the old process
+        assertThat(s.state()).isEqualTo(PublisherStream.State.LIVE);
+        assertThat(log).isEmpty();
+        assertThat(s.stale).isEqualTo(2);
+        assertThat(s.restarts).isZero();
+        s.onLive(b(41, 141), 0);
+        assertThat(log).containsExactly("apply 41");
+        s.onLive(b(0, 500), 0); // the engine restarted
+        assertThat(s.restarts).isEqualTo(1);
+        assertThat(log).endsWith("clear", "apply 0");
     }
 }

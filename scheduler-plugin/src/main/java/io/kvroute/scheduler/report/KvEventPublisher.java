@@ -20,7 +20,9 @@ import org.zeromq.ZContext;
 import org.zeromq.ZMQ;
 
 /**
- * Publishes an engine's KV-cache events in SGLang's format (REFERENCE §8): per dp rank one PUB
+ * Publishes an engine's KV-cache events in SGLang's format ({@link KvEventFormat#SGLANG}, the
+ * default) or vLLM's ({@link KvEventFormat#VLLM}: map events, the topic frame in replay answers, no
+ * heartbeat; the same port layout, PUB base + rank and replay base + rank): per dp rank one PUB
  * socket sending {@code [topic, seq 8-byte BE, msgpack [ts, [events...], rank]]} and one ROUTER
  * replay socket answering {@code [b"", start_seq 8-byte BE]} with every kept batch whose seq is at
  * least {@code start_seq} as {@code [b"", seq, payload]}, then {@code [b"", -1, b""]}. The last
@@ -39,21 +41,26 @@ public final class KvEventPublisher implements AutoCloseable {
     private static final long END_SEQ = -1L;
 
     /** Publisher options: replay buffer size, heartbeat period, a shared context for {@code inproc://}. */
-    public record Options(int replayBufferBatches, long heartbeatNanos, ZContext context) {
+    public record Options(int replayBufferBatches, long heartbeatNanos, ZContext context, KvEventFormat format) {
         public static Options defaults() {
-            return new Options(10_000, TimeUnit.SECONDS.toNanos(1), null);
+            return new Options(10_000, TimeUnit.SECONDS.toNanos(1), null, KvEventFormat.SGLANG);
         }
 
         public Options withContext(ZContext ctx) {
-            return new Options(replayBufferBatches, heartbeatNanos, ctx);
+            return new Options(replayBufferBatches, heartbeatNanos, ctx, format);
         }
 
         public Options withReplayBufferBatches(int n) {
-            return new Options(n, heartbeatNanos, context);
+            return new Options(n, heartbeatNanos, context, format);
         }
 
         public Options withHeartbeatNanos(long n) {
-            return new Options(replayBufferBatches, n, context);
+            return new Options(replayBufferBatches, n, context, format);
+        }
+
+        /** The wire shape; {@link KvEventFormat#VLLM} also turns the heartbeat off, as vLLM sends none. */
+        public Options withFormat(KvEventFormat f) {
+            return new Options(replayBufferBatches, heartbeatNanos, context, requireNonNull(f, "format"));
         }
     }
 
@@ -189,6 +196,7 @@ public final class KvEventPublisher implements AutoCloseable {
                 kept.add(new ArrayDeque<>());
             }
             List<KvEventEncoder.Event> batch = new ArrayList<>();
+            boolean vllm = options.format() == KvEventFormat.VLLM;
             while (running) {
                 long now = System.nanoTime();
                 for (int r = 0; r < dpSize; r++) {
@@ -197,10 +205,11 @@ public final class KvEventPublisher implements AutoCloseable {
                     while ((e = queues.get(r).poll()) != null) {
                         batch.add(e);
                     }
-                    if (batch.isEmpty() && now - lastSentNanos[r] < options.heartbeatNanos()) {
+                    if (batch.isEmpty() && (vllm || now - lastSentNanos[r] < options.heartbeatNanos())) {
                         continue;
                     }
-                    byte[] payload = KvEventEncoder.batch(System.currentTimeMillis() / 1000.0, batch, r);
+                    double ts = System.currentTimeMillis() / 1000.0;
+                    byte[] payload = vllm ? KvEventEncoder.vllmBatch(ts, batch, r) : KvEventEncoder.batch(ts, batch, r);
                     long s = seq[r]++;
                     pubs[r].sendMore(topic);
                     pubs[r].sendMore(seqFrame(s));
@@ -216,7 +225,7 @@ public final class KvEventPublisher implements AutoCloseable {
                 if (poller.poll(1) > 0) {
                     for (int r = 0; r < dpSize; r++) {
                         if (poller.pollin(r)) {
-                            serveReplay(routers[r], kept.get(r));
+                            serveReplay(routers[r], kept.get(r), vllm ? topic : null);
                         }
                     }
                 }
@@ -239,8 +248,12 @@ public final class KvEventPublisher implements AutoCloseable {
         }
     }
 
-    /** Answers each waiting request {@code [identity, b"", start_seq]}; malformed requests get only the end marker. */
-    private static void serveReplay(ZMQ.Socket router, ArrayDeque<Kept> ring) {
+    /**
+     * Answers each waiting request {@code [identity, b"", start_seq]}; malformed requests get only the
+     * end marker. With a {@code topic} (vLLM's shape) every answer and the end carry a topic frame
+     * after the delimiter, the end's empty.
+     */
+    private static void serveReplay(ZMQ.Socket router, ArrayDeque<Kept> ring, byte[] topic) {
         byte[] identity;
         while ((identity = router.recv(ZMQ.DONTWAIT)) != null) {
             List<byte[]> rest = new ArrayList<>();
@@ -254,6 +267,9 @@ public final class KvEventPublisher implements AutoCloseable {
                     if (k.seq() >= from) {
                         router.sendMore(identity);
                         router.sendMore(new byte[0]);
+                        if (topic != null) {
+                            router.sendMore(topic);
+                        }
                         router.sendMore(seqFrame(k.seq()));
                         router.send(k.payload());
                     }
@@ -261,6 +277,9 @@ public final class KvEventPublisher implements AutoCloseable {
             }
             router.sendMore(identity);
             router.sendMore(new byte[0]);
+            if (topic != null) {
+                router.sendMore(new byte[0]);
+            }
             router.sendMore(seqFrame(END_SEQ));
             router.send(new byte[0]);
         }

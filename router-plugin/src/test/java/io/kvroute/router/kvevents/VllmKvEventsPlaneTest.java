@@ -1,0 +1,204 @@
+package io.kvroute.router.kvevents;
+
+import static io.kvroute.router.kvevents.VllmGoldenVectorsTest.BS;
+import static io.kvroute.router.kvevents.VllmGoldenVectorsTest.T;
+import static io.kvroute.router.kvevents.VllmGoldenVectorsTest.U;
+import static io.kvroute.router.kvevents.VllmGoldenVectorsTest.vector;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.kvroute.router.worker.Worker;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.zeromq.ZContext;
+
+/**
+ * The events plane against engine-shaped vLLM publishers ({@link VllmEngineFake}: no heartbeat,
+ * vLLM's replay answers with their topic frame) fed vLLM's own encoding (the golden vectors), keyed
+ * {@code --kv-events-hash tokens} as vLLM's seeded hashes require.
+ */
+class VllmKvEventsPlaneTest {
+    private static final Duration WAIT = Duration.ofSeconds(20);
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final ZContext ctx = new ZContext(1);
+    private final Worker worker = Worker.regular("http://127.0.0.1:8000");
+    private KvEventsPlane plane;
+    private ExactCacheIndex exact;
+
+    @AfterEach
+    void tearDown() {
+        if (plane != null) {
+            plane.close();
+        }
+        ctx.close();
+    }
+
+    private void start() {
+        plane = new KvEventsPlane(KvEventsConfig.defaults(), System::nanoTime, registry, null);
+        plane.start();
+        exact = new ExactCacheIndex(plane);
+    }
+
+    private void subscribe(VllmEngineFake... ranks) {
+        List<String> pubs = java.util.Arrays.stream(ranks).map(r -> r.pubEndpoint).toList();
+        List<String> replays = java.util.Arrays.stream(ranks).map(r -> r.replayEndpoint).toList();
+        plane.addWorker(worker.id(), worker.url(), "m", pubs, replays, "kv@pod@m", BS, KvHashMode.TOKENS);
+    }
+
+    private Long matched(int[] prompt) {
+        return exact.matchedTokens(List.of(worker), prompt).get(worker.id());
+    }
+
+    private double count(String name, String tag, String value) {
+        var c = registry.find(name);
+        return (tag == null ? c : c.tag(tag, value)).counter().count();
+    }
+
+    /**
+     * A router (re)started next to a DP-2 vLLM engine: rank 0 stored a chain before the router
+     * came, rank 1 has published nothing, neither sends anything live. The catch-up replay rebuilds
+     * rank 0's blocks, and rank 1, with no events, holds nothing: the worker is exact.
+     */
+    @Test
+    void idleRank_doesNotHideTheWorker_andHistoryIsCaughtUpFromReplay() throws Exception {
+        try (VllmEngineFake r0 = new VllmEngineFake(ctx, "kv@pod@m"); VllmEngineFake r1 = new VllmEngineFake(ctx, "kv@pod@m")) {
+            r0.keep(vector("multi_block_chain")); // stores 3 blocks of T, evicts the third
+            start();
+            subscribe(r0, r1);
+            await().atMost(WAIT).until(() -> matched(T) != null && matched(T) == 2L * BS);
+            assertThat(plane.snapshot().get(worker.id()).states()).containsExactly("live", "live");
+            assertThat(r0.replayRequests).containsExactly(0L);
+            assertThat(r1.replayRequests).containsExactly(0L);
+            assertThat(count("kvroute.kv.events.replays", "outcome", "completed")).isEqualTo(2);
+        }
+    }
+
+    /**
+     * Only GPU blocks of the full-attention group count; a gap is replayed in vLLM's 4-frame shape;
+     * blocks of an adapter or with a cache salt never match the plain prompt.
+     */
+    @Test
+    void gpuFullAttentionOnly_gapReplayedInVllmsShape_loraAndSaltKeptApart() throws Exception {
+        try (VllmEngineFake r0 = new VllmEngineFake(ctx, "kv@pod@m")) {
+            start();
+            subscribe(r0);
+            await().atMost(WAIT).until(() -> plane.snapshot().get(worker.id()) != null
+                    && plane.snapshot().get(worker.id()).live() && !r0.replayRequests.isEmpty());
+            // the live socket may still be joining: resend until the batch is seen (a duplicate is stale)
+            byte[] hybrid = vector("hybrid_tiers");
+            long seq = r0.publish(hybrid);
+            await().atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> {
+                if (matched(T) == 2L * BS) {
+                    return true;
+                }
+                r0.sendRaw(seq, hybrid);
+                return false;
+            });
+            assertThat(matched(U)).isZero(); // stored on CPU only
+            assertThat(count("kvroute.kv.events.ignored", "reason", "medium")).isEqualTo(2);
+            assertThat(count("kvroute.kv.events.ignored", "reason", "group")).isEqualTo(2);
+
+            r0.keep(vector("lora_extra_keys")); // lost on the live socket
+            r0.publish(vector("multi_block_chain")); // a gap: replayed from the lost seq
+            await().atMost(WAIT).until(() -> count("kvroute.kv.events.replays", "outcome", "completed") >= 2
+                    && plane.snapshot().get(worker.id()).live());
+            assertThat(r0.replayRequests).containsExactly(0L, seq + 1);
+            assertThat(matched(T)).isEqualTo(2L * BS);
+            assertThat(matched(U)).isZero(); // an adapter's block and a salted block of U are not the base model's
+            assertThat(count("kvroute.kv.events.malformed", "reason", "bad_frames")).isZero();
+        }
+    }
+
+    /** vLLM starts a too-old replay at its oldest kept batch: rebuild what it holds, but the worker is not exact. */
+    @Test
+    void replayOlderThanTheBuffer_rebuildsWhatIsHeld_andIsNotExact() throws Exception {
+        try (VllmEngineFake r0 = new VllmEngineFake(ctx, "kv@pod@m")) {
+            r0.keep(vector("lora_extra_keys"));
+            r0.keep(vector("multi_block_chain"));
+            r0.dropOldest(1); // seq 0 fell out of buffer_steps
+            start();
+            subscribe(r0);
+            await().atMost(WAIT).until(() -> plane.snapshot().get(worker.id()) != null
+                    && plane.snapshot().get(worker.id()).states().equals(List.of("unknown")));
+            assertThat(matched(T)).isNull(); // not exact: the tree answers for it
+            int slot = plane.snapshot().get(worker.id()).slots()[0];
+            long[] own = TokenChainHash.hashes(T, T.length, BS, -1);
+            assertThat(plane.index().match(new BlockIndex.Key("m", -1, BS), own, plane.slotCount())[slot]).isEqualTo(2);
+            assertThat(count("kvroute.kv.events.replays", "outcome", "failed")).isEqualTo(1);
+        }
+    }
+
+    /** A gap on a rank without a replay endpoint is a failed replay (the worker drops to unknown). */
+    @Test
+    void gapWithoutReplayEndpoint_countsAFailedReplay() throws Exception {
+        try (VllmEngineFake r0 = new VllmEngineFake(ctx, "kv@pod@m")) {
+            start();
+            plane.addWorker(worker.id(), worker.url(), "m", List.of(r0.pubEndpoint), List.of(), "kv@pod@m", BS,
+                    KvHashMode.TOKENS);
+            // nothing received and nothing to catch up from: it holds nothing, an exact answer of 0
+            await().atMost(WAIT).until(() -> matched(T) != null);
+            assertThat(matched(T)).isZero();
+            byte[] chain = vector("multi_block_chain");
+            long first = r0.publish(chain);
+            await().atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> {
+                if (matched(T) != null && matched(T) == 2L * BS) {
+                    return true;
+                }
+                r0.sendRaw(first, chain);
+                return false;
+            });
+            r0.keep(vector("lora_extra_keys")); // lost
+            r0.publish(vector("hybrid_tiers"));
+            await().atMost(WAIT).until(() -> plane.snapshot().get(worker.id()).states().equals(List.of("unknown")));
+            assertThat(count("kvroute.kv.events.replays", "outcome", "failed")).isEqualTo(1);
+        }
+    }
+
+    /**
+     * Engines send no heartbeat on this socket: a rank that published and then went quiet gets no
+     * warning, however many silence periods pass; one that never sent anything gets one warning for
+     * the subscription, not one per period.
+     */
+    @Test
+    void quietPublisher_isNotWarnedAbout_aNeverHeardOneOnce() throws Exception {
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong(1_000_000_000_000L);
+        long silenceNanos = 5_000_000_000L;
+        plane = new KvEventsPlane(KvEventsConfig.defaults().withSilence(Duration.ofNanos(silenceNanos)), clock::get,
+                registry, null);
+        plane.start();
+        exact = new ExactCacheIndex(plane);
+        Worker never = Worker.regular("http://127.0.0.1:8001");
+        try (VllmEngineFake r0 = new VllmEngineFake(ctx, "kv@pod@m"); VllmEngineFake idle = new VllmEngineFake(ctx, "kv@pod@m")) {
+            plane.addWorker(worker.id(), worker.url(), "m", List.of(r0.pubEndpoint), List.of(), "kv@pod@m", BS,
+                    KvHashMode.TOKENS);
+            plane.addWorker(never.id(), never.url(), "m", List.of(idle.pubEndpoint), List.of(), "kv@pod@m", BS,
+                    KvHashMode.TOKENS);
+            byte[] chain = vector("multi_block_chain");
+            long first = r0.publish(chain);
+            await().atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> {
+                if (matched(T) != null && matched(T) == 2L * BS) {
+                    return true;
+                }
+                r0.sendRaw(first, chain);
+                return false;
+            });
+            for (int period = 1; period <= 3; period++) {
+                clock.addAndGet(silenceNanos + 1);
+                int silences = period + 1; // one episode of the quiet rank per period, one of the never-heard rank
+                await().atMost(WAIT).until(() -> count("kvroute.kv.events.silences", null, null) == silences);
+                double applied = count("kvroute.kv.events.batches", null, null);
+                await().atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> {
+                    if (count("kvroute.kv.events.batches", null, null) > applied) {
+                        return true;
+                    }
+                    r0.publish(vector("legacy_array")); // traffic again (through the fresh socket), then quiet again
+                    return false;
+                });
+            }
+            assertThat(plane.silenceWarnings).isEqualTo(1); // the never-heard rank, once
+        }
+    }
+}
