@@ -208,10 +208,10 @@ public final class RouterMetrics {
         Gauge.builder("kvroute.requests.in.flight", active, a -> a.getAsInt()).strongReference(true).register(registry);
     }
 
-    /** Removes a worker's gauges when it leaves the fleet. */
+    /** Removes every series of a worker (gauges and its counters) when it leaves the fleet. */
     public void forgetWorker(String worker) {
         for (io.micrometer.core.instrument.Meter meter : registry.getMeters()) {
-            if (worker.equals(meter.getId().getTag("worker")) && meter instanceof Gauge) {
+            if (worker.equals(meter.getId().getTag("worker"))) {
                 registry.remove(meter);
             }
         }
