@@ -263,15 +263,10 @@ final class KvEventDecoder {
      * none) that keys the block apart; its meaning is not interpreted.
      */
     private static long[] extraKeys(MessageUnpacker u, byte[] payload) throws IOException, Malformed {
-        MessageFormat f = u.getNextFormat();
-        if (f == MessageFormat.NIL) {
-            u.unpackNil();
+        int n = arrayOrNil(u, payload);
+        if (n < 0) {
             return null;
         }
-        if (f.getValueType() != ValueType.ARRAY) {
-            throw new Malformed(KvMalformedReason.BAD_FIELD);
-        }
-        int n = boundedCount(u.unpackArrayHeader(), payload);
         long[] out = new long[n];
         boolean any = false;
         for (int i = 0; i < n; i++) {
@@ -285,6 +280,19 @@ final class KvEventDecoder {
             any = true;
         }
         return any ? out : null;
+    }
+
+    /** The element count of an array field (bounded by the payload), or -1 for nil; anything else is a bad field. */
+    private static int arrayOrNil(MessageUnpacker u, byte[] payload) throws IOException, Malformed {
+        MessageFormat f = u.getNextFormat();
+        if (f == MessageFormat.NIL) {
+            u.unpackNil();
+            return -1;
+        }
+        if (f.getValueType() != ValueType.ARRAY) {
+            throw new Malformed(KvMalformedReason.BAD_FIELD);
+        }
+        return boundedCount(u.unpackArrayHeader(), payload);
     }
 
     /** A non-negative adapter id for a {@code lora_name} sent without a {@code lora_id}. */
@@ -319,15 +327,10 @@ final class KvEventDecoder {
             u.skipValue();
             return null;
         }
-        MessageFormat f = u.getNextFormat();
-        if (f == MessageFormat.NIL) {
-            u.unpackNil();
+        int n = arrayOrNil(u, payload);
+        if (n < 0) {
             return null;
         }
-        if (f.getValueType() != ValueType.ARRAY) {
-            throw new Malformed(KvMalformedReason.BAD_FIELD);
-        }
-        int n = boundedCount(u.unpackArrayHeader(), payload);
         int[] out = new int[n];
         for (int i = 0; i < n; i++) {
             MessageFormat t = u.getNextFormat();

@@ -68,11 +68,6 @@ public final class MetricHelp {
 
     private MetricHelp() {}
 
-    /** The HELP text for a dotted meter name, or null when the table has none. */
-    public static String of(String name) {
-        return HELP.get(name);
-    }
-
     /** The filter that gives a registering meter its HELP text when it was built without one. */
     public static MeterFilter filter() {
         return new MeterFilter() {
