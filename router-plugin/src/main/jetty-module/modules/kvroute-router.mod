@@ -236,4 +236,24 @@ etc/kvroute-router.xml
 
 ## Service discovery: pod annotation holding a prefill worker's bootstrap port (default sglang.ai/bootstrap-port).
 # kvroute.bootstrap-port-annotation=sglang.ai/bootstrap-port
+
+## Where engine load comes from: auto (LoadStat when the worker advertises it, else its /metrics), loadstat, metrics or none (default auto).
+# kvroute.load-source=auto
+
+## The workers' engine: auto (a worker with /server_info is SGLang, one without is vLLM), sglang, vllm or trtllm (default auto).
+# kvroute.engine-type=auto
+
+## Time between two /metrics scrapes of one worker, ms (default 200).
+# kvroute.metrics-scrape-interval-ms=200
+
+## Timeout of one /metrics scrape, ms (default 500).
+# kvroute.metrics-scrape-timeout-ms=500
+
+## A /metrics reading older than this (ms) counts as saturated (default 1000).
+# kvroute.metrics-staleness-ms=1000
+
+## Gauge names read from /metrics instead of the engine's own, for forks (default: the engine's).
+# kvroute.metrics-waiting-name=
+# kvroute.metrics-running-name=
+# kvroute.metrics-kv-usage-name=
 # end::documentation[]

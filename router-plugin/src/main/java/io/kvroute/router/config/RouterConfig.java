@@ -72,7 +72,8 @@ public record RouterConfig(
         int kvEventsMaxBlocksPerRank,
         String kvEventsHash,
         int maxN,
-        ObservabilityConfig observability) {
+        ObservabilityConfig observability,
+        LoadSourceConfig loadSource) {
 
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
     /** Largest {@code n} (sequences per request) a client may ask for: OpenAI's own limit. */
@@ -88,6 +89,7 @@ public record RouterConfig(
         decodeUrls = decodeUrls == null ? List.of() : List.copyOf(decodeUrls);
         serviceDiscovery = serviceDiscovery == null ? ServiceDiscoveryConfig.disabled() : serviceDiscovery;
         observability = observability == null ? ObservabilityConfig.OFF : observability;
+        loadSource = loadSource == null ? LoadSourceConfig.DEFAULTS : loadSource;
     }
 
     public static Builder builder() {
@@ -188,6 +190,14 @@ public record RouterConfig(
         String accessLog = null;
         String otlpTracesEndpoint = null;
         double traceSamplingRatio = 1.0;
+        String loadSource = LoadSourceConfig.DEFAULTS.loadSource();
+        String engineType = LoadSourceConfig.DEFAULTS.engineType();
+        long metricsScrapeIntervalMs = LoadSourceConfig.DEFAULTS.scrapeIntervalMs();
+        long metricsScrapeTimeoutMs = LoadSourceConfig.DEFAULTS.scrapeTimeoutMs();
+        long metricsStalenessMs = LoadSourceConfig.DEFAULTS.stalenessMs();
+        String metricsWaitingName = null;
+        String metricsRunningName = null;
+        String metricsKvUsageName = null;
 
         public Builder host(String v) { host = v; return this; }
         public Builder port(int v) { port = v; return this; }
@@ -259,12 +269,22 @@ public record RouterConfig(
         public Builder accessLog(String v) { accessLog = v; return this; }
         public Builder otlpTracesEndpoint(String v) { otlpTracesEndpoint = v; return this; }
         public Builder traceSamplingRatio(double v) { traceSamplingRatio = v; return this; }
+        public Builder loadSource(String v) { loadSource = v; return this; }
+        public Builder engineType(String v) { engineType = v; return this; }
+        public Builder metricsScrapeIntervalMs(long v) { metricsScrapeIntervalMs = v; return this; }
+        public Builder metricsScrapeTimeoutMs(long v) { metricsScrapeTimeoutMs = v; return this; }
+        public Builder metricsStalenessMs(long v) { metricsStalenessMs = v; return this; }
+        public Builder metricsWaitingName(String v) { metricsWaitingName = v; return this; }
+        public Builder metricsRunningName(String v) { metricsRunningName = v; return this; }
+        public Builder metricsKvUsageName(String v) { metricsKvUsageName = v; return this; }
 
         public RouterConfig build() {
 
         
                     ServiceDiscoveryConfig discovery = ConfigValidator.validate(this);
-            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy, tokenizerCacheBytes, discovery, metricsPort, cacheMaxIndexBytes, cacheIndex, kvEventsSilenceSecs, kvEventsMaxBlocksPerRank, kvEventsHash, maxN, new ObservabilityConfig(accessLog, otlpTracesEndpoint, traceSamplingRatio));
+            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy, tokenizerCacheBytes, discovery, metricsPort, cacheMaxIndexBytes, cacheIndex, kvEventsSilenceSecs, kvEventsMaxBlocksPerRank, kvEventsHash, maxN, new ObservabilityConfig(accessLog, otlpTracesEndpoint, traceSamplingRatio),
+                    new LoadSourceConfig(loadSource, engineType, metricsScrapeIntervalMs, metricsScrapeTimeoutMs,
+                            metricsStalenessMs, metricsWaitingName, metricsRunningName, metricsKvUsageName));
         }
     }
 }

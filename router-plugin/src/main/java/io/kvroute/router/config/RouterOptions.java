@@ -245,6 +245,35 @@ public final class RouterOptions {
     @Option(names = "--trace-sampling-ratio", description = "Share of new traces sampled, 0..1; an incoming traceparent's decision is kept (default 1).")
     double traceSamplingRatio = 1.0;
 
+    @Option(names = "--load-source", description = "Where engine load comes from: auto (LoadStat when the worker advertises "
+            + "it, else its /metrics), loadstat, metrics or none (default auto).")
+    String loadSource = "auto";
+
+    @Option(names = "--engine-type", description = "The workers' engine: auto (a worker with /server_info is SGLang, "
+            + "one without is vLLM), sglang, vllm or trtllm (default auto).")
+    String engineType = "auto";
+
+    @Option(names = "--metrics-scrape-interval-ms", description = "Time between two /metrics scrapes of one worker (default 200).")
+    long metricsScrapeIntervalMs = 200;
+
+    @Option(names = "--metrics-scrape-timeout-ms", description = "Timeout of one /metrics scrape (default 500).")
+    long metricsScrapeTimeoutMs = 500;
+
+    @Option(names = "--metrics-staleness-ms", description = "A /metrics reading older than this counts as saturated (default 1000).")
+    long metricsStalenessMs = 1000;
+
+    @Option(names = "--metrics-waiting-name", description = "Queued-requests gauge read from /metrics instead of the "
+            + "engine's (vllm:num_requests_waiting, sglang:num_queue_reqs, trtllm_num_requests_waiting), for forks.")
+    String metricsWaitingName;
+
+    @Option(names = "--metrics-running-name", description = "Running-requests gauge read from /metrics instead of the "
+            + "engine's (vllm:num_requests_running, sglang:num_running_reqs, trtllm_num_requests_running), for forks.")
+    String metricsRunningName;
+
+    @Option(names = "--metrics-kv-usage-name", description = "KV-usage gauge (fraction 0..1) read from /metrics instead of "
+            + "the engine's (vllm:kv_cache_usage_perc, sglang:token_usage, trtllm_kv_cache_utilization), for forks.")
+    String metricsKvUsageName;
+
     /**
      * Parses flags (and the config file they name) into a validated config.
      *
@@ -388,6 +417,14 @@ public final class RouterOptions {
                 .otlpTracesEndpoint(emptyToNull(otlpTracesEndpoint))
                 .traceSamplingRatio(traceSamplingRatio)
                 .maxN(maxN)
+                .loadSource(loadSource)
+                .engineType(engineType)
+                .metricsScrapeIntervalMs(metricsScrapeIntervalMs)
+                .metricsScrapeTimeoutMs(metricsScrapeTimeoutMs)
+                .metricsStalenessMs(metricsStalenessMs)
+                .metricsWaitingName(emptyToNull(metricsWaitingName))
+                .metricsRunningName(emptyToNull(metricsRunningName))
+                .metricsKvUsageName(emptyToNull(metricsKvUsageName))
                 .build();
     }
 

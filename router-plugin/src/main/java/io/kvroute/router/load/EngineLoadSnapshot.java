@@ -23,14 +23,22 @@ public final class EngineLoadSnapshot {
     private final LoadTable table;
     private final long nowNanos;
     private final long freshnessWindowNanos;
+    private final long metricsStalenessNanos;
     private final DispatchLog dispatchLog;
     /** Each worker's fresh load as first computed; empty Optional = not fresh. */
     private final ConcurrentHashMap<String, Optional<WorkerLoad>> freshLoads = new ConcurrentHashMap<>();
 
     EngineLoadSnapshot(LoadTable table, long nowNanos, long freshnessWindowNanos, DispatchLog dispatchLog) {
+        this(table, nowNanos, freshnessWindowNanos, LoadPlaneConfig.DEFAULT_METRICS_STALENESS.toNanos(), dispatchLog);
+    }
+
+    /** @param metricsStalenessNanos how long a scraped ({@link LoadSource#METRICS}) rank stays fresh */
+    EngineLoadSnapshot(LoadTable table, long nowNanos, long freshnessWindowNanos, long metricsStalenessNanos,
+            DispatchLog dispatchLog) {
         this.table = table;
         this.nowNanos = nowNanos;
         this.freshnessWindowNanos = freshnessWindowNanos;
+        this.metricsStalenessNanos = metricsStalenessNanos;
         this.dispatchLog = dispatchLog;
     }
 
@@ -142,9 +150,28 @@ public final class EngineLoadSnapshot {
         return table;
     }
 
+    /**
+     * True when the worker's load comes from {@code /metrics} and its reading is missing or older than
+     * the staleness bound: the queue gate rejects it and the fleet-saturation tier counts it as over
+     * the limit (llm-d's rule, stale = saturated: a scrape that stopped answering is most often an
+     * engine too busy to serve it). Pushed LoadStat keeps its fail-open polarity: a silent ZeroMQ
+     * publisher is more often a network or configuration fault than load.
+     */
+    public boolean countsAsSaturated(String workerId) {
+        WorkerState w = table.get(workerId);
+        return w != null && w.source() == LoadSource.METRICS && !isFresh(w);
+    }
+
+    /** Where the worker's load comes from, or empty when the load plane does not know it. */
+    public Optional<LoadSource> source(String workerId) {
+        WorkerState w = table.get(workerId);
+        return w == null ? Optional.empty() : Optional.of(w.source());
+    }
+
     private boolean isFresh(WorkerState w) {
+        long window = w.source() == LoadSource.METRICS ? metricsStalenessNanos : freshnessWindowNanos;
         for (RankSample s : w.ranks()) {
-            if (s == null || nowNanos - s.receivedAtNanos() > freshnessWindowNanos) {
+            if (s == null || nowNanos - s.receivedAtNanos() > window) {
                 return false;
             }
         }

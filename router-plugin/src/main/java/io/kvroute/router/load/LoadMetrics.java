@@ -24,6 +24,8 @@ final class LoadMetrics {
     final Counter resubscribes;
     private final Gauge freshWorkers;
     private final Gauge workers;
+    private final Gauge staleSaturated;
+    private final EnumMap<LoadSource, Gauge> bySource = new EnumMap<>(LoadSource.class);
     private final EnumMap<MalformedReason, Counter> malformed = new EnumMap<>(MalformedReason.class);
     private final Map<String, Gauge> ageGauges = new HashMap<>(); // load-plane thread only
 
@@ -47,6 +49,15 @@ final class LoadMetrics {
         freshWorkers = Gauge.builder("kvroute.load.workers.fresh", snapshots, s -> freshCount(s.get()))
                 .description("Workers whose every dp rank reported within the freshness window")
                 .strongReference(true).register(registry);
+        staleSaturated = Gauge.builder("kvroute.load.workers.stale.saturated", snapshots, s -> staleCount(s.get()))
+                .description("Scraped workers whose /metrics reading is missing or stale, counted as saturated")
+                .strongReference(true).register(registry);
+        for (LoadSource source : LoadSource.values()) {
+            bySource.put(source, Gauge.builder("kvroute.load.workers.by.source", snapshots,
+                            s -> sourceCount(s.get(), source)).tag("source", source.label())
+                    .description("Workers known to the load plane, by where their load comes from")
+                    .strongReference(true).register(registry));
+        }
         workers = Gauge.builder("kvroute.load.workers", snapshots, s -> s.get().table().workers().length)
                 .description("Workers the load plane subscribes to").strongReference(true).register(registry);
     }
@@ -77,12 +88,34 @@ final class LoadMetrics {
         }
         registry.remove(freshWorkers);
         registry.remove(workers);
+        registry.remove(staleSaturated);
+        bySource.values().forEach(registry::remove);
     }
 
     private static double freshCount(EngineLoadSnapshot s) {
         int n = 0;
         for (WorkerState w : s.table().workers()) {
             if (s.isFresh(w.workerId())) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private static double staleCount(EngineLoadSnapshot s) {
+        int n = 0;
+        for (WorkerState w : s.table().workers()) {
+            if (s.countsAsSaturated(w.workerId())) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private static double sourceCount(EngineLoadSnapshot s, LoadSource source) {
+        int n = 0;
+        for (WorkerState w : s.table().workers()) {
+            if (w.source() == source) {
                 n++;
             }
         }

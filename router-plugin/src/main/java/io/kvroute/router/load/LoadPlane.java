@@ -42,6 +42,11 @@ import org.zeromq.ZMQ;
  * {@link LoadPlaneConfig#resubscribeAfter()} (default 10 s, real time) gets a new SUB socket (works around a JeroMQ handshake stall, see
  * {@code resubscribeSilent}); counted as {@code kvroute_load_resubscribes_total}.
  *
+ * <p><b>Scraped workers.</b> A worker that pushes nothing (vLLM) is registered with
+ * {@link #addScrapedWorker}; it gets no socket, and {@link MetricsScraper} hands its readings in
+ * through {@link #applyScrape} as commands, so the same thread owns every state and the table is
+ * published the same way. Its readings expire after {@link LoadPlaneConfig#metricsStaleness()}.
+ *
  * <p>Follows SGLang's router {@code engine_load.rs} (REFERENCE §2): table keyed by
  * {@code (worker, dp_rank)}, freshness on the receiver's clock.
  */
@@ -53,11 +58,17 @@ public final class LoadPlane implements AutoCloseable {
     /** How often the load-plane thread looks for silent workers (see {@code resubscribeSilent}). */
     private static final long WATCHDOG_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
-    private sealed interface Command permits Add, Remove {}
+    private sealed interface Command permits Add, Remove, AddScraped, Scraped {}
 
     private record Add(String workerId, List<String> endpoints, int dpSize, String topic) implements Command {}
 
     private record Remove(String workerId) implements Command {}
+
+    /** A worker whose load the router scrapes from {@code /metrics}: no sockets, samples come as commands. */
+    private record AddScraped(String workerId) implements Command {}
+
+    /** One scrape of a scraped worker, one report per rank; the received instant is taken when applied. */
+    private record Scraped(String workerId, List<LoadReport> ranks) implements Command {}
 
     /**
      * Load-plane-thread-only state of one subscribed worker: one SUB socket per advertised endpoint.
@@ -89,6 +100,7 @@ public final class LoadPlane implements AutoCloseable {
     private final LoadPlaneConfig cfg;
     private final LongSupplier nanoClock;
     private final long freshnessWindowNanos;
+    private final long metricsStalenessNanos;
     private final long resubscribeAfterNanos;
     private final ZContext sharedContext;
     private final DispatchLog dispatchLog;
@@ -109,6 +121,8 @@ public final class LoadPlane implements AutoCloseable {
     /** States of workers added in the current command batch, before reindexing. */
     private final Map<String, WorkerState> pendingStates = new HashMap<>();
     private final byte[][] frames = new byte[MAX_FRAMES][];
+    /** Set by {@code applyCommands} when a scrape changed some state without changing membership. */
+    private boolean scrapesApplied;
 
     public LoadPlane(LoadPlaneConfig cfg, LongSupplier nanoClock, MeterRegistry registry) {
         this(cfg, nanoClock, registry, null);
@@ -123,6 +137,7 @@ public final class LoadPlane implements AutoCloseable {
         this.nanoClock = requireNonNull(nanoClock, "nanoClock");
         requireNonNull(registry, "registry");
         this.freshnessWindowNanos = cfg.freshnessWindow().toNanos();
+        this.metricsStalenessNanos = cfg.metricsStaleness().toNanos();
         this.resubscribeAfterNanos = cfg.resubscribeAfter().toNanos();
         this.sharedContext = sharedContext;
         this.dispatchLog = new DispatchLog(cfg.dispatchLogCapacity());
@@ -168,6 +183,30 @@ public final class LoadPlane implements AutoCloseable {
         commands.add(new Add(workerId, eps, dpSize, topic));
     }
 
+    /**
+     * Registers a worker whose load comes from {@code /metrics} scrapes ({@link #applyScrape}) instead of
+     * ZeroMQ; replaces a LoadStat subscription of the same worker. Its readings expire after
+     * {@link LoadPlaneConfig#metricsStaleness()}, and a stale one counts as saturated
+     * ({@link EngineLoadSnapshot#countsAsSaturated}).
+     */
+    public void addScrapedWorker(String workerId) {
+        requireNonNull(workerId, "workerId");
+        commands.add(new AddScraped(workerId));
+    }
+
+    /**
+     * Records one scrape of a scraped worker (any thread; applied by the load-plane thread within one
+     * poll timeout, stamped with the plane's clock then). A rank count different from the last one
+     * resets the worker's samples. Ignored for a worker that is not registered as scraped.
+     */
+    void applyScrape(String workerId, List<LoadReport> ranks) {
+        requireNonNull(workerId, "workerId");
+        if (ranks.isEmpty()) {
+            throw new IllegalArgumentException("a scrape of " + workerId + " needs at least one rank");
+        }
+        commands.add(new Scraped(workerId, List.copyOf(ranks)));
+    }
+
     /** Unsubscribes from a worker; its entry disappears from later snapshots. */
     public void removeWorker(String workerId) {
         requireNonNull(workerId, "workerId");
@@ -176,7 +215,8 @@ public final class LoadPlane implements AutoCloseable {
 
     /** The current immutable view, captured now on the injected clock. Lock-free, one allocation. */
     public EngineLoadSnapshot snapshot() {
-        return new EngineLoadSnapshot(table, nanoClock.getAsLong(), freshnessWindowNanos, dispatchLog);
+        return new EngineLoadSnapshot(table, nanoClock.getAsLong(), freshnessWindowNanos, metricsStalenessNanos,
+                dispatchLog);
     }
 
     /** Where the router records its own dispatches; snapshots add them to {@code num_waiting_reqs}. */
@@ -222,8 +262,11 @@ public final class LoadPlane implements AutoCloseable {
                         }
                         poller = registerAll(ctx);
                         publish();
+                    } else if (scrapesApplied) {
+                        publish();
                     }
-                    if (slotArray.length == 0) {
+                    scrapesApplied = false;
+                    if (pollSlot.length == 0) { // no sockets (none, or only scraped workers)
                         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(pollMillis));
                         continue;
                     }
@@ -285,6 +328,21 @@ public final class LoadPlane implements AutoCloseable {
                 metrics.addWorker(add.workerId(), this::snapshot);
                 pendingStates.put(add.workerId(), WorkerState.empty(add.workerId(), add.endpoints(), add.dpSize()));
                 changed = true;
+            } else if (c instanceof AddScraped add) {
+                Slot old = slots.get(add.workerId());
+                if (old != null) {
+                    if (old.sockets.length == 0) {
+                        continue;
+                    }
+                    closeSlot(ctx, add.workerId());
+                }
+                Slot slot = new Slot(add.workerId(), "", new ZMQ.Socket[0], 1);
+                slots.put(add.workerId(), slot);
+                metrics.addWorker(add.workerId(), this::snapshot);
+                pendingStates.put(add.workerId(), WorkerState.empty(add.workerId(), List.of(), 1, LoadSource.METRICS));
+                changed = true;
+            } else if (c instanceof Scraped sc) {
+                applyScraped(sc);
             } else if (c instanceof Remove rm) {
                 if (slots.containsKey(rm.workerId())) {
                     closeSlot(ctx, rm.workerId());
@@ -352,7 +410,7 @@ public final class LoadPlane implements AutoCloseable {
     private boolean resubscribeSilent(ZContext ctx, long nowNanos) {
         boolean any = false;
         for (Slot s : slotArray) {
-            if (nowNanos - s.lastMessageNanos >= resubscribeAfterNanos) {
+            if (s.sockets.length > 0 && nowNanos - s.lastMessageNanos >= resubscribeAfterNanos) {
                 closeSockets(s);
                 ZMQ.Socket[] fresh = subscribe(ctx, states[s.index].endpoints(), s.topic);
                 System.arraycopy(fresh, 0, s.sockets, 0, fresh.length);
@@ -425,6 +483,33 @@ public final class LoadPlane implements AutoCloseable {
             Arrays.fill(frames, null);
         }
         return applied;
+    }
+
+    /** Applies one scrape to a registered scraped worker (pending or indexed); others are ignored. */
+    private void applyScraped(Scraped sc) {
+        Slot slot = slots.get(sc.workerId());
+        if (slot == null || slot.sockets.length != 0) {
+            return;
+        }
+        WorkerState pending = pendingStates.get(sc.workerId());
+        WorkerState st = pending != null ? pending : states[slot.index];
+        int n = sc.ranks().size();
+        if (st.dpSize() != n) {
+            st = WorkerState.empty(sc.workerId(), List.of(), n, LoadSource.METRICS);
+        }
+        long now = nanoClock.getAsLong();
+        RankSample[] ranks = new RankSample[n];
+        for (int r = 0; r < n; r++) {
+            ranks[r] = RankSample.next(st.rank(r), sc.ranks().get(r), now);
+        }
+        WorkerState next = new WorkerState(st.workerId(), st.endpoints(), n, ranks, st.missedReports(), LoadSource.METRICS);
+        if (pending != null) {
+            pendingStates.put(sc.workerId(), next);
+        } else {
+            states[slot.index] = next;
+        }
+        metrics.received.increment();
+        scrapesApplied = true;
     }
 
     private boolean apply(Slot slot, int rank, LoadReport report) {

@@ -17,10 +17,25 @@ import java.time.Duration;
  *        report latency it adds
  * @param resubscribeAfter a worker's SUB socket is replaced after this much silence, on the real
  *        monotonic clock (transport upkeep, not policy; see {@code LoadPlane}); at least 100 ms
+ * @param metricsStaleness a scraped ({@code /metrics}) rank counts as fresh for this long after its
+ *        scrape; past it the worker counts as saturated (see {@link EngineLoadSnapshot#countsAsSaturated})
  */
 public record LoadPlaneConfig(Duration freshnessWindow, Duration pollTimeout, int rcvHwm, int dispatchLogCapacity,
-                              Duration batchWindow, Duration resubscribeAfter) {
+                              Duration batchWindow, Duration resubscribeAfter, Duration metricsStaleness) {
+    /** Default staleness bound of a scraped reading: five scrapes at the default 200 ms interval. */
+    public static final Duration DEFAULT_METRICS_STALENESS = Duration.ofSeconds(1);
+
+    public LoadPlaneConfig(Duration freshnessWindow, Duration pollTimeout, int rcvHwm, int dispatchLogCapacity,
+            Duration batchWindow, Duration resubscribeAfter) {
+        this(freshnessWindow, pollTimeout, rcvHwm, dispatchLogCapacity, batchWindow, resubscribeAfter,
+                DEFAULT_METRICS_STALENESS);
+    }
+
     public LoadPlaneConfig {
+        requireNonNull(metricsStaleness, "metricsStaleness");
+        if (metricsStaleness.isNegative() || metricsStaleness.isZero()) {
+            throw new IllegalArgumentException("metrics staleness must be positive, got " + metricsStaleness);
+        }
         requireNonNull(freshnessWindow, "freshnessWindow");
         requireNonNull(pollTimeout, "pollTimeout");
         requireNonNull(batchWindow, "batchWindow");
@@ -51,18 +66,23 @@ public record LoadPlaneConfig(Duration freshnessWindow, Duration pollTimeout, in
     }
 
     public LoadPlaneConfig withFreshnessWindow(Duration d) {
-        return new LoadPlaneConfig(d, pollTimeout, rcvHwm, dispatchLogCapacity, batchWindow, resubscribeAfter);
+        return new LoadPlaneConfig(d, pollTimeout, rcvHwm, dispatchLogCapacity, batchWindow, resubscribeAfter, metricsStaleness);
     }
 
     public LoadPlaneConfig withPollTimeout(Duration d) {
-        return new LoadPlaneConfig(freshnessWindow, d, rcvHwm, dispatchLogCapacity, batchWindow, resubscribeAfter);
+        return new LoadPlaneConfig(freshnessWindow, d, rcvHwm, dispatchLogCapacity, batchWindow, resubscribeAfter, metricsStaleness);
     }
 
     public LoadPlaneConfig withResubscribeAfter(Duration d) {
-        return new LoadPlaneConfig(freshnessWindow, pollTimeout, rcvHwm, dispatchLogCapacity, batchWindow, d);
+        return new LoadPlaneConfig(freshnessWindow, pollTimeout, rcvHwm, dispatchLogCapacity, batchWindow, d, metricsStaleness);
     }
 
     public LoadPlaneConfig withBatchWindow(Duration d) {
-        return new LoadPlaneConfig(freshnessWindow, pollTimeout, rcvHwm, dispatchLogCapacity, d, resubscribeAfter);
+        return new LoadPlaneConfig(freshnessWindow, pollTimeout, rcvHwm, dispatchLogCapacity, d, resubscribeAfter, metricsStaleness);
+    }
+
+    public LoadPlaneConfig withMetricsStaleness(Duration d) {
+        return new LoadPlaneConfig(freshnessWindow, pollTimeout, rcvHwm, dispatchLogCapacity, batchWindow,
+                resubscribeAfter, d);
     }
 }

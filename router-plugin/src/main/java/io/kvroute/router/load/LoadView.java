@@ -10,7 +10,8 @@ import java.util.Optional;
  * Builds the {@code GET /v1/loads} payload from one snapshot. Keys per worker: {@code url},
  * {@code fresh}, {@code age_ms} (oldest rank; null until every rank reported), {@code dp_size},
  * {@code ranks_reported}, {@code endpoints}, {@code seq} (last seq per rank, null if none),
- * {@code missed_reports} (seq gaps), {@code pressure_source}, and the load fields. The load fields
+ * {@code missed_reports} (seq gaps), {@code pressure_source}, {@code load_source} ({@code loadstat} or
+ * {@code metrics}), {@code stale_saturated} (a scraped worker whose reading is stale), and the load fields. The load fields
  * are the fresh, router-adjusted values when {@code fresh}, else the last known engine values summed
  * over the ranks that reported (so an operator sees what went stale).
  */
@@ -46,6 +47,8 @@ final class LoadView {
             m.put("seq", seqs);
             m.put("missed_reports", w.missedReports());
             m.put("pressure_source", snap.pressureSource(w.workerId()).label());
+            m.put("load_source", w.source().label());
+            m.put("stale_saturated", snap.countsAsSaturated(w.workerId()));
             if (fresh.isPresent()) {
                 WorkerLoad l = fresh.get();
                 m.put("num_waiting_reqs", l.numWaitingReqs());

@@ -4,13 +4,18 @@ import java.util.List;
 
 /**
  * Immutable per-worker entry of a {@link LoadTable}: the advertised endpoints, the dp size and the
- * latest sample per rank (null until the rank first reports). Replaced, never mutated, by the
- * load-plane thread.
+ * latest sample per rank (null until the rank first reports) and where the samples come from (a
+ * scraped worker has no endpoints). Replaced, never mutated, by the load-plane thread.
  */
-record WorkerState(String workerId, List<String> endpoints, int dpSize, RankSample[] ranks, long missedReports) {
+record WorkerState(String workerId, List<String> endpoints, int dpSize, RankSample[] ranks, long missedReports,
+                   LoadSource source) {
 
     static WorkerState empty(String workerId, List<String> endpoints, int dpSize) {
-        return new WorkerState(workerId, List.copyOf(endpoints), dpSize, new RankSample[dpSize], 0);
+        return empty(workerId, endpoints, dpSize, LoadSource.LOADSTAT);
+    }
+
+    static WorkerState empty(String workerId, List<String> endpoints, int dpSize, LoadSource source) {
+        return new WorkerState(workerId, List.copyOf(endpoints), dpSize, new RankSample[dpSize], 0, source);
     }
 
     /** Keyed by the report's own rank (tests; a single shared endpoint). */
@@ -22,7 +27,7 @@ record WorkerState(String workerId, List<String> endpoints, int dpSize, RankSamp
     WorkerState withSample(int rank, RankSample sample, long newlyMissed) {
         RankSample[] copy = ranks.clone();
         copy[rank] = sample;
-        return new WorkerState(workerId, endpoints, dpSize, copy, missedReports + newlyMissed);
+        return new WorkerState(workerId, endpoints, dpSize, copy, missedReports + newlyMissed, source);
     }
 
     RankSample rank(int r) {

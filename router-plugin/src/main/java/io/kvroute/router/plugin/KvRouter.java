@@ -11,7 +11,11 @@ import io.kvroute.router.http.RouterContext;
 import io.kvroute.router.trace.RequestTracer;
 import io.kvroute.router.http.RouterHandler;
 import io.kvroute.router.load.LoadEndpoints;
+import io.kvroute.router.config.LoadSourceConfig;
+import io.kvroute.router.load.EngineMetricNames;
 import io.kvroute.router.load.LoadPlane;
+import io.kvroute.router.load.MetricsScraper;
+import io.kvroute.router.worker.EngineType;
 import io.kvroute.router.load.LoadPlaneConfig;
 import io.kvroute.router.kvevents.KvEventsPlane;
 import io.kvroute.router.tokenize.TokenizerRegistry;
@@ -62,6 +66,8 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     private final RouterContext context;
     private final TokenizerRegistry tokenizers;
     private final LoadPlane loads;
+    private final HttpClient scrapeClient;
+    private final MetricsScraper scraper;
     /** Kubernetes pod discovery, or null without {@code --service-discovery}. */
     private final KubernetesDiscovery discovery;
     private final InferenceFrontDoor frontDoor;
@@ -94,7 +100,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         this.policy = buildPolicy(config.policy());
         this.health = new HealthChecker(registry, client, (long) (config.healthCheckIntervalSecs() * 1000),
                 (long) (config.healthCheckTimeoutSecs() * 1000), config.healthFailureThreshold(),
-                config.healthSuccessThreshold(), w -> { });
+                config.healthSuccessThreshold(), w -> { }, EngineType.parse(config.loadSource().engineType()));
         this.breakers = new Breakers(!config.disableCircuitBreaker(), config.cbFailureThreshold(),
                 config.cbSuccessThreshold(), (long) (config.cbTimeoutSecs() * 1e9), System::nanoTime,
                 (workerId, transition) -> {
@@ -114,7 +120,19 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         RoutingPolicy prefillPolicy = config.prefillPolicy() == null ? policy : buildPolicy(config.prefillPolicy());
         RoutingPolicy decodePolicy = Policies.createDecode(config.decodePolicy(), config.minLoadChoices());
         this.loads = new LoadPlane(LoadPlaneConfig.defaults().withFreshnessWindow(
-                java.time.Duration.ofNanos((long) (config.loadFreshnessSecs() * 1e9))), System::nanoTime, metrics.registry());
+                java.time.Duration.ofNanos((long) (config.loadFreshnessSecs() * 1e9)))
+                .withMetricsStaleness(java.time.Duration.ofMillis(config.loadSource().stalenessMs())),
+                System::nanoTime, metrics.registry());
+        // A client of its own for /metrics scrapes: one connection per worker, never competing with traffic.
+        this.scrapeClient = new HttpClient();
+        scrapeClient.setMaxConnectionsPerDestination(1);
+        scrapeClient.setConnectTimeout(config.loadSource().scrapeTimeoutMs());
+        scrapeClient.setFollowRedirects(false);
+        scrapeClient.setHttpCookieStore(new HttpCookieStore.Empty());
+        addBean(scrapeClient);
+        this.scraper = new MetricsScraper(loads, scrapeClient, config.loadSource().scrapeIntervalMs(),
+                config.loadSource().scrapeTimeoutMs(), LoadSourceConfig.MAX_SCRAPE_BACKOFF_MS, System::nanoTime,
+                metrics.registry());
         RoutingPolicy sessionPolicy = policy instanceof StickySessionPolicy ? policy
                 : Policies.sticky(policy, policy.name(), config.sessionIdleSecs(), System::nanoTime);
         RoutingPolicy prefillSessionPolicy = prefillPolicy == policy ? sessionPolicy
@@ -153,6 +171,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
                 KvEventsWiring.subscribe(kvEvents, worker);
             } else if (change.kind() == WorkerRegistry.ChangeKind.REMOVED) {
                 metrics.forgetWorker(worker.url());
+                scraper.removeWorker(id);
                 loads.removeWorker(id);
                 if (kvEvents != null) {
                     kvEvents.removeWorker(id);
@@ -270,9 +289,27 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
      * {@code /server_info} {@code kv_events} block, or given by an operator when the worker was added
      * through the admin API (engines that advertise nothing).
      */
+    /**
+     * Feeds the worker's load into the plane from where {@code --load-source} says: its advertised
+     * LoadStat endpoints (auto, loadstat), else its {@code /metrics} (auto, metrics) once its engine
+     * type is known (discovered or {@code --engine-type}), since that decides the metric names.
+     */
     private void subscribe(Worker worker) {
-        if (worker.loadEndpoints().isEmpty()) {
+        String mode = config.loadSource().loadSource();
+        if (mode.equals("none")) {
             return;
+        }
+        boolean loadStat = !worker.loadEndpoints().isEmpty() && !mode.equals("metrics");
+        if (!loadStat) {
+            EngineType engine = EngineType.parse(config.loadSource().engineType());
+            engine = engine != null ? engine : worker.engine();
+            if (!mode.equals("loadstat") && engine != null) {
+                scraper.addWorker(worker.id(), worker.url(), metricNames(engine));
+            }
+            return;
+        }
+        if (scraper.isScraping(worker.id())) {
+            scraper.removeWorker(worker.id()); // auto: the worker advertised LoadStat after all
         }
         String host = worker.host();
         java.util.List<String> endpoints = new java.util.ArrayList<>();
@@ -281,6 +318,21 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         }
         String topic = worker.kvEvents() == null ? "load" : worker.kvEvents().loadTopic();
         loads.addWorker(worker.id(), endpoints, endpoints.size(), topic);
+    }
+
+    private EngineMetricNames metricNames(EngineType engine) {
+        EngineMetricNames names = EngineMetricNames.forEngine(engine.label());
+        LoadSourceConfig c = config.loadSource();
+        if (c.waitingName() != null) {
+            names = names.withWaiting(c.waitingName());
+        }
+        if (c.runningName() != null) {
+            names = names.withRunning(c.runningName());
+        }
+        if (c.kvUsageName() != null) {
+            names = names.withKvUsage(c.kvUsageName());
+        }
+        return names;
     }
 
     /** The KV-event plane, or null with {@code --cache-index approximate}. */
@@ -385,6 +437,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         client.getContentDecoderFactories().clear();
         client.getProtocolHandlers().clear();
         loads.start();
+        scraper.start();
         if (kvEvents != null) {
             kvEvents.start();
         }
@@ -404,6 +457,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         }
         drain();
         health.close();
+        scraper.close();
         loads.close();
         if (kvEvents != null) {
             kvEvents.close();

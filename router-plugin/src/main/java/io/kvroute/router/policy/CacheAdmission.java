@@ -8,19 +8,26 @@ import java.util.Optional;
  * The per-worker checks of the cache-aware admission ladder (REFERENCE §3), stateless and pure.
  *
  * <p>Polarity matters: the queue gate and hard admission FAIL OPEN (no fresh sample admits, an
- * unknown capacity of 0 admits), so a silent load plane never blocks cache affinity; the
+ * unknown capacity of 0 admits), so a silent load plane never blocks cache affinity, except that
+ * the queue gate treats a stale {@code /metrics} scrape as saturated (llm-d's rule); the
  * saturation pin's fleet scan ({@link EngineLoadSnapshot#anyFreshQueueBelow}) FAILS CLOSED.
  */
 final class CacheAdmission {
     private CacheAdmission() {}
 
-    /** Queue gate: admits with no limit (0), no snapshot, no fresh sample, or {@code waiting < limit}. */
+    /**
+     * Queue gate: admits with no limit (0), no snapshot, no fresh sample, or {@code waiting < limit};
+     * rejects a scraped worker whose reading is stale ({@link EngineLoadSnapshot#countsAsSaturated}).
+     */
     static boolean queueGateAdmits(EngineLoadSnapshot loads, String workerId, int limit) {
         if (limit <= 0 || loads == null) {
             return true;
         }
         Optional<WorkerLoad> load = loads.fresh(workerId);
-        return load.isEmpty() || load.get().numWaitingReqs() < limit;
+        if (load.isEmpty()) {
+            return !loads.countsAsSaturated(workerId);
+        }
+        return load.get().numWaitingReqs() < limit;
     }
 
     /**

@@ -464,14 +464,17 @@ public final class CacheAwarePolicy implements RoutingPolicy {
         return false;
     }
 
-    /** Every fleet worker has a fresh sample at or over the limit (unknown is not saturated). */
+    /**
+     * Every fleet worker has a fresh sample at or over the limit, or is a scraped worker with a stale
+     * reading (stale = saturated); any other unknown is not saturated.
+     */
     private static boolean fleetAllAtOrOver(EngineLoadSnapshot loads, List<Worker> pool, int limit) {
         if (loads == null || limit <= 0) {
             return false;
         }
         for (Worker w : pool) {
             Optional<WorkerLoad> l = loads.fresh(w.id());
-            if (l.isEmpty() || l.get().numWaitingReqs() < limit) {
+            if (l.isEmpty() ? !loads.countsAsSaturated(w.id()) : l.get().numWaitingReqs() < limit) {
                 return false;
             }
         }

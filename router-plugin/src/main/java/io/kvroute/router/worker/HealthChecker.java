@@ -10,7 +10,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.eclipse.jetty.client.BufferingResponseListener;
 import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Result;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,9 +20,18 @@ import org.slf4j.LoggerFactory;
  * Active health checks and discovery. Every interval, each worker's {@code /health} is probed
  * asynchronously with a timeout; {@code failureThreshold} consecutive failures mark it unhealthy
  * and {@code successThreshold} consecutive successes mark it healthy again. A healthy worker whose
- * model id is still unknown is asked for {@code /server_info} (model id, the {@code kv_events} block
- * with its load and KV-event ranges), so
- * workers may start after the router.
+ * model id is still unknown is asked for {@code /server_info} (the {@code kv_events} block with its
+ * load and KV-event ranges) and {@code /v1/models} (the served model), so workers may start after the
+ * router.
+ *
+ * <p><b>Served model and engine type.</b> The model id is what the engine itself serves: the first
+ * {@code /v1/models} card without a {@code parent} (LoRA adapter cards name their base model there;
+ * vLLM {@code vllm/entrypoints/openai/models/serving.py}, SGLang {@code http_server.py}), so an engine
+ * started with {@code --served-model-name} is routed by that name, not by its {@code model_path}.
+ * Without a usable {@code /v1/models} an SGLang worker falls back to {@code served_model_name},
+ * {@code model_id}, then {@code model_path} of {@code /server_info}. A worker that answers
+ * {@code /server_info} is SGLang; one that has none but answers {@code /v1/models} is vLLM; a
+ * configured engine type overrides both.
  *
  * <p>Threading: one scheduler thread issues probes; results arrive on HTTP client threads and
  * update per-worker counters held in a concurrent map. Registry writes never happen under a lock
@@ -38,6 +49,7 @@ public final class HealthChecker implements AutoCloseable {
     private final int failureThreshold;
     private final int successThreshold;
     private final Consumer<Worker> onDiscovered;
+    private final EngineType engineOverride;
     private final Map<String, int[]> streaks = new ConcurrentHashMap<>();
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "kvroute-health");
@@ -47,6 +59,13 @@ public final class HealthChecker implements AutoCloseable {
 
     public HealthChecker(WorkerRegistry registry, HttpClient client, long intervalMillis, long timeoutMillis,
             int failureThreshold, int successThreshold, Consumer<Worker> onDiscovered) {
+        this(registry, client, intervalMillis, timeoutMillis, failureThreshold, successThreshold, onDiscovered, null);
+    }
+
+    /** @param engineOverride the engine type of every worker ({@code --engine-type}), or null to discover it */
+    public HealthChecker(WorkerRegistry registry, HttpClient client, long intervalMillis, long timeoutMillis,
+            int failureThreshold, int successThreshold, Consumer<Worker> onDiscovered, EngineType engineOverride) {
+        this.engineOverride = engineOverride;
         this.registry = Objects.requireNonNull(registry, "registry");
         this.client = Objects.requireNonNull(client, "client");
         this.intervalMillis = intervalMillis;
@@ -109,39 +128,49 @@ public final class HealthChecker implements AutoCloseable {
     private void discover(Worker worker) {
         client.newRequest(worker.url() + "/server_info")
                 .timeout(timeoutMillis, TimeUnit.MILLISECONDS)
-                .send(new org.eclipse.jetty.client.BufferingResponseListener(1 << 20) {
+                .send(new BufferingResponseListener(1 << 20) {
                     @Override
-                    public void onComplete(org.eclipse.jetty.client.Result result) {
-                        if (!result.isSucceeded() || result.getResponse().getStatus() != 200) {
+                    public void onComplete(Result result) {
+                        if (!result.isSucceeded()) {
                             return;
                         }
-                        try {
-                            JsonNode info = JSON.readTree(getContent());
-                            String modelId = info.path("model_id").asText(info.path("model_path").asText(null));
-                            // SGLang's kv_events block (REFERENCE §9); a worker without one publishes nothing.
-                            KvEventsAdvert advert = KvEventsAdvert.parse(info);
-                            List<String> endpoints = advert == null ? List.of() : advert.loadEndpoints(worker.host());
-                            WorkerRole advertised = WorkerRole.parse(info.path("role").asText(null));
-                            if (advertised != null && advertised != worker.role()) {
-                                LOG.error("worker {} is configured as {} but reports role {}; it gets no traffic",
-                                        worker.url(), worker.role().label(), advertised.label());
-                                registry.drain(worker.id());
+                        int status = result.getResponse().getStatus();
+                        if (status == 200) {
+                            try {
+                                JsonNode info = JSON.readTree(getContent());
+                                fetchModels(worker, info);
+                            } catch (java.io.IOException | RuntimeException e) {
+                                LOG.debug("could not parse /server_info of {}", worker.url(), e);
                             }
-                            Integer bootstrapPort = bootstrapPort(info);
-                            registry.update(worker.id(), w -> {
-                                Worker updated = modelId == null ? w : w.withModelId(modelId);
-                                if (w.role() == WorkerRole.PREFILL && w.bootstrapPort() == null && bootstrapPort != null) {
-                                    updated = updated.withRole(WorkerRole.PREFILL, bootstrapPort);
-                                }
-                                if (advert != null) {
-                                    updated = updated.withKvEvents(advert);
-                                }
-                                return w.loadEndpoints().isEmpty() && !endpoints.isEmpty()
-                                        ? updated.withLoadEndpoints(endpoints) : updated;
-                            });
-                            registry.get(worker.id()).ifPresent(onDiscovered);
-                        } catch (java.io.IOException | RuntimeException e) {
-                            LOG.debug("could not parse /server_info of {}", worker.url(), e);
+                        } else if (status == 404) {
+                            fetchModels(worker, null); // no /server_info: vLLM
+                        }
+                    }
+                });
+    }
+
+    /** Reads {@code /v1/models}, then applies what was learned; {@code info} is the /server_info, or null. */
+    private void fetchModels(Worker worker, JsonNode info) {
+        client.newRequest(worker.url() + "/v1/models")
+                .timeout(timeoutMillis, TimeUnit.MILLISECONDS)
+                .send(new BufferingResponseListener(1 << 20) {
+                    @Override
+                    public void onComplete(Result result) {
+                        String served = null;
+                        if (result.isSucceeded() && result.getResponse().getStatus() == 200) {
+                            try {
+                                served = servedBaseModel(JSON.readTree(getContent()));
+                            } catch (java.io.IOException | RuntimeException e) {
+                                LOG.debug("could not parse /v1/models of {}", worker.url(), e);
+                            }
+                        }
+                        if (info == null && served == null) {
+                            return; // neither /server_info nor /v1/models: try again on a later probe
+                        }
+                        try {
+                            apply(worker, info, served);
+                        } catch (RuntimeException e) {
+                            LOG.debug("could not apply the discovery of {}", worker.url(), e);
                         }
                     }
                 });
@@ -164,6 +193,67 @@ public final class HealthChecker implements AutoCloseable {
             return sglang.asInt();
         }
         return null;
+    }
+
+    /** The id of the first card without a parent (LoRA adapter cards name their base in {@code parent}). */
+    static String servedBaseModel(JsonNode models) {
+        for (JsonNode card : models.path("data")) {
+            JsonNode parent = card.get("parent");
+            String id = card.path("id").asText(null);
+            if (id != null && !id.isEmpty() && (parent == null || parent.isNull())) {
+                return id;
+            }
+        }
+        return null;
+    }
+
+    private void apply(Worker worker, JsonNode info, String served) {
+        EngineType engine = engineOverride != null ? engineOverride : info != null ? EngineType.SGLANG : EngineType.VLLM;
+        String modelId = served;
+        KvEventsAdvert advert = null;
+        List<String> endpoints = List.of();
+        Integer bootstrapPort = null;
+        if (info != null) {
+            if (modelId == null) {
+                modelId = text(info, "served_model_name");
+            }
+            if (modelId == null) {
+                modelId = info.path("model_id").asText(info.path("model_path").asText(null));
+            }
+            // SGLang's kv_events block (REFERENCE §9); a worker without one publishes nothing.
+            advert = KvEventsAdvert.parse(info);
+            endpoints = advert == null ? List.of() : advert.loadEndpoints(worker.host());
+            WorkerRole advertised = WorkerRole.parse(info.path("role").asText(null));
+            if (advertised != null && advertised != worker.role()) {
+                LOG.error("worker {} is configured as {} but reports role {}; it gets no traffic",
+                        worker.url(), worker.role().label(), advertised.label());
+                registry.drain(worker.id());
+            }
+            bootstrapPort = bootstrapPort(info);
+        }
+        String learnedModel = modelId;
+        KvEventsAdvert learnedAdvert = advert;
+        List<String> learnedEndpoints = endpoints;
+        Integer learnedBootstrap = bootstrapPort;
+        registry.update(worker.id(), w -> {
+            Worker updated = learnedModel == null ? w : w.withModelId(learnedModel);
+            updated = updated.withEngine(engine);
+            if (w.role() == WorkerRole.PREFILL && w.bootstrapPort() == null && learnedBootstrap != null) {
+                updated = updated.withRole(WorkerRole.PREFILL, learnedBootstrap);
+            }
+            if (learnedAdvert != null) {
+                updated = updated.withKvEvents(learnedAdvert);
+            }
+            return w.loadEndpoints().isEmpty() && !learnedEndpoints.isEmpty()
+                    ? updated.withLoadEndpoints(learnedEndpoints) : updated;
+        });
+        registry.get(worker.id()).ifPresent(onDiscovered);
+    }
+
+    /** A non-empty text field (SGLang's {@code served_model_name} may be a string or absent). */
+    private static String text(JsonNode node, String field) {
+        JsonNode v = node.get(field);
+        return v != null && v.isTextual() && !v.asText().isEmpty() ? v.asText() : null;
     }
 
     @Override

@@ -16,9 +16,10 @@ import java.util.Objects;
  * @param bootstrapPort the prefill worker's KV bootstrap port, or null
  * @param loadEndpoints ZeroMQ endpoints publishing this worker's load reports, one per dp rank
  * @param kvEvents the {@code kv_events} block of its {@code /server_info}, or null when it advertises none
+ * @param engine the serving engine as discovered or configured, or null while unknown
  */
 public record Worker(String id, String url, WorkerRole role, String modelId, Integer bootstrapPort,
-                     List<String> loadEndpoints, KvEventsAdvert kvEvents) {
+                     List<String> loadEndpoints, KvEventsAdvert kvEvents, EngineType engine) {
 
     public Worker {
         Objects.requireNonNull(id, "id");
@@ -28,7 +29,12 @@ public record Worker(String id, String url, WorkerRole role, String modelId, Int
     }
 
     public Worker(String id, String url, WorkerRole role, String modelId, Integer bootstrapPort, List<String> loadEndpoints) {
-        this(id, url, role, modelId, bootstrapPort, loadEndpoints, null);
+        this(id, url, role, modelId, bootstrapPort, loadEndpoints, null, null);
+    }
+
+    public Worker(String id, String url, WorkerRole role, String modelId, Integer bootstrapPort, List<String> loadEndpoints,
+            KvEventsAdvert kvEvents) {
+        this(id, url, role, modelId, bootstrapPort, loadEndpoints, kvEvents, null);
     }
 
     public static Worker regular(String url) {
@@ -53,16 +59,21 @@ public record Worker(String id, String url, WorkerRole role, String modelId, Int
     }
 
     public Worker withModelId(String newModelId) {
-        return new Worker(id, url, role, newModelId, bootstrapPort, loadEndpoints, kvEvents);
+        return new Worker(id, url, role, newModelId, bootstrapPort, loadEndpoints, kvEvents, engine);
     }
 
     public Worker withLoadEndpoints(List<String> endpoints) {
-        return new Worker(id, url, role, modelId, bootstrapPort, endpoints, kvEvents);
+        return new Worker(id, url, role, modelId, bootstrapPort, endpoints, kvEvents, engine);
     }
 
     /** This worker with its advertised {@code kv_events} block (load endpoints derived by the caller). */
     public Worker withKvEvents(KvEventsAdvert advert) {
-        return new Worker(id, url, role, modelId, bootstrapPort, loadEndpoints, advert);
+        return new Worker(id, url, role, modelId, bootstrapPort, loadEndpoints, advert, engine);
+    }
+
+    /** This worker with its engine type learned or configured. */
+    public Worker withEngine(EngineType newEngine) {
+        return new Worker(id, url, role, modelId, bootstrapPort, loadEndpoints, kvEvents, newEngine);
     }
 
     /** The host of {@link #url()}, for wildcard endpoint hosts. */
@@ -71,7 +82,7 @@ public record Worker(String id, String url, WorkerRole role, String modelId, Int
     }
 
     public Worker withRole(WorkerRole newRole, Integer newBootstrapPort) {
-        return new Worker(id, url, newRole, modelId, newBootstrapPort, loadEndpoints, kvEvents);
+        return new Worker(id, url, newRole, modelId, newBootstrapPort, loadEndpoints, kvEvents, engine);
     }
 
     /** True when this worker can serve {@code requestedModel} (null = any). */

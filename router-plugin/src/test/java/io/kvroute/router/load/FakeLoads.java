@@ -7,7 +7,7 @@ import java.util.Map;
 
 /**
  * Test-only builder of {@link EngineLoadSnapshot}s for tests outside this package (policy tests):
- * fresh workers with the extension fields, stale workers, nothing else. Single-rank workers.
+ * fresh workers with the extension fields, stale workers, scraped (/metrics) workers. Single-rank workers.
  */
 public final class FakeLoads {
     /** The snapshot's capture instant; fresh samples arrive 1 s before, stale ones 10 s before. */
@@ -47,6 +47,18 @@ public final class FakeLoads {
         return add(id, new RankSample(r, NOW_NANOS - 10_000_000_000L, Double.NaN));
     }
 
+    /** A worker whose load is scraped from /metrics, read 100 ms before the capture instant (fresh). */
+    public FakeLoads freshScraped(String id, int running, int waiting) {
+        LoadReport r = new LoadReport(1, running, waiting, 0, 0, 0, false, 0, 0, 0, 0, 0);
+        return addScraped(id, new RankSample(r, NOW_NANOS - 100_000_000L, Double.NaN));
+    }
+
+    /** A scraped worker whose last reading is older than the default staleness bound (1 s). */
+    public FakeLoads staleScraped(String id, int waiting) {
+        LoadReport r = new LoadReport(1, 0, waiting, 0, 0, 0, false, 0, 0, 0, 0, 0);
+        return addScraped(id, new RankSample(r, NOW_NANOS - 2_000_000_000L, Double.NaN));
+    }
+
     public EngineLoadSnapshot snapshot() {
         Map<String, Integer> index = new HashMap<>();
         for (int i = 0; i < workers.size(); i++) {
@@ -54,6 +66,11 @@ public final class FakeLoads {
         }
         return new EngineLoadSnapshot(new LoadTable(1, Map.copyOf(index), workers.toArray(WorkerState[]::new)),
                 NOW_NANOS, FRESHNESS_NANOS, new DispatchLog());
+    }
+
+    private FakeLoads addScraped(String id, RankSample sample) {
+        workers.add(WorkerState.empty(id, List.of(), 1, LoadSource.METRICS).withSample(sample, 0));
+        return this;
     }
 
     private FakeLoads add(String id, RankSample sample) {

@@ -1,0 +1,209 @@
+package io.kvroute.router.load;
+
+import static java.util.Objects.requireNonNull;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
+import org.eclipse.jetty.client.BufferingResponseListener;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Result;
+import org.eclipse.jetty.http.HttpHeader;
+
+/**
+ * The {@code /metrics} load source: scrapes each registered worker's Prometheus endpoint and hands the
+ * mapped per-rank reading to the {@link LoadPlane} ({@link LoadPlane#applyScrape}). An adapter only:
+ * parsing is {@link PrometheusTextParser}, mapping {@link MetricsLoadMapper}, timing {@link ScrapeSchedule}.
+ *
+ * <p><b>Threading.</b> One scheduler thread ticks every scrape interval and starts the scrapes that are
+ * due; responses are parsed and mapped on the HTTP client's threads. Each worker's schedule is guarded
+ * by its own monitor, held only to read or update the schedule (never across I/O). The HTTP client
+ * should allow one connection per destination; with at most one scrape in flight per worker that
+ * gives one connection per worker.
+ *
+ * <p><b>Registration.</b> A worker joins the load plane as a scraped worker on its FIRST good scrape,
+ * not when it is added: an engine that serves no usable {@code /metrics} (an SGLang started without
+ * {@code --enable-metrics}) then stays unknown to the plane (fail open, as before) instead of counting
+ * as stale and saturated forever. After that, a failing scrape leaves the last reading to age past
+ * the staleness bound, and the worker counts as saturated (stale = saturated, llm-d's rule).
+ *
+ * <p>Outcomes are counted as {@code kvroute_load_scrapes_total{outcome}}: {@code ok}, {@code timeout},
+ * {@code connect}, {@code http_status}, {@code too_large}, {@code malformed}, {@code missing_metric},
+ * {@code bad_value}, {@code too_many_ranks}.
+ */
+public final class MetricsScraper implements AutoCloseable {
+    /** Largest exposition read from one worker; a vLLM scrape with every histogram is ~100 KiB. */
+    static final int MAX_BODY_BYTES = 8 << 20;
+    static final String[] OUTCOMES = {"ok", "timeout", "connect", "http_status", "too_large", "malformed",
+            "missing_metric", "bad_value", "too_many_ranks"};
+
+    private static final class Target {
+        final String workerId;
+        final String metricsUrl;
+        final EngineMetricNames names;
+        final java.util.Set<String> wanted;
+        final ScrapeSchedule schedule; // guarded by this
+        boolean registered; // guarded by this
+        long seq; // guarded by this
+
+        Target(String workerId, String metricsUrl, EngineMetricNames names, ScrapeSchedule schedule) {
+            this.workerId = workerId;
+            this.metricsUrl = metricsUrl;
+            this.names = names;
+            this.wanted = names.wanted();
+            this.schedule = schedule;
+        }
+    }
+
+    private final LoadPlane plane;
+    private final HttpClient client;
+    private final long intervalNanos;
+    private final long timeoutMillis;
+    private final long maxBackoffNanos;
+    private final LongSupplier nanoClock;
+    private final Map<String, Target> targets = new ConcurrentHashMap<>();
+    private final Map<String, Counter> outcomes = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "kvroute-metrics-scrape");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /**
+     * @param intervalMillis time between two scrapes of one worker
+     * @param timeoutMillis per-request timeout
+     * @param maxBackoffMillis longest wait between scrapes of a failing worker
+     */
+    public MetricsScraper(LoadPlane plane, HttpClient client, long intervalMillis, long timeoutMillis,
+            long maxBackoffMillis, LongSupplier nanoClock, MeterRegistry registry) {
+        this.plane = requireNonNull(plane, "plane");
+        this.client = requireNonNull(client, "client");
+        this.nanoClock = requireNonNull(nanoClock, "nanoClock");
+        if (intervalMillis < 10 || timeoutMillis < 1 || maxBackoffMillis < intervalMillis) {
+            throw new IllegalArgumentException("scrape interval " + intervalMillis + " ms (at least 10), timeout "
+                    + timeoutMillis + " ms, max backoff " + maxBackoffMillis + " ms (at least the interval)");
+        }
+        this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(intervalMillis);
+        this.timeoutMillis = timeoutMillis;
+        this.maxBackoffNanos = TimeUnit.MILLISECONDS.toNanos(maxBackoffMillis);
+        for (String o : OUTCOMES) {
+            outcomes.put(o, Counter.builder("kvroute.load.scrapes").tag("outcome", o)
+                    .description("/metrics scrapes of engines that push no load report, by outcome")
+                    .register(registry));
+        }
+    }
+
+    public void start() {
+        long tickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(5), intervalNanos / 4);
+        scheduler.scheduleWithFixedDelay(this::tick, 0, tickNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Scrapes {@code baseUrl + "/metrics"} for {@code workerId} with the given names; replaces an earlier
+     * registration of the same worker when the URL or names differ.
+     */
+    public void addWorker(String workerId, String baseUrl, EngineMetricNames names) {
+        requireNonNull(workerId, "workerId");
+        requireNonNull(names, "names");
+        String url = requireNonNull(baseUrl, "baseUrl") + "/metrics";
+        Target old = targets.get(workerId);
+        if (old != null && old.metricsUrl.equals(url) && old.names.equals(names)) {
+            return;
+        }
+        targets.put(workerId, new Target(workerId, url, names,
+                new ScrapeSchedule(intervalNanos, maxBackoffNanos, nanoClock.getAsLong())));
+    }
+
+    /** Stops scraping the worker; the caller removes it from the load plane (or re-adds it there as LoadStat). */
+    public void removeWorker(String workerId) {
+        targets.remove(workerId);
+    }
+
+    public boolean isScraping(String workerId) {
+        return targets.containsKey(workerId);
+    }
+
+    /** Starts every due scrape (the scheduler thread; tests and the bench may call it directly). */
+    void tick() {
+        long now = nanoClock.getAsLong();
+        for (Target t : targets.values()) {
+            boolean start;
+            synchronized (t) {
+                start = t.schedule.tryStart(now);
+            }
+            if (start) {
+                scrape(t, now);
+            }
+        }
+    }
+
+    private void scrape(Target t, long startedAtNanos) {
+        client.newRequest(t.metricsUrl)
+                .headers(h -> h.put(HttpHeader.ACCEPT, "text/plain; version=0.0.4"))
+                .timeout(timeoutMillis, TimeUnit.MILLISECONDS)
+                .send(new BufferingResponseListener(MAX_BODY_BYTES) {
+                    @Override
+                    public void onComplete(Result result) {
+                        String outcome = handle(t, result, this);
+                        boolean ok = outcome.equals("ok");
+                        synchronized (t) {
+                            t.schedule.finish(startedAtNanos, ok);
+                        }
+                        outcomes.get(outcome).increment();
+                    }
+                });
+    }
+
+    private String handle(Target t, Result result, BufferingResponseListener body) {
+        if (result.isFailed()) {
+            Throwable f = result.getFailure();
+            if (f instanceof TimeoutException) {
+                return "timeout";
+            }
+            if (f instanceof IllegalArgumentException && String.valueOf(f.getMessage()).contains("Buffering capacity")) {
+                return "too_large";
+            }
+            return "connect";
+        }
+        if (result.getResponse().getStatus() != 200) {
+            return "http_status";
+        }
+        if (targets.get(t.workerId) != t) {
+            return "ok"; // removed or replaced while in flight: drop the reading
+        }
+        MetricsLoadMapper.Reading reading;
+        long seq;
+        synchronized (t) {
+            seq = ++t.seq;
+        }
+        try {
+            byte[] content = body.getContent();
+            reading = MetricsLoadMapper.map(PrometheusTextParser.parse(content, content.length, t.wanted), t.names, seq);
+        } catch (PrometheusTextParser.Malformed e) {
+            return "malformed";
+        } catch (MetricsLoadMapper.Refused e) {
+            return e.reason;
+        }
+        boolean first;
+        synchronized (t) {
+            first = !t.registered;
+            t.registered = true;
+        }
+        if (first) {
+            plane.addScrapedWorker(t.workerId);
+        }
+        plane.applyScrape(t.workerId, reading.ranks());
+        return "ok";
+    }
+
+    @Override
+    public void close() {
+        scheduler.shutdownNow();
+    }
+}

@@ -1,0 +1,187 @@
+package io.kvroute.router.load;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The /metrics load source end to end over real HTTP: a Jetty server serving exposition text, the
+ * scraper on a real Jetty client, the real load plane on a fake clock. Scrapes are started by calling
+ * {@code tick()} (the scheduler is not started), so every scrape is one the test asked for.
+ */
+class MetricsScraperTest {
+    private static final long MS = 1_000_000L;
+    private static final Duration WAIT = Duration.ofSeconds(10);
+    private final AtomicLong clock = new AtomicLong(1_000_000_000L);
+    private final MeterRegistry registry = new SimpleMeterRegistry();
+    private final AtomicReference<String> body = new AtomicReference<>("");
+    private final AtomicInteger status = new AtomicInteger(200);
+    private final AtomicInteger requests = new AtomicInteger();
+    private Server server;
+    private HttpClient client;
+    private LoadPlane plane;
+    private MetricsScraper scraper;
+    private String baseUrl;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        server = new Server();
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost("127.0.0.1");
+        server.addConnector(connector);
+        server.setHandler(new Handler.Abstract() {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) {
+                requests.incrementAndGet();
+                if (!Request.getPathInContext(request).equals("/metrics")) {
+                    response.setStatus(404);
+                    callback.succeeded();
+                    return true;
+                }
+                response.setStatus(status.get());
+                response.write(true, ByteBuffer.wrap(body.get().getBytes(StandardCharsets.UTF_8)), callback);
+                return true;
+            }
+        });
+        server.start();
+        baseUrl = "http://127.0.0.1:" + connector.getLocalPort();
+        client = new HttpClient();
+        client.setMaxConnectionsPerDestination(1);
+        client.start();
+        plane = new LoadPlane(LoadPlaneConfig.defaults().withPollTimeout(Duration.ofMillis(5)), clock::get, registry);
+        plane.start();
+        scraper = new MetricsScraper(plane, client, 200, 1000, 1000, clock::get, registry);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        scraper.close();
+        plane.close();
+        client.stop();
+        server.stop();
+    }
+
+    private double outcome(String o) {
+        return registry.get("kvroute.load.scrapes").tag("outcome", o).counter().count();
+    }
+
+    private void scrapeOnce(String expectedOutcome) {
+        double before = outcome(expectedOutcome);
+        scraper.tick();
+        await().atMost(WAIT).until(() -> outcome(expectedOutcome) > before);
+    }
+
+    @Test
+    void vllmScrape_feedsOneRankPerEngineLabel_withTheSourceInTheView() throws Exception {
+        body.set(new String(PrometheusTextParserTest.fixture("vllm-dp2.prom"), StandardCharsets.UTF_8));
+        scraper.addWorker("w-v", baseUrl, EngineMetricNames.VLLM);
+
+        scrapeOnce("ok");
+        await().atMost(WAIT).until(() -> plane.snapshot().fresh("w-v").isPresent());
+
+        EngineLoadSnapshot snap = plane.snapshot();
+        WorkerLoad load = snap.fresh("w-v").orElseThrow();
+        assertThat(load.numWaitingReqs()).isEqualTo(12);
+        assertThat(load.numRunningReqs()).isEqualTo(9);
+        assertThat(load.maxTotalNumTokens()).isEqualTo(2L * 16 * 2048);
+        assertThat(snap.table().get("w-v").dpSize()).isEqualTo(2);
+        Map<String, Object> view = plane.view().get(0);
+        assertThat(view).containsEntry("load_source", "metrics").containsEntry("stale_saturated", false)
+                .containsEntry("dp_size", 2);
+        assertThat(registry.get("kvroute.load.workers.by.source").tag("source", "metrics").gauge().value()).isEqualTo(1);
+    }
+
+    @Test
+    void readingOlderThanTheStalenessBound_countsAsSaturated() throws Exception {
+        body.set("vllm:num_requests_waiting{engine=\"0\"} 0\nvllm:num_requests_running{engine=\"0\"} 0\n");
+        scraper.addWorker("w-v", baseUrl, EngineMetricNames.VLLM);
+        scrapeOnce("ok");
+        await().atMost(WAIT).until(() -> plane.snapshot().fresh("w-v").isPresent());
+        assertThat(plane.snapshot().countsAsSaturated("w-v")).isFalse();
+
+        clock.addAndGet(LoadPlaneConfig.DEFAULT_METRICS_STALENESS.toNanos() + MS);
+
+        EngineLoadSnapshot snap = plane.snapshot();
+        assertThat(snap.fresh("w-v")).isEmpty();
+        assertThat(snap.countsAsSaturated("w-v")).isTrue();
+        assertThat(plane.view().get(0)).containsEntry("stale_saturated", true);
+        assertThat(registry.get("kvroute.load.workers.stale.saturated").gauge().value()).isEqualTo(1);
+    }
+
+    @Test
+    void failedScrapes_areCountedByReason_andNeverRegisterTheWorker() throws Exception {
+        scraper.addWorker("w-v", baseUrl, EngineMetricNames.VLLM);
+        status.set(404);
+        scrapeOnce("http_status");
+
+        status.set(200);
+        clock.addAndGet(5000 * MS);
+        body.set("<html>not metrics</html>\n");
+        scrapeOnce("malformed");
+
+        clock.addAndGet(5000 * MS);
+        body.set("sglang:num_queue_reqs 3\nsglang:num_running_reqs 1\n");
+        scrapeOnce("missing_metric");
+
+        assertThat(plane.snapshot().workerIds()).as("no usable scrape yet: unknown, not saturated").isEmpty();
+        assertThat(plane.snapshot().countsAsSaturated("w-v")).isFalse();
+    }
+
+    @Test
+    void connectFailure_isCounted_andBacksOff() throws Exception {
+        scraper.addWorker("w-dead", "http://127.0.0.1:1", EngineMetricNames.VLLM);
+        scrapeOnce("connect");
+        clock.addAndGet(200 * MS);
+        scraper.tick(); // within the doubled backoff (400 ms): no request
+        assertThat(outcome("connect")).isEqualTo(1);
+        clock.addAndGet(200 * MS);
+        scrapeOnce("connect");
+        assertThat(outcome("connect")).isEqualTo(2);
+    }
+
+    @Test
+    void aRankCountChange_resetsTheWorkersRanks() throws Exception {
+        body.set("vllm:num_requests_waiting{engine=\"0\"} 1\nvllm:num_requests_running{engine=\"0\"} 0\n");
+        scraper.addWorker("w-v", baseUrl, EngineMetricNames.VLLM);
+        scrapeOnce("ok");
+        await().atMost(WAIT).until(() -> plane.snapshot().fresh("w-v").isPresent());
+        body.set(new String(PrometheusTextParserTest.fixture("vllm-dp2.prom"), StandardCharsets.UTF_8));
+        clock.addAndGet(200 * MS);
+        scrapeOnce("ok");
+        await().atMost(WAIT).until(() -> plane.snapshot().table().get("w-v").dpSize() == 2
+                && plane.snapshot().fresh("w-v").isPresent());
+        assertThat(plane.snapshot().fresh("w-v").orElseThrow().numWaitingReqs()).isEqualTo(12);
+    }
+
+    @Test
+    void aLoadStatSubscription_replacesTheScrapedEntry() {
+        body.set("vllm:num_requests_waiting 1\nvllm:num_requests_running 0\n");
+        scraper.addWorker("w-v", baseUrl, EngineMetricNames.VLLM);
+        scrapeOnce("ok");
+        await().atMost(WAIT).until(() -> plane.snapshot().fresh("w-v").isPresent());
+
+        plane.addWorker("w-v", List.of("tcp://127.0.0.1:1"));
+        await().atMost(WAIT).until(() -> plane.snapshot().source("w-v").orElseThrow() == LoadSource.LOADSTAT);
+        assertThat(plane.snapshot().countsAsSaturated("w-v")).isFalse();
+    }
+}

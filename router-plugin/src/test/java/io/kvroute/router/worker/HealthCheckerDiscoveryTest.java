@@ -1,0 +1,115 @@
+package io.kvroute.router.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Discovery of a worker's served model and engine type over real HTTP, against a Jetty server that
+ * answers like SGLang (a {@code /server_info} whose {@code model_path} differs from the served name)
+ * or like vLLM (no {@code /server_info}; {@code /v1/models} with a base card and a LoRA card).
+ */
+class HealthCheckerDiscoveryTest {
+    private static final Duration WAIT = Duration.ofSeconds(10);
+    private final Map<String, String> routes = new ConcurrentHashMap<>();
+    private Server server;
+    private HttpClient client;
+    private HealthChecker health;
+    private WorkerRegistry registry;
+    private String url;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        server = new Server();
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost("127.0.0.1");
+        server.addConnector(connector);
+        server.setHandler(new Handler.Abstract() {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) {
+                String body = routes.get(Request.getPathInContext(request));
+                if (body == null) {
+                    response.setStatus(404);
+                    callback.succeeded();
+                    return true;
+                }
+                response.write(true, ByteBuffer.wrap(body.getBytes(StandardCharsets.UTF_8)), callback);
+                return true;
+            }
+        });
+        server.start();
+        url = "http://127.0.0.1:" + connector.getLocalPort();
+        client = new HttpClient();
+        client.start();
+        registry = new WorkerRegistry();
+        routes.put("/health", "");
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        if (health != null) {
+            health.close();
+        }
+        client.stop();
+        server.stop();
+    }
+
+    private Worker discover() {
+        Worker w = Worker.regular(url);
+        registry.add(w);
+        health = new HealthChecker(registry, client, 1000, 1000, 1, 1, null);
+        health.probeAll();
+        await().atMost(WAIT).until(() -> registry.get(w.id()).orElseThrow().modelId() != null);
+        return registry.get(w.id()).orElseThrow();
+    }
+
+    @Test
+    void sglangWithServedModelName_isRoutedByTheServedName() {
+        routes.put("/server_info", "{\"model_path\":\"/models/Qwen3-8B\",\"served_model_name\":\"qwen3-served\"}");
+        routes.put("/v1/models", "{\"object\":\"list\",\"data\":[{\"id\":\"qwen3-served\",\"object\":\"model\","
+                + "\"owned_by\":\"sglang\",\"root\":\"qwen3-served\",\"max_model_len\":32768}]}");
+
+        Worker w = discover();
+
+        assertThat(w.modelId()).isEqualTo("qwen3-served");
+        assertThat(w.serves("qwen3-served")).isTrue();
+        assertThat(w.engine()).isEqualTo(EngineType.SGLANG);
+    }
+
+    @Test
+    void vllmWithoutServerInfo_takesTheBaseCardOfV1Models() {
+        routes.put("/version", "{\"version\":\"0.11.0\"}");
+        routes.put("/v1/models", "{\"object\":\"list\",\"data\":["
+                + "{\"id\":\"qwen3-served\",\"object\":\"model\",\"owned_by\":\"vllm\",\"root\":\"/models/Qwen3-8B\","
+                + "\"parent\":null,\"max_model_len\":32768},"
+                + "{\"id\":\"sql-lora\",\"object\":\"model\",\"owned_by\":\"vllm\",\"root\":\"/loras/sql\","
+                + "\"parent\":\"qwen3-served\"}]}");
+
+        Worker w = discover();
+
+        assertThat(w.modelId()).isEqualTo("qwen3-served");
+        assertThat(w.engine()).isEqualTo(EngineType.VLLM);
+        assertThat(w.loadEndpoints()).isEmpty();
+    }
+
+    @Test
+    void sglangWithoutV1Models_fallsBackToServedModelNameThenModelPath() {
+        routes.put("/server_info", "{\"model_path\":\"/models/Qwen3-8B\",\"served_model_name\":\"qwen3-served\"}");
+        assertThat(discover().modelId()).isEqualTo("qwen3-served");
+    }
+}
