@@ -17,7 +17,9 @@ import org.eclipse.jetty.util.Callback;
 /**
  * A worker on a real loopback port whose generation answers a test dictates: a fixed error
  * status, a good answer, or an SSE stream that dies or stalls after a few events. {@code /health}
- * is always 200, so only the data path misbehaves. Counts the generation requests it received.
+ * is always 200 and discovery ({@code /server_info}, {@code /v1/models}) always answers, so only the
+ * data path misbehaves; {@code /metrics} is 404, as on an engine without metrics. Counts the
+ * generation requests it received.
  */
 final class ScriptedWorker implements AutoCloseable {
 
@@ -94,6 +96,16 @@ final class ScriptedWorker implements AutoCloseable {
         }
         if (path.equals("/server_info")) {
             write(response, callback, 200, "application/json", "{\"model_id\":\"mock-model\"}");
+            return true;
+        }
+        if (path.equals("/v1/models")) {
+            write(response, callback, 200, "application/json",
+                    "{\"object\":\"list\",\"data\":[{\"id\":\"mock-model\",\"object\":\"model\"}]}");
+            return true;
+        }
+        if (path.equals("/metrics")) {
+            // like an SGLang engine started without --enable-metrics: the router gets no scraped load
+            write(response, callback, 404, "text/plain", "not found");
             return true;
         }
         String body = Content.Source.asString(request, StandardCharsets.UTF_8);
