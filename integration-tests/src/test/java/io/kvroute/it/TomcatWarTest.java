@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import io.kvroute.mock.BundledTokenizer;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleState;
 import org.apache.catalina.startup.Tomcat;
@@ -110,4 +111,48 @@ class TomcatWarTest extends WarScenarios {
             other.destroy();
         }
     }
+
+    /**
+     * A WAR with a tokenizer redeploys in place: the tokenizers' native library is loaded once per
+     * deployment's class loader, so the second deployment (a context reload, what {@code touch
+     * kvroute.war} does) tokenizes and serves like the first instead of failing with
+     * "already loaded in another classloader" and answering 404.
+     */
+    @Test
+    void tokenizerWar_redeploysInPlaceAndServesTwice() throws Exception {
+        Path yaml = dir.resolve("tokenized.yaml");
+        Files.writeString(yaml, Files.readString(dir.resolve("kvroute.yaml")) + "tokenizer-path: "
+                + BundledTokenizer.qwen3().toAbsolutePath() + "\n");
+        Tomcat other = newTomcat(dir.resolve("tomcat-tokenized"));
+        try (Http client = new Http()) {
+            Context context = other.addWebapp("/tok", war().toAbsolutePath().toString());
+            // as a <Parameter> of a context XML: it outlives a reload (addParameter's does not)
+            org.apache.tomcat.util.descriptor.web.ApplicationParameter config =
+                    new org.apache.tomcat.util.descriptor.web.ApplicationParameter();
+            config.setName("kvroute.config");
+            config.setValue(yaml.toString());
+            context.addApplicationParameter(config);
+            other.start();
+            String tokBase = "http://127.0.0.1:" + other.getConnector().getLocalPort() + "/tok";
+            for (int deployment = 1; deployment <= 2; deployment++) {
+                if (deployment == 2) {
+                    context.reload();
+                }
+                assertThat(context.getState()).as("deployment " + deployment).isEqualTo(LifecycleState.STARTED);
+                awaitChat(client, tokBase, "deployment " + deployment);
+            }
+        } finally {
+            other.stop();
+            other.destroy();
+        }
+    }
+
+    private static void awaitChat(Http client, String base, String what) {
+        org.awaitility.Awaitility.await(what).atMost(java.time.Duration.ofSeconds(30)).untilAsserted(() -> {
+            var response = client.postJson(base + "/v1/chat/completions",
+                    "{\"messages\":[{\"role\":\"user\",\"content\":\"hello there\"}],\"max_tokens\":2}");
+            assertThat(response.getStatus()).as(what + ": " + response.getContentAsString()).isEqualTo(200);
+        });
+    }
+
 }

@@ -18,8 +18,8 @@ import java.util.Optional;
  * Tokenizers by model id, loaded once from local directories ({@code tokenizer.json} plus
  * {@code tokenizer_config.json}, optionally {@code chat_template.jinja}) and reused for every request.
  *
- * <p>Invariants: never touches the network (offline mode is forced before DJL loads, see {@link
- * DjlOffline}); tokenizers never truncate, pad or add special tokens; several models sharing one
+ * <p>Invariants: never touches the network (DJL's offline mode is set while tokenizers load, and
+ * only then, see {@link DjlOffline}); tokenizers never truncate, pad or add special tokens; several models sharing one
  * directory share one native tokenizer. A model with no entry still routes, with its input length
  * estimated by {@link RequestTokens#estimateTokens}.
  *
@@ -55,7 +55,11 @@ public final class TokenizerRegistry implements AutoCloseable {
      */
     public static TokenizerRegistry load(Map<String, Path> tokenizerDirsByModel, long chatCacheBytesPerModel)
             throws IOException {
-        DjlOffline.ensure(); // before the first DJL class is touched
+        return DjlOffline.during(() -> loadConfigured(tokenizerDirsByModel, chatCacheBytesPerModel));
+    }
+
+    private static TokenizerRegistry loadConfigured(Map<String, Path> tokenizerDirsByModel, long chatCacheBytesPerModel)
+            throws IOException {
         requireNonNull(tokenizerDirsByModel, "tokenizerDirsByModel");
         Map<Path, DjlModelTokenizer> byDir = new HashMap<>();
         Map<String, ModelTokenizer> byModel = new HashMap<>();

@@ -129,15 +129,46 @@ class TokenizerRegistryTest {
         }
     }
 
+    /**
+     * DJL is configured through system properties, which a servlet container shares between web
+     * applications: the load sets them for itself and leaves every one as it found it.
+     */
     @Test
-    void load_forcesDjlOfflineModeItself() throws IOException {
-        System.clearProperty("ai.djl.offline");
-        System.clearProperty("OPT_OUT_TRACKING");
-        try (TokenizerRegistry r = TokenizerRegistry.load(Map.of("a", Qwen3Fixture.dir()))) {
-            assertThat(System.getProperty("ai.djl.offline")).isEqualTo("true");
-            assertThat(System.getProperty("OPT_OUT_TRACKING")).isEqualTo("true");
-            assertThat(r.forModel("a")).isPresent();
+    void load_leavesTheJvmsDjlPropertiesAsItFoundThem() throws IOException {
+        String[] keys = {"ai.djl.offline", "OPT_OUT_TRACKING", DjlOffline.CUDA_FORK, DjlOffline.RUST_LIBRARY_PATH};
+        java.util.Map<String, String> saved = new java.util.HashMap<>();
+        for (String key : keys) {
+            saved.put(key, System.getProperty(key));
         }
+        try {
+            System.clearProperty("ai.djl.offline");
+            System.clearProperty(DjlOffline.CUDA_FORK);
+            System.clearProperty(DjlOffline.RUST_LIBRARY_PATH);
+            System.setProperty("OPT_OUT_TRACKING", "operator-value");
+            try (TokenizerRegistry r = TokenizerRegistry.load(Map.of("a", Qwen3Fixture.dir()))) {
+                assertThat(r.forModel("a").orElseThrow().encode("hello world")).isNotEmpty();
+            }
+            assertThat(System.getProperty("ai.djl.offline")).isNull();
+            assertThat(System.getProperty(DjlOffline.CUDA_FORK)).isNull();
+            assertThat(System.getProperty(DjlOffline.RUST_LIBRARY_PATH)).isNull();
+            assertThat(System.getProperty("OPT_OUT_TRACKING")).isEqualTo("operator-value");
+        } finally {
+            saved.forEach((key, value) -> {
+                if (value == null) {
+                    System.clearProperty(key);
+                } else {
+                    System.setProperty(key, value);
+                }
+            });
+        }
+    }
+
+    @Test
+    void classifier_namesDjlsPlatformDirectory() {
+        assertThat(DjlOffline.classifier()).matches("(linux|osx|win)-[a-z0-9_]+");
+        assertThat(getClass().getClassLoader().getResource(
+                "native/lib/" + DjlOffline.classifier() + "/cpu/" + System.mapLibraryName("tokenizers")))
+                .as("the bundled CPU library this JVM loads a private copy of").isNotNull();
     }
 
     @Test
