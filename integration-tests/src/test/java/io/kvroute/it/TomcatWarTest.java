@@ -147,6 +147,51 @@ class TomcatWarTest extends WarScenarios {
         }
     }
 
+
+    /**
+     * Stopping the web application while a stream runs (overwriting the WAR, stopping Tomcat) lets the
+     * stream finish when the context's unloadDelay covers it, as docs/deployment-servlet.md tells
+     * operators to set it: it ends with {@code [DONE]}. (With Tomcat's 2 s default it is cut at about
+     * 2.1 s with neither {@code [DONE]} nor an error event, and nothing in the web application can
+     * write one: Tomcat stops delivering write callbacks.)
+     */
+    @Test
+    void undeploy_drainsARunningStreamToItsEnd() throws Exception {
+        Path yaml = dir.resolve("drain.yaml");
+        Files.writeString(yaml, Files.readString(dir.resolve("kvroute.yaml")) + "shutdown-drain-secs: 20\n");
+        Tomcat other = newTomcat(dir.resolve("tomcat-drain"));
+        try (Http client = new Http()) {
+            Context context = other.addWebapp("/drain", war().toAbsolutePath().toString());
+            context.addParameter("kvroute.config", yaml.toString());
+            // <Context unloadDelay="25000">: Tomcat keeps serving running async requests for this long
+            // after the stop signal (default 2 s), then stops the context under them
+            ((org.apache.catalina.core.StandardContext) context).setUnloadDelay(25_000);
+            other.start();
+            String drainBase = "http://127.0.0.1:" + other.getConnector().getLocalPort() + "/drain";
+            awaitChat(client, drainBase, "deployed");
+            long start = System.nanoTime();
+            var reply = client.stream(drainBase + "/v1/chat/completions",
+                    "{\"messages\":[{\"role\":\"user\",\"content\":\"tell me a story\"}],\"max_tokens\":240,"
+                            + "\"stream\":true,\"ignore_eos\":true}");
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                    .until(() -> System.nanoTime() - start > 500_000_000L);
+            Thread stopper = new Thread(() -> {
+                try {
+                    context.stop();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            stopper.start();
+            var done = reply.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(done.body()).as("the stream ran to its end during the drain").endsWith("data: [DONE]\n\n");
+            stopper.join(30_000);
+        } finally {
+            other.stop();
+            other.destroy();
+        }
+    }
+
     private static void awaitChat(Http client, String base, String what) {
         org.awaitility.Awaitility.await(what).atMost(java.time.Duration.ofSeconds(30)).untilAsserted(() -> {
             var response = client.postJson(base + "/v1/chat/completions",

@@ -25,9 +25,21 @@ public final class RouterServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
 
     private final transient InferenceFrontDoor frontDoor;
+    private final transient Runnable onDestroy;
 
     public RouterServlet(InferenceFrontDoor frontDoor) {
+        this(frontDoor, () -> { });
+    }
+
+    /** {@code onDestroy} runs when the container takes the servlet out of service (the drain). */
+    public RouterServlet(InferenceFrontDoor frontDoor, Runnable onDestroy) {
         this.frontDoor = Objects.requireNonNull(frontDoor, "frontDoor");
+        this.onDestroy = Objects.requireNonNull(onDestroy, "onDestroy");
+    }
+
+    @Override
+    public void destroy() {
+        onDestroy.run();
     }
 
     @Override

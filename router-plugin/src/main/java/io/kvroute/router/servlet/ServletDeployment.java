@@ -56,7 +56,8 @@ public final class ServletDeployment {
         } catch (Exception e) {
             throw new IllegalStateException("kvroute router failed to start: " + e.getMessage(), e);
         }
-        ServletRegistration.Dynamic servlet = context.addServlet("kvroute-router", new RouterServlet(router.frontDoor()));
+        ServletRegistration.Dynamic servlet = context.addServlet("kvroute-router", new RouterServlet(router.frontDoor(),
+                () -> drainQuietly(router)));
         servlet.setAsyncSupported(true);
         servlet.addMapping("/*");
         servlet.setLoadOnStartup(1);
@@ -76,6 +77,14 @@ public final class ServletDeployment {
             } catch (Exception e) {
                 LOG.warn("kvroute router did not stop cleanly", e);
             }
+        }
+    }
+
+    private static void drainQuietly(KvRouter router) {
+        try {
+            router.drain();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
