@@ -86,6 +86,30 @@ class TomcatWarTest extends WarScenarios {
         }
     }
 
+    /** Settings a servlet container cannot honour fail the deployment with a message, not silently. */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"metrics-port: 0", "access-log: stdout"})
+    void hostOnlySetting_failsTheDeploymentNamingIt(String line) throws Exception {
+        Path yaml = dir.resolve("host-only.yaml");
+        Files.writeString(yaml, Files.readString(dir.resolve("kvroute.yaml")) + line + "\n");
+        String flag = "--" + line.substring(0, line.indexOf(':'));
+        Tomcat other = newTomcat(dir.resolve("tomcat-host-only"));
+        try {
+            Context context = other.addWebapp("/hostonly", war().toAbsolutePath().toString());
+            context.addParameter("kvroute.config", yaml.toString());
+            Throwable failure = catchThrowable(other::start);
+            StringBuilder chain = new StringBuilder();
+            for (Throwable t = failure; t != null; t = t.getCause()) {
+                chain.append(t.getMessage()).append('\n');
+            }
+            assertThat(chain.toString()).contains(flag).contains("not supported in a servlet container");
+            assertThat(context.getState().isAvailable()).isFalse();
+        } finally {
+            other.stop();
+            other.destroy();
+        }
+    }
+
     /** An unknown policy fails the deployment with a message naming the flag, instead of serving 500s. */
     @Test
     void invalidConfig_failsTheDeployment() throws Exception {

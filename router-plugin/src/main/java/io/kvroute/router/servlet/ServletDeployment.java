@@ -50,6 +50,7 @@ public final class ServletDeployment {
             return router;
         }
         RouterConfig config = resolveConfig(context);
+        refuseHostOnlySettings(config);
         KvRouter router = KvRouter.create(config);
         try {
             router.start();
@@ -77,6 +78,22 @@ public final class ServletDeployment {
             } catch (Exception e) {
                 LOG.warn("kvroute router did not stop cleanly", e);
             }
+        }
+    }
+
+    /**
+     * Settings that only a router owning its Jetty server can honour fail the deployment instead of
+     * being silently ignored: a second port for {@code /metrics}, and the access log (a Jetty request
+     * log; in a container, use the container's own, such as Tomcat's {@code AccessLogValve}).
+     */
+    static void refuseHostOnlySettings(RouterConfig config) {
+        if (config.metricsPort() != null) {
+            throw new ConfigException("--metrics-port (metrics-port) is not supported in a servlet container: the "
+                    + "web application cannot open a port; /metrics is served under the context path");
+        }
+        if (config.observability().accessLog() != null) {
+            throw new ConfigException("--access-log (access-log) is not supported in a servlet container: use the "
+                    + "container's access log (Tomcat: AccessLogValve; Jetty: the requestlog module)");
         }
     }
 
