@@ -11,7 +11,8 @@ import java.util.function.ToIntFunction;
  * in-flight counts, and the request's size.
  *
  * @param candidates routable workers for this request, in registry order; never empty
- * @param inFlight router-local in-flight requests per worker id
+ * @param inFlight router-local in-flight requests per worker id, read once for every candidate when the
+ *     request is built ({@link FrozenInFlight}): one decision sees one snapshot
  * @param inputTokens the request's input length in tokens (exact or estimated)
  * @param sessionKey the session affinity key, or null
  * @param tokenIds the request's token ids from ingress tokenization (read-only), or null
@@ -44,6 +45,7 @@ public record RoutingRequest(
             throw new IllegalArgumentException("candidates must not be empty");
         }
         candidates = List.copyOf(candidates);
+        inFlight = FrozenInFlight.of(candidates, inFlight);
     }
 
     /** The same request over another candidate list (a fallback over a subset). */
