@@ -64,7 +64,7 @@ class MixedFleetE2ETest {
             urls.addAll(vllmUrls);
             try (RouterMain.RunningRouter router = RouterMain.start("--port", "0", "--worker-urls", String.join(",", urls),
                     "--policy", "cache_aware", "--tokenizer-path", tokenizer, "--cache-index", "auto",
-                    "--cache-affinity-min-matched-tokens", "32", "--worker-queue-limit", "1", "--load-source", "auto",
+                    "--cache-affinity-min-matched-tokens", "32", "--worker-queue-limit", "2", "--load-source", "auto",
                     "--health-check-interval-secs", "0.2")) {
                 // each kind's load arrives through its own source
                 await().atMost(Duration.ofSeconds(30)).until(() -> {
@@ -80,12 +80,12 @@ class MixedFleetE2ETest {
                 }
 
                 // repeated prompts stay on their holder; go on until both kinds hold some
-                String preamble = "You are the routing assistant of a mixed fleet; answer briefly. ".repeat(6);
+                // no shared preamble: a shared prefix would make its first holder the owner of every later prompt
                 Map<String, String> holderByText = new HashMap<>();
                 String vllmHeld = null;
                 boolean sglangHeld = false;
                 for (int i = 0; i < 60 && (vllmHeld == null || !sglangHeld); i++) {
-                    String text = preamble + ("prompt " + i + " asks about one worker's cache. ").repeat(6);
+                    String text = ("Prompt " + i + " asks about one worker's cache and nothing else. ").repeat(8);
                     double storedBefore = blockEvents(http, router);
                     ContentResponse first = http.postJson(router.baseUrl() + "/v1/chat/completions", chat(text, 2));
                     assertThat(first.getStatus()).isEqualTo(200);
@@ -94,8 +94,15 @@ class MixedFleetE2ETest {
                         // the exact index answers for SGLang workers once their KV events arrived
                         await().atMost(Duration.ofSeconds(20)).until(() -> blockEvents(http, router) > storedBefore);
                     }
+                    // a report newer than the first request: the holder is idle again, not queued by it
+                    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> {
+                        JsonNode load = loadsByUrl(http, router).get(holder);
+                        return load.path("fresh").asBoolean() && load.path("num_waiting_reqs").asInt() == 0
+                                && load.path("router_dispatches_since_report").asInt() == 0;
+                    });
                     ContentResponse again = http.postJson(router.baseUrl() + "/v1/chat/completions", chat(text, 2));
-                    assertThat(again.getHeaders().get("x-kvroute-worker")).as("prompt %d", i).isEqualTo(holder);
+                    assertThat(again.getHeaders().get("x-kvroute-worker")).as("prompt %d held by %s, loads %s", i,
+                            vllmUrls.contains(holder) ? "vllm" : "sglang", loadsByUrl(http, router)).isEqualTo(holder);
                     holderByText.put(text, holder);
                     if (vllmUrls.contains(holder)) {
                         vllmHeld = vllmHeld == null ? text : vllmHeld;
@@ -123,7 +130,7 @@ class MixedFleetE2ETest {
                             "{\"messages\":[{\"role\":\"user\",\"content\":\"flood " + i + "\"}],\"max_tokens\":400,\"stream\":true}"));
                 }
                 await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
-                        .until(() -> loadsByUrl(http, router).get(holder).path("num_waiting_reqs").asInt() > 1);
+                        .until(() -> loadsByUrl(http, router).get(holder).path("num_waiting_reqs").asInt() > 2);
                 double rejectedBefore = MetricSum.of(http.get(router.baseUrl() + "/metrics").getContentAsString(),
                         "kvroute_cache_gate_rejections_total");
                 ContentResponse diverted = http.postJson(router.baseUrl() + "/v1/chat/completions", chat(vllmHeld, 2));
