@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
  * {@code /server_info}, load only from {@code /metrics}). The router types each worker from its HTTP
  * surface, takes vLLM load from the scrape and SGLang load from LoadStat, keeps repeated prompts on
  * their holder on both kinds, never sends router {@code input_ids} to a vLLM worker, and the queue
- * gate diverts a vLLM holder's prompt once its scraped {@code vllm:num_requests_waiting} is over the limit.
+ * gate diverts a vLLM holder's prompt once its scraped {@code vllm:num_requests_waiting} is over the limit,
+ * and a vLLM worker whose scrapes fail counts as saturated once its reading is stale.
  */
 class MixedFleetE2ETest {
 
@@ -141,6 +142,17 @@ class MixedFleetE2ETest {
                 for (CompletableFuture<Http.Reply> reply : flood) {
                     assertThat(reply.get(60, TimeUnit.SECONDS).status()).isEqualTo(200);
                 }
+
+                // the other vLLM worker's scrapes start failing: its last reading goes stale and counts as saturated
+                MockWorkerMain.MockWorker quiet = busy == workers.get(2) ? workers.get(3) : workers.get(2);
+                assertThat(loadsByUrl(http, router).get(quiet.baseUrl()).path("stale_saturated").asBoolean()).isFalse();
+                quiet.vllmApi().failMetrics(true);
+                await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+                        .until(() -> loadsByUrl(http, router).get(quiet.baseUrl()).path("stale_saturated").asBoolean());
+                assertThat(loadsByUrl(http, router).get(quiet.baseUrl()).path("fresh").asBoolean()).isFalse();
+                quiet.vllmApi().failMetrics(false);
+                await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+                        .until(() -> !loadsByUrl(http, router).get(quiet.baseUrl()).path("stale_saturated").asBoolean());
             }
         } finally {
             workers.forEach(MockWorkerMain.MockWorker::close);

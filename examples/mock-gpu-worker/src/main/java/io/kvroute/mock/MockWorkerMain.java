@@ -170,6 +170,7 @@ public final class MockWorkerMain implements Callable<Integer> {
         private final String baseUrl;
         private final KvScheduler scheduler;
         private AutoCloseable tokenizers;
+        private io.kvroute.mock.http.VllmApi vllmApi;
 
         MockWorker(Server server, Engine engine, MockWorkerHandler handler, String baseUrl, KvScheduler scheduler) {
             this.server = server;
@@ -208,6 +209,11 @@ public final class MockWorkerMain implements Callable<Integer> {
 
         public MockWorkerHandler handler() {
             return handler;
+        }
+
+        /** The vLLM HTTP surface ({@code --engine-api vllm}), or null for the SGLang one. */
+        public io.kvroute.mock.http.VllmApi vllmApi() {
+            return vllmApi;
         }
 
         public Server server() {
@@ -317,10 +323,12 @@ public final class MockWorkerMain implements Callable<Integer> {
             case "vllm" -> true;
             default -> throw new IllegalArgumentException("--engine-api must be sglang or vllm (got '" + engineApi + "')");
         };
+        io.kvroute.mock.http.VllmApi vllm = null;
         if (vllmApi) {
             handler.ignoreChatInputIds();
             // vLLM's routes (and its missing /server_info) ahead of the worker's own; generation falls through
-            server.setHandler(new Handler.Sequence(new io.kvroute.mock.http.VllmApi(engine, modelId), handler));
+            vllm = new io.kvroute.mock.http.VllmApi(engine, modelId);
+            server.setHandler(new Handler.Sequence(vllm, handler));
         } else {
             // SGLang's /flush_cache ahead of the worker's own routes; everything else falls through
             server.setHandler(new Handler.Sequence(new FlushCacheHandler(engine), handler));
@@ -357,6 +365,7 @@ public final class MockWorkerMain implements Callable<Integer> {
         staticInfo.put("tokenizer", tokenizerPath == null ? "stand-in" : tokenizerPath);
         MockWorker worker = new MockWorker(server, engine, handler, baseUrl, scheduler);
         worker.tokenizers = tokenizers;
+        worker.vllmApi = vllm;
         return worker;
     }
 

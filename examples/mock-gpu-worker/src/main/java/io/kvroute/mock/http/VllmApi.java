@@ -37,7 +37,8 @@ import org.eclipse.jetty.util.Callback;
  * </ul>
  * Chat ignores {@code input_ids} (vLLM's chat request has no such field,
  * {@code vllm/entrypoints/openai/chat_completion/protocol.py}): set on the handler with
- * {@link MockWorkerHandler#ignoreChatInputIds}. Stateless apart from the engine it reads; thread-safe.
+ * {@link MockWorkerHandler#ignoreChatInputIds}. Stateless apart from the engine it reads and the
+ * {@link #failMetrics} drill; thread-safe.
  */
 public final class VllmApi extends Handler.Abstract {
 
@@ -47,10 +48,16 @@ public final class VllmApi extends Handler.Abstract {
 
     private final Engine engine;
     private final String modelId;
+    private volatile boolean metricsFailing;
 
     public VllmApi(Engine engine, String modelId) {
         this.engine = requireNonNull(engine, "engine");
         this.modelId = requireNonNull(modelId, "modelId");
+    }
+
+    /** A drill: {@code /metrics} answers 503 (a scrape target that is up but serves no readings). */
+    public void failMetrics(boolean failing) {
+        metricsFailing = failing;
     }
 
     @Override
@@ -65,6 +72,10 @@ public final class VllmApi extends Handler.Abstract {
             case "/metrics" -> {
                 if (!get) {
                     return false;
+                }
+                if (metricsFailing) {
+                    write(response, callback, 503, "text/plain; charset=utf-8", "metrics unavailable\n");
+                    return true;
                 }
                 write(response, callback, 200, "text/plain; version=0.0.4; charset=utf-8", metrics());
                 return true;
