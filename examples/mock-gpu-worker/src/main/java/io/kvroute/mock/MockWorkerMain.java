@@ -157,6 +157,11 @@ public final class MockWorkerMain implements Callable<Integer> {
             + "the topic frame, no heartbeat; vllm/distributed/kv_events.py) (default sglang).")
     String kvEventsFormat = "sglang";
 
+    @Option(names = "--engine-api", description = "HTTP surface: sglang (/server_info with the kv_events block) or vllm "
+            + "(vLLM's /metrics, /v1/models cards, /version, no /server_info, chat ignores input_ids; implies "
+            + "--kv-events-format vllm) (default sglang).")
+    String engineApi = "sglang";
+
     /** A running mock worker. */
     public static final class MockWorker implements AutoCloseable {
         private final Server server;
@@ -165,6 +170,7 @@ public final class MockWorkerMain implements Callable<Integer> {
         private final String baseUrl;
         private final KvScheduler scheduler;
         private AutoCloseable tokenizers;
+        private io.kvroute.mock.http.VllmApi vllmApi;
 
         MockWorker(Server server, Engine engine, MockWorkerHandler handler, String baseUrl, KvScheduler scheduler) {
             this.server = server;
@@ -203,6 +209,11 @@ public final class MockWorkerMain implements Callable<Integer> {
 
         public MockWorkerHandler handler() {
             return handler;
+        }
+
+        /** The vLLM HTTP surface ({@code --engine-api vllm}), or null for the SGLang one. */
+        public io.kvroute.mock.http.VllmApi vllmApi() {
+            return vllmApi;
         }
 
         public Server server() {
@@ -307,8 +318,21 @@ public final class MockWorkerMain implements Callable<Integer> {
         }
         handler.useTracer(RequestTracer.create(otlpTracesEndpoint, traceSamplingRatio,
                 "kvroute-mock-worker"));
-        // SGLang's /flush_cache ahead of the worker's own routes; everything else falls through
-        server.setHandler(new Handler.Sequence(new FlushCacheHandler(engine), handler));
+        boolean vllmApi = switch (engineApi.toLowerCase(java.util.Locale.ROOT)) {
+            case "sglang" -> false;
+            case "vllm" -> true;
+            default -> throw new IllegalArgumentException("--engine-api must be sglang or vllm (got '" + engineApi + "')");
+        };
+        io.kvroute.mock.http.VllmApi vllm = null;
+        if (vllmApi) {
+            handler.ignoreChatInputIds();
+            // vLLM's routes (and its missing /server_info) ahead of the worker's own; generation falls through
+            vllm = new io.kvroute.mock.http.VllmApi(engine, modelId);
+            server.setHandler(new Handler.Sequence(vllm, handler));
+        } else {
+            // SGLang's /flush_cache ahead of the worker's own routes; everything else falls through
+            server.setHandler(new Handler.Sequence(new FlushCacheHandler(engine), handler));
+        }
         // The scheduler plugin's Jetty component: /scheduler, the load publisher's lifecycle, the advert.
         String endpoint = loadPublishEndpoint == null ? "tcp://" + host + ":*" : loadPublishEndpoint;
         KvScheduler scheduler = KvScheduler.mount(server, SchedulerConfig.defaults()
@@ -319,7 +343,7 @@ public final class MockWorkerMain implements Callable<Integer> {
         if (!eventsEndpoint.equals("none")) {
             // bound on start, registered with the scheduler's kv_events block, closed on stop
             server.addBean(new KvEventReporting(eventsEndpoint, "tcp://" + host + ":*", host, engine, scheduler,
-                    hashSeed, kvEventFormat(kvEventsFormat)));
+                    hashSeed, vllmApi ? KvEventFormat.VLLM : kvEventFormat(kvEventsFormat)));
         }
         server.start();
         String baseUrl = "http://" + host + ":" + connector.getLocalPort();
@@ -341,6 +365,7 @@ public final class MockWorkerMain implements Callable<Integer> {
         staticInfo.put("tokenizer", tokenizerPath == null ? "stand-in" : tokenizerPath);
         MockWorker worker = new MockWorker(server, engine, handler, baseUrl, scheduler);
         worker.tokenizers = tokenizers;
+        worker.vllmApi = vllm;
         return worker;
     }
 

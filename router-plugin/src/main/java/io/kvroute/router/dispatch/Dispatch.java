@@ -101,8 +101,14 @@ public final class Dispatch implements Abortable {
         if (attempt == 1) {
             deps.metrics().overhead(route.api().path, deps.clock().nanoTime() - client.startNanos());
         }
-        relay.start(deps.upstream(), deps.requests().plain(worker, route.api().path, route.body(), route.streaming(),
-                attempt, span));
+        byte[] body = route.bodyFor(worker);
+        if (body != route.body()) {
+            // counted per attempt: a retry on a vLLM worker is another body sent without the router's ids
+            deps.metrics().inputIdsForwarding(route.hints().modelLabel(), "engine_unsupported");
+        }
+        int rank = decision.cacheAware() == null ? -1 : decision.cacheAware().dataParallelRank();
+        relay.start(deps.upstream(), deps.requests().plain(worker, route.api().path, body, route.streaming(),
+                attempt, span, rank));
         if (client.gone()) {
             relay.abort(null, new IOException("client went away"));
         }

@@ -1,6 +1,7 @@
 package io.kvroute.router.dispatch;
 
 import io.kvroute.router.load.EngineLoadSnapshot;
+import io.kvroute.router.worker.EngineType;
 import io.kvroute.router.worker.Worker;
 import java.util.List;
 import java.util.function.Supplier;
@@ -16,6 +17,24 @@ import java.util.function.Supplier;
  * @param loads the load plane's snapshot at admission
  * @param hints session key, routing text, model label
  * @param pool the usable workers for this request, re-read before each attempt
+ * @param bodyWithoutIds when the router spliced {@code input_ids} into {@code body}, the client's body
+ *        without them, for engines that ignore ids on chat (vLLM); null when {@code body} has no router ids
  */
 public record Route(ApiKind api, byte[] body, boolean streaming, long inputTokens, int[] tokenIds,
-        EngineLoadSnapshot loads, RouteHints hints, Supplier<List<Worker>> pool) {}
+        EngineLoadSnapshot loads, RouteHints hints, Supplier<List<Worker>> pool, byte[] bodyWithoutIds) {
+
+    public Route(ApiKind api, byte[] body, boolean streaming, long inputTokens, int[] tokenIds,
+            EngineLoadSnapshot loads, RouteHints hints, Supplier<List<Worker>> pool) {
+        this(api, body, streaming, inputTokens, tokenIds, loads, hints, pool, null);
+    }
+
+    /**
+     * The body to send to {@code worker}: never router-forwarded {@code input_ids} on chat to a vLLM
+     * worker, which drops the field silently and renders the messages itself (vLLM
+     * {@code vllm/entrypoints/openai/chat_completion/protocol.py} has no such field); the engine's own
+     * rendering is then what runs, and the ids only routed.
+     */
+    public byte[] bodyFor(Worker worker) {
+        return bodyWithoutIds != null && worker.engine() == EngineType.VLLM ? bodyWithoutIds : body;
+    }
+}

@@ -34,10 +34,22 @@ public final class UpstreamRequests {
         hooks.add(Objects.requireNonNull(hook, "hook"));
     }
 
+    /**
+     * Request header that pins a vLLM request to one data-parallel rank (vLLM
+     * {@code vllm/entrypoints/generate/base/serving.py}, read on chat, completions and generate).
+     */
+    public static final String DATA_PARALLEL_RANK = "X-data-parallel-rank";
+
     /** A request to a plain worker. */
     public UpstreamRequest plain(Worker worker, String path, byte[] body, boolean streaming, int attempt, TraceSpan span) {
+        return plain(worker, path, body, streaming, attempt, span, -1);
+    }
+
+    /** A request to a plain worker, pinned to {@code dataParallelRank} by header when it is not negative. */
+    public UpstreamRequest plain(Worker worker, String path, byte[] body, boolean streaming, int attempt, TraceSpan span,
+            int dataParallelRank) {
         return build(new UpstreamHook.Target(Failure.Hop.WORKER, worker, path, attempt, 0, span), body, streaming,
-                streaming ? idleTimeoutMillis : timeoutMillis);
+                streaming ? idleTimeoutMillis : timeoutMillis, dataParallelRank);
     }
 
     /** The prefill side of a PD segment attempt (its answer is buffered, never streamed to the client). */
@@ -54,9 +66,17 @@ public final class UpstreamRequests {
     }
 
     private UpstreamRequest build(UpstreamHook.Target target, byte[] body, Boolean streaming, long idleMillis) {
+        return build(target, body, streaming, idleMillis, -1);
+    }
+
+    private UpstreamRequest build(UpstreamHook.Target target, byte[] body, Boolean streaming, long idleMillis,
+            int dataParallelRank) {
         Map<String, String> headers = new LinkedHashMap<>();
         if (streaming != null) {
             headers.put("Accept", streaming ? "text/event-stream" : "application/json");
+        }
+        if (dataParallelRank >= 0) {
+            headers.put(DATA_PARALLEL_RANK, Integer.toString(dataParallelRank));
         }
         for (UpstreamHook hook : hooks) {
             hook.decorate(target, headers);

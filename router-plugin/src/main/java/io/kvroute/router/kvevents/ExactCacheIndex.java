@@ -52,6 +52,27 @@ public final class ExactCacheIndex implements ExactPrefixSource {
         return answers.out;
     }
 
+    @Override
+    public int bestRank(Worker worker, int[] tokenIds) {
+        KvEventsSnapshot.WorkerEvents e = plane.snapshot().get(worker.id());
+        if (e == null || !e.live() || e.slots().length < 2 || tokenIds == null) {
+            return -1;
+        }
+        long[] hashes = hash(tokenIds, new Hashing(e.blockSize(), e.hashMode()));
+        int[] matched = plane.index().match(new BlockIndex.Key(e.model(), -1, e.blockSize()), hashes, plane.slotCount());
+        int bestRank = -1;
+        int bestBlocks = 0;
+        int[] slots = e.slots(); // index = the engine's dp rank (the plane subscribes rank r's endpoint r-th)
+        for (int rank = 0; rank < slots.length; rank++) {
+            int blocks = slots[rank] < matched.length ? matched[slots[rank]] : 0;
+            if (blocks > bestBlocks) {
+                bestBlocks = blocks;
+                bestRank = rank;
+            }
+        }
+        return bestRank;
+    }
+
     /** One request's answers: hashed once per (block size, mode), matched once per query. */
     private final class Answers {
         final Map<String, Long> out = new HashMap<>();

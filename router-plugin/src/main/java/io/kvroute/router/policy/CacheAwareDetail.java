@@ -16,10 +16,19 @@ import io.kvroute.router.prefix.PrefixMatch;
  * @param gateBlind true when the gate is set but no routable worker had a fresh sample
  * @param matchIndex which index gave the selected worker's match: {@link #INDEX_EXACT} (engine KV
  *     events) or {@link #INDEX_APPROXIMATE} (the router's prefix tree)
+ * @param dataParallelRank the selected worker's dp rank that holds the match, when the exact index
+ *     saw it on one rank of several (pinned for engines that take a rank by header), else -1
  */
 public record CacheAwareDetail(String label, int gateRejections, int admissionRejections, int pressureGuardOverrides,
                                long selectedMatchedTokens, long bestMatchedTokens, PrefixMatch prefixMatch,
-                               boolean gateBlind, String matchIndex) {
+                               boolean gateBlind, String matchIndex, int dataParallelRank) {
+
+    public CacheAwareDetail(String label, int gateRejections, int admissionRejections, int pressureGuardOverrides,
+                            long selectedMatchedTokens, long bestMatchedTokens, PrefixMatch prefixMatch, boolean gateBlind,
+                            String matchIndex) {
+        this(label, gateRejections, admissionRejections, pressureGuardOverrides, selectedMatchedTokens,
+                bestMatchedTokens, prefixMatch, gateBlind, matchIndex, -1);
+    }
 
     public static final String INDEX_EXACT = "exact";
     public static final String INDEX_APPROXIMATE = "approximate";

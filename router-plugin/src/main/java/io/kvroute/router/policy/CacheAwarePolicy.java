@@ -8,6 +8,7 @@ import io.kvroute.router.load.WorkerLoad;
 import io.kvroute.router.prefix.PrefixIndex;
 import io.kvroute.router.prefix.PrefixIndexConfig;
 import io.kvroute.router.prefix.PrefixMatch;
+import io.kvroute.router.worker.EngineType;
 import io.kvroute.router.worker.Worker;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -317,10 +318,16 @@ public final class CacheAwarePolicy implements RoutingPolicy {
         }
 
         Decision decide(Worker worker, DecisionReason reason, String source, String label, int overrides) {
+            long selected = matchedTokens(worker);
+            // the rank is worth a second hash only when the exact index found the match and the engine takes a
+            // rank by header (vLLM's X-data-parallel-rank); SGLang's own DP controller places requests itself
+            ExactPrefixSource exactSource = exact;
+            int rank = selected > 0 && exactSource != null && exactlyMatched.contains(worker.id())
+                    && worker.engine() == EngineType.VLLM ? exactSource.bestRank(worker, request.tokenIds()) : -1;
             CacheAwareDetail detail = new CacheAwareDetail(label, gateRejections, admissionRejections, overrides,
-                    matchedTokens(worker), bestMatched, match, gateBlind,
+                    selected, bestMatched, match, gateBlind,
                     exactIndexOnly || exactlyMatched.contains(worker.id())
-                            ? CacheAwareDetail.INDEX_EXACT : CacheAwareDetail.INDEX_APPROXIMATE);
+                            ? CacheAwareDetail.INDEX_EXACT : CacheAwareDetail.INDEX_APPROXIMATE, rank);
             return new Decision(worker, reason, source, detail);
         }
 

@@ -21,4 +21,15 @@ public interface ExactPrefixSource {
      * @param tokenIds the request's ingress token ids
      */
     Map<String, Long> matchedTokens(List<Worker> candidates, int[] tokenIds);
+
+    /**
+     * The data-parallel rank of {@code worker} that holds the longest prefix of {@code tokenIds}, so
+     * the request can be pinned there (vLLM's {@code X-data-parallel-rank}); -1 when the worker has
+     * one rank, no rank holds a block of the prompt, or this source cannot answer for it. Ties go to
+     * the lowest rank. Lock-free; any thread. Called for the one chosen worker only, after
+     * {@link #matchedTokens}, so it may hash the prompt again.
+     */
+    default int bestRank(Worker worker, int[] tokenIds) {
+        return -1;
+    }
 }

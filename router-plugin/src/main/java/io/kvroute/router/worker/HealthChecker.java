@@ -31,7 +31,10 @@ import org.slf4j.LoggerFactory;
  * Without a usable {@code /v1/models} an SGLang worker falls back to {@code served_model_name},
  * {@code model_id}, then {@code model_path} of {@code /server_info}. A worker that answers
  * {@code /server_info} is SGLang; one that has none but answers {@code /v1/models} is vLLM; a
- * configured engine type overrides both.
+ * configured engine type overrides both. A vLLM worker's {@code GET /version} ({@code {"version": "..."}},
+ * vLLM {@code vllm/entrypoints/serve/instrumentator/basic.py}) is read once on discovery for the log
+ * and {@link #engineVersion}. vLLM answers {@code /health} 503 once its engine died
+ * ({@code vllm/entrypoints/serve/instrumentator/health.py}); any status but 200 counts as a failed probe.
  *
  * <p>Threading: one scheduler thread issues probes; results arrive on HTTP client threads and
  * update per-worker counters held in a concurrent map. Registry writes never happen under a lock
@@ -51,6 +54,8 @@ public final class HealthChecker implements AutoCloseable {
     private final Consumer<Worker> onDiscovered;
     private final EngineType engineOverride;
     private final Map<String, int[]> streaks = new ConcurrentHashMap<>();
+    /** Engine versions learned from {@code /version}, by worker id. */
+    private final Map<String, String> versions = new ConcurrentHashMap<>();
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "kvroute-health");
         t.setDaemon(true);
@@ -248,6 +253,35 @@ public final class HealthChecker implements AutoCloseable {
                     ? updated.withLoadEndpoints(learnedEndpoints) : updated;
         });
         registry.get(worker.id()).ifPresent(onDiscovered);
+        if (engine == EngineType.VLLM && !versions.containsKey(worker.id())) {
+            fetchVersion(worker);
+        }
+    }
+
+    /** The engine version a worker reported on {@code /version}, or null when not (yet) known. */
+    public String engineVersion(String workerId) {
+        return versions.get(workerId);
+    }
+
+    private void fetchVersion(Worker worker) {
+        client.newRequest(worker.url() + "/version")
+                .timeout(timeoutMillis, TimeUnit.MILLISECONDS)
+                .send(new BufferingResponseListener(64 * 1024) {
+                    @Override
+                    public void onComplete(Result result) {
+                        if (!result.isSucceeded() || result.getResponse().getStatus() != 200) {
+                            return;
+                        }
+                        try {
+                            String version = text(JSON.readTree(getContent()), "version");
+                            if (version != null && versions.putIfAbsent(worker.id(), version) == null) {
+                                LOG.info("worker {} runs vLLM {}", worker.url(), version);
+                            }
+                        } catch (java.io.IOException | RuntimeException e) {
+                            LOG.debug("could not parse /version of {}", worker.url(), e);
+                        }
+                    }
+                });
     }
 
     /** A non-empty text field (SGLang's {@code served_model_name} may be a string or absent). */

@@ -201,4 +201,28 @@ class VllmKvEventsPlaneTest {
             assertThat(plane.silenceWarnings).isEqualTo(1); // the never-heard rank, once
         }
     }
+
+    /**
+     * A DP-2 worker whose history sits on rank 1 only: the best rank is 1, the one a pinned request
+     * must go to; a single-rank worker and an unmatched prompt are never pinned.
+     */
+    @Test
+    void bestRank_isTheRankHoldingTheLongestMatch() throws Exception {
+        try (VllmEngineFake r0 = new VllmEngineFake(ctx, "kv@pod@m"); VllmEngineFake r1 = new VllmEngineFake(ctx, "kv@pod@m")) {
+            r1.keep(vector("multi_block_chain")); // 2 blocks of T held by rank 1
+            start();
+            subscribe(r0, r1);
+            await().atMost(WAIT).until(() -> matched(T) != null && matched(T) == 2L * BS);
+            assertThat(exact.bestRank(worker, T)).isEqualTo(1);
+            assertThat(exact.bestRank(worker, U)).isEqualTo(-1); // nobody holds U on GPU for the base model
+        }
+        try (VllmEngineFake only = new VllmEngineFake(ctx, "kv@pod@m")) {
+            only.keep(vector("multi_block_chain"));
+            plane.addWorker(worker.id(), worker.url(), "m", List.of(only.pubEndpoint), List.of(only.replayEndpoint),
+                    "kv@pod@m", BS, KvHashMode.TOKENS);
+            await().atMost(WAIT).until(() -> plane.snapshot().get(worker.id()).slots().length == 1
+                    && matched(T) != null && matched(T) == 2L * BS);
+            assertThat(exact.bestRank(worker, T)).isEqualTo(-1); // one rank: nothing to choose
+        }
+    }
 }

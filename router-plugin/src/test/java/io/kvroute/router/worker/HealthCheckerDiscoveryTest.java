@@ -32,6 +32,7 @@ class HealthCheckerDiscoveryTest {
     private HealthChecker health;
     private WorkerRegistry registry;
     private String url;
+    private volatile boolean deadEngine;
 
     @BeforeEach
     void setUp() throws Exception {
@@ -42,7 +43,13 @@ class HealthCheckerDiscoveryTest {
         server.setHandler(new Handler.Abstract() {
             @Override
             public boolean handle(Request request, Response response, Callback callback) {
-                String body = routes.get(Request.getPathInContext(request));
+                String path = Request.getPathInContext(request);
+                String body = routes.get(path);
+                if (path.equals("/health") && deadEngine) {
+                    response.setStatus(503); // vLLM once EngineDeadError was raised
+                    response.write(true, ByteBuffer.wrap("{}".getBytes(StandardCharsets.UTF_8)), callback);
+                    return true;
+                }
                 if (body == null) {
                     response.setStatus(404);
                     callback.succeeded();
@@ -105,6 +112,20 @@ class HealthCheckerDiscoveryTest {
         assertThat(w.modelId()).isEqualTo("qwen3-served");
         assertThat(w.engine()).isEqualTo(EngineType.VLLM);
         assertThat(w.loadEndpoints()).isEmpty();
+        await().atMost(WAIT).until(() -> "0.11.0".equals(health.engineVersion(w.id())));
+    }
+
+    @Test
+    void vllmDeadEngine_503OnHealth_marksTheWorkerUnhealthy() {
+        routes.put("/v1/models", "{\"object\":\"list\",\"data\":[{\"id\":\"m\",\"object\":\"model\",\"parent\":null}]}");
+        Worker w = discover();
+        await().atMost(WAIT).until(() -> registry.fleet().isHealthy(w.id()));
+        deadEngine = true;
+        health.probeAll();
+        await().atMost(WAIT).until(() -> !registry.fleet().isHealthy(w.id()));
+        deadEngine = false;
+        health.probeAll();
+        await().atMost(WAIT).until(() -> registry.fleet().isHealthy(w.id()));
     }
 
     @Test

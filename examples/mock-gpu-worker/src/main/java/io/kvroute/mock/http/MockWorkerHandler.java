@@ -50,6 +50,7 @@ public final class MockWorkerHandler extends Handler.Abstract {
     private final Engine engine;
     private final PromptEncoder encoder;
     private final String modelId;
+    private volatile boolean ignoreChatInputIds;
     private final Supplier<Map<String, Object>> serverInfo;
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong aborted = new AtomicLong();
@@ -189,6 +190,14 @@ public final class MockWorkerHandler extends Handler.Abstract {
         return requests.get();
     }
 
+    /**
+     * Chat requests drop {@code input_ids} and are tokenized from their messages, as vLLM's chat does
+     * ({@code --engine-api vllm}; {@link #recentBodies} still shows what arrived).
+     */
+    public void ignoreChatInputIds() {
+        ignoreChatInputIds = true;
+    }
+
     /** Makes {@code /health} answer 503 (a worker that is up but refuses traffic). */
     public void setHealthy(boolean isHealthy) {
         healthy = isHealthy;
@@ -282,20 +291,23 @@ public final class MockWorkerHandler extends Handler.Abstract {
     }
 
     private void generate(ApiKind kind, byte[] bytes, Response response, Callback callback, TraceSpan span) {
-        JsonNode body;
+        JsonNode received;
         try {
-            body = JSON.readTree(bytes);
+            received = JSON.readTree(bytes);
         } catch (java.io.IOException e) {
             throw new BadRequest("invalid JSON body");
         }
-        if (body == null || !body.isObject()) {
+        if (received == null || !received.isObject()) {
             throw new BadRequest("the request body must be a JSON object");
         }
+        // vLLM's chat drops input_ids; recentBodies still shows what arrived
+        JsonNode body = ignoreChatInputIds && kind == ApiKind.CHAT && received.has("input_ids")
+                ? ((com.fasterxml.jackson.databind.node.ObjectNode) received.deepCopy()).without("input_ids") : received;
         if (body.has("infer_high_priority")) {
             throw new BadRequest("'infer_high_priority' is internal to the engine and cannot be set by a client");
         }
         synchronized (recent) {
-            recent.addLast(body);
+            recent.addLast(received);
             while (recent.size() > RECENT_BODIES) {
                 recent.removeFirst();
             }
