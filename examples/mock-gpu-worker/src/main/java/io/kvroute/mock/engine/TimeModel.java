@@ -46,7 +46,8 @@ public record TimeModel(double prefillMsPer1kTokens, double decodeMsPerStep, dou
      * The long-context engine of SGLang's router-side ingress tokenization (input ids forwarded from
      * {@code experimental/sgl-router/src/server/routes/chat.rs}), derived from the figures published
      * with it (docs/benchmarks.md, section long-context, has the arithmetic): removing 100 ms of
-     * tokenization cut idle TTFT by 29 % at 55k tokens, so TTFT was 100 / 0.29 = 345 ms and prefill 245 ms; 580 ms cut 41 % at 125k, so TTFT 1,415 ms and
+     * tokenization cut idle TTFT by 29 % at 55k tokens, so TTFT was
+     * 100 / 0.29 = 345 ms and prefill 245 ms; 580 ms cut 41 % at 125k, so TTFT 1,415 ms and
      * prefill 835 ms; (245 + 835) ms / 180k tokens = 6.0 ms per 1k prefill tokens. Decode step and
      * overhead are h100-small's (those figures give none). Pair with {@code TokenizeCost.seed003()}.
      */
