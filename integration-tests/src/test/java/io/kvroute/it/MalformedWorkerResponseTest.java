@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Workers that break HTTP framing, on a raw loopback socket (a real server would not send these). The relay
- * forwards the worker's {@code Content-Length} (issue 19), so framing is the router's business too: a
+ * forwards the worker's {@code Content-Length}, so framing is the router's business too: a
  * response with both {@code Transfer-Encoding} and {@code Content-Length} is a 502 with a short message
  * naming the fault (not the client library's dump of its connection state), and bytes past the declared
  * length never reach the client.

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The PD path under hostile or unusual input (issue 14): every request ends with a relayed result
+ * The PD path under hostile or unusual input: every request ends with a relayed result
  * or an OpenAI-style JSON error, and nothing a client sends sizes an allocation or reaches the
  * engine as a router-only field.
  */

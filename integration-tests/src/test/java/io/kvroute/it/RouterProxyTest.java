@@ -51,7 +51,7 @@ class RouterProxyTest {
         assertThat(body.path("usage").path("completion_tokens").asInt()).isEqualTo(5);
         assertThat(body.path("usage").path("prompt_tokens").asInt()).isPositive();
         assertThat(response.getHeaders().get("x-kvroute-worker")).startsWith("http://127.0.0.1:");
-        // relayed byte for byte, so sized like the worker's answer rather than chunked (issue 19)
+        // relayed byte for byte, so sized like the worker's answer rather than chunked
         assertThat(response.getHeaders().get("Content-Length")).isEqualTo(String.valueOf(response.getContent().length));
         assertThat(response.getHeaders().get("Transfer-Encoding")).isNull();
     }

@@ -12,7 +12,9 @@ import org.junit.jupiter.api.Test;
  * misses. With --saturation-queue-floor the router pins such requests to the least-pressured owner
  * instead, while the gate alone keeps the owner only through its own saturation tier, which needs
  * every worker at or over the limit at once (limit 4 here); the floor (1) only needs no worker to be
- * provably idle: seed 000's point that the strict condition rarely holds.
+ * provably idle. On a real fleet the strict condition rarely holds: a few workers briefly under the
+ * limit keep the diversion firing (the rationale of SGLang's {@code --saturation-queue-floor},
+ * {@code experimental/sgl-router/src/policies/admission.rs}).
  *
  * <p>What is asserted is the routing effect through real load reports: with the floor, fewer
  * requests leave their owners for a less loaded worker (and pins happen; none without a floor).

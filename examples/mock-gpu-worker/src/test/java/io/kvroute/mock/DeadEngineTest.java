@@ -13,7 +13,7 @@ import org.zeromq.ZContext;
 import org.zeromq.ZMQ;
 
 /**
- * Issue 14 item 11: when the engine loop dies, the worker must stop looking fresh and idle. A real
+ * When the engine loop dies, the worker must stop looking fresh and idle. A real
  * worker on loopback, its load reports read with a real ZeroMQ SUB socket; the loop is killed by a
  * step listener that throws on the engine thread.
  */
@@ -23,7 +23,7 @@ class DeadEngineTest {
     void deadEngineLoop_failsHealth_endsTheRequest_andStopsLoadReports() throws Exception {
         try (MockWorkerMain.MockWorker worker = MockWorkerMain.start("--port", "0", "--decode-ms-per-step", "1");
                 ZContext zmq = new ZContext()) {
-            // PUB/SUB drops what is published before a subscription lands (the slow joiner, STACK-NOTES):
+            // PUB/SUB drops what is published before a subscription lands (the slow joiner):
             // reconnect and retry for the first report instead of betting on one window (flaked in CI).
             ZMQ.Socket sub = null;
             byte[] first = null;

@@ -8,7 +8,7 @@ import io.kvroute.scheduler.report.LoadStat;
 import org.junit.jupiter.api.Test;
 
 /**
- * The mock engine's load as the scheduler plugin publishes it (issue 14 item 12): {@code num_tokens}
+ * The mock engine's load as the scheduler plugin publishes it: {@code num_tokens}
  * is KV in use, the extension's {@code num_total_tokens} adds admission reservations not yet
  * computed, so a worker whose KV is all reserved is busy although little is in use yet.
  */

@@ -20,7 +20,8 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * The exact KV-event index (issue 17). {@code ingest}: decode one SGLang-format batch of 16
+ * The exact KV-event index (the engines' KV events applied to
+ * a block-hash tree, docs/benchmarks.md "KV-event index"). {@code ingest}: decode one SGLang-format batch of 16
  * BlockStored events x 16 hashes and apply it, then the matching BlockRemoved batch (so the index
  * stays at its preloaded size); one op = one block event. {@code lookup128k}: 64 workers, 1M
  * blocks stored (64 workers x 16,384 blocks, block size 16, each worker a 30% shared system prefix

@@ -29,7 +29,8 @@ import org.openjdk.jmh.annotations.TearDown;
  * default) or off. The history ({@code historyTokens}, alternating user/assistant turns) has been seen
  * before; every invocation sends it with a NEW ~200-token user message, so the cached variant
  * tokenizes only that message (and the previous answer turn, new as history) while the uncached one
- * tokenizes everything. Issue 19's target: at most 10 ms at 100k tokens of history.
+ * tokenizes everything. The target: at most 10 ms at 100k tokens of history (docs/benchmarks.md,
+ * "Multi-turn tokenization").
  *
  * <p>Run: {@code java -cp integration-tests/target/kvroute-bench.jar org.openjdk.jmh.Main
  * MultiTurnTokenizeBenchmark -f 1 -wi 3 -w 2s -i 5 -r 2s}

@@ -7,7 +7,11 @@ import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
-/** Deterministic inputs shared by the prefix-index benchmarks (seed 004's scenarios). */
+/**
+ * Deterministic inputs shared by the prefix-index benchmarks (the cases LightLLM benchmarked its
+ * compressed tree on, {@code lightllm/server/httpserver_for_pd_master/pd_selector/prompt_cache_tree.py};
+ * docs/benchmarks-tree.md).
+ */
 public final class PrefixBenchData {
     public static final int STRIDE = KeyBuilder.DEFAULT_SAMPLE_STRIDE;
 

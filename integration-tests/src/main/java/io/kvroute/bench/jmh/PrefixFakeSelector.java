@@ -6,9 +6,9 @@ import io.kvroute.router.prefix.PrefixKey;
 import io.kvroute.router.prefix.PrefixMatch;
 
 /**
- * The "decide" step of seed 004's benchmark: LightLLM's load-balanced cache-aware selector reduced
+ * The "decide" step of LightLLM's compressed-tree benchmark: LightLLM's load-balanced cache-aware selector reduced
  * to 4 fake prefill worker loads. Sample the prompt, match once, take the best-matching worker
- * unless it is busy (then the least loaded, reporting a zero hit, as the seed does after a
+ * unless it is busy (then the least loaded, reporting a zero hit, as LightLLM does after a
  * reassignment), record ownership. Key building from the String is part of the timed work.
  */
 public final class PrefixFakeSelector {

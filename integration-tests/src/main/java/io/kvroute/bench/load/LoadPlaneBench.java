@@ -20,7 +20,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 
 /**
- * Ingest benchmark of the router load plane (kvroute issue 4).
+ * Ingest benchmark of the router load plane (docs/benchmarks-load.md).
  *
  * <p>{@code workers} real {@link LoadPublisher}s (one PUB socket each, loopback tcp, HWM 8,
  * publishing on every step) are stepped by one driver thread at {@code rate} reports per second in

@@ -17,7 +17,7 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * The minimal upstream of the proxy benchmarks, the role nginx's {@code return 200 '...'} plays in
- * issue 19's table: every POST gets the same small chat completion, GET {@code /health} gets 200, and
+ * an nginx-only baseline: every POST gets the same small chat completion, GET {@code /health} gets 200, and
  * nothing is parsed. The request body is consumed (discarded) so keep-alive connections stay usable.
  *
  * <p>Listening on {@code 0.0.0.0} lets one server answer as many "workers" as there are loopback

@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * {@code fleet-scale} (issue 19): does the router's per-request cost grow with the fleet? One minimal
+ * {@code fleet-scale}: does the router's per-request cost grow with the fleet? One minimal
  * upstream answers as 4, 64, 256 and 1,024 workers (distinct 127.0.x.y addresses, one port); for each
  * size, in one run: an nginx reverse proxy over the same workers (when installed), kvroute
  * {@code round_robin} and kvroute {@code cache_aware} + tokenizer; throughput at 32 connections and the

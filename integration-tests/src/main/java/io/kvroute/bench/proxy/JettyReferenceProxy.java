@@ -10,7 +10,7 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * Jetty's own reverse proxy ({@link ProxyHandler.Reverse}, default client tuning) rotating over the
- * workers: the reference relay issue 19 names. It runs on the same server and HTTP client stack as
+ * workers: the reference relay. It runs on the same server and HTTP client stack as
  * kvroute and does nothing else (no body read, no JSON, no routing, no metrics), so its throughput
  * is the ceiling for any relay built on that stack on this box, and the gap to kvroute is kvroute's
  * own work.

@@ -26,7 +26,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
- * {@code multi-turn-overhead} (issue 19): the router's own time on turn N of a long chat, end to end. A
+ * {@code multi-turn-overhead}: the router's own time on turn N of a long chat, end to end. A
  * kvroute {@code cache_aware} router with the bundled Qwen3 tokenizer in front of a fixed-reply upstream
  * plays one conversation turn by turn (each turn: the previous answer and a new ~200-token user message)
  * until the history passes the target size, then measures the next turns one request at a time. The

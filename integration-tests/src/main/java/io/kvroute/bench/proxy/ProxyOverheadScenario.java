@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * {@code proxy-overhead} (issue 19): direct to a minimal upstream, through an nginx reverse proxy (when
+ * {@code proxy-overhead}: direct to a minimal upstream, through an nginx reverse proxy (when
  * nginx is installed), and through kvroute with {@code round_robin} and with {@code cache_aware} + the
  * Qwen3 tokenizer + {@code input_ids} forwarding, side by side in ONE run on the same box. Prints
  * throughput at 32 connections, p50/p99 there, the unloaded (1 connection) p50 and the ratios; the

@@ -25,7 +25,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code replicas} (issue 17): the multi-turn workload sent round-robin across N router replicas
+ * {@code replicas}: the multi-turn workload sent round-robin across N router replicas
  * (default 3, {@code -Dkvroute.replicas=N}) over one fleet of 4 mock workers, each replica running
  * {@code cache_aware}. Variants: {@code single} (1 replica, exact index), {@code replicas-approximate}
  * (N replicas, each with only its own prefix tree), {@code replicas-exact} (N replicas, all fed by

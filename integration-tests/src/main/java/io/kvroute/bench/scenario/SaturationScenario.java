@@ -115,7 +115,7 @@ final class SaturationScenario implements Scenario {
         List<String> worker = new ArrayList<>(time.workerArgs());
         worker.addAll(extraWorkerArgs);
         // calibrated on the router's own prefix tree (docs/benchmarks.md, saturation); with the engines' KV
-        // events (--cache-index auto, the default since issue 17) the --quick smoke run saw no pin: owners
+        // events (--cache-index auto, the default) the --quick smoke run saw no pin: owners
         // follow the engines' evictions there. Kept on the tree until recalibrated.
         List<String> router = new ArrayList<>(List.of("--policy", "cache_aware", "--cache-index", "approximate"));
         router.addAll(variants.get(variant));

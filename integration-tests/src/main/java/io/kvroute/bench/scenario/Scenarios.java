@@ -155,7 +155,8 @@ public final class Scenarios {
     }
 
     /**
-     * long-context in real time on the seed003 preset: seed 003's prompt sizes, 5 samples of each
+     * long-context in real time on the seed003 preset: the prompt sizes of SGLang's
+     * router-side ingress tokenization measurement (55k, 90k, 125k tokens), 5 samples of each
      * sent one at a time 2.5 s apart on the idle fleet (the 125k prompt's TTFT is about 1.8 s), then
      * 5 rounds 4 s apart in which the three sizes arrive together (1 ms apart, so they queue at the
      * worker's one tokenizer thread or, forwarded, in the engine) while 8 background streams of

@@ -26,10 +26,11 @@ public record TimeModelSpec(double prefillMsPer1kTokens, double decodeMsPerStep,
     }
 
     /**
-     * The mock worker's {@code seed003} preset (derived from seed 003's own figures, see
-     * docs/benchmarks.md): 6.0 ms per 1k prefill tokens, 9 ms per decode step, 1 ms per step, engine
+     * The mock worker's {@code seed003} preset (derived from the figures published with
+     * SGLang's router-side ingress tokenization, see docs/benchmarks.md): 6.0 ms per 1k prefill tokens,
+     * 9 ms per decode step, 1 ms per step, engine
      * tokenization 100 ms at 55k tokens and 580 ms at 125k on the worker's one tokenizer thread; the
-     * {@code sglang} loop (seed 003 is an SGLang setup) with SGLang's default budgets
+     * {@code sglang} loop (that measurement ran on SGLang) with SGLang's default budgets
      * (max_prefill_tokens 16384, chunked_prefill_size 8192).
      */
     public static TimeModelSpec seed003(double speedup) {
@@ -43,7 +44,8 @@ public record TimeModelSpec(double prefillMsPer1kTokens, double decodeMsPerStep,
     }
 
     /**
-     * The mock worker's {@code h100-small} preset (H100 / Qwen3.5-0.8B, seed 002's setup): 25 ms per 1k
+     * The mock worker's {@code h100-small} preset (H100 / Qwen3.5-0.8B, the setup of
+     * LightLLM's prefill-queue scheduling measurement): 25 ms per 1k
      * prefill tokens, 9 ms per decode step, 1 ms per step, with batch_max_tokens = chunked_prefill_size = 1024.
      */
     public static TimeModelSpec seed002(double speedup) {

@@ -8,9 +8,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The {@code tree} scenario: seed 004's prefix-tree micro-benchmarks, run through
+ * The {@code tree} scenario: the prefix-tree micro-benchmarks LightLLM ran on its compressed
+ * tree ({@code lightllm/server/httpserver_for_pd_master/pd_selector/prompt_cache_tree.py}), run through
  * {@link TreeBenchmarkTable#run(boolean)} (JMH in process; {@code --quick} = no fork and tiny
- * iteration counts). One variant, no fleet; the result is a list of cases (median µs, the seed's
+ * iteration counts). One variant, no fleet; the result is a list of cases (median µs, LightLLM's
  * figure, speedup). Registered through {@code META-INF/services/io.kvroute.bench.Scenario}.
  */
 public final class TreeScenario implements Scenario {

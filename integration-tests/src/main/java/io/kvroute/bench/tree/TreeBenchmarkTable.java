@@ -21,8 +21,9 @@ import org.openjdk.jol.info.GraphLayout;
 
 /**
  * The prefix-tree benchmark table of the harness's {@code tree} scenario: runs the {@code Prefix*}
- * JMH suite programmatically and pairs each median with seed 004's figure for its compressed tree
- * (null where the seed gave only ratios against upstream). Two rows are not times: the retained
+ * JMH suite programmatically and pairs each median with LightLLM's figure for its compressed tree
+ * ({@code lightllm/server/httpserver_for_pd_master/pd_selector/prompt_cache_tree.py};
+ * null where LightLLM gave only ratios against upstream). Two rows are not times: the retained
  * bytes of the 64-branch tree (JOL) and the edge count after the 256-turn chat.
  */
 public final class TreeBenchmarkTable {

@@ -49,7 +49,8 @@ public final class ChatRequests {
     }
 
     /**
-     * A chat whose prompt arrives as token ids, as seed 002 drove its engine ("token ID lists"): the
+     * A chat whose prompt arrives as token ids, as LightLLM's prefill-queue scheduling measurement
+     * drove its engine: the
      * router never tokenizes it, the engine takes the ids as they are. {@code messages} carries only a
      * short label, for logs.
      */

@@ -9,7 +9,8 @@ import java.util.random.RandomGenerator;
  * Very long chat prompts (about 55k, 90k and 125k tokens), first on an idle fleet one at a time
  * ({@code samples} rounds of the sizes in turn), then in {@code samples} loaded rounds in which all
  * sizes arrive together (1 ms apart, as concurrent long prompts queue at an engine's single
- * tokenizer in seed 003) while background streams keep the fleet decoding. Long prompts have class
+ * tokenizer in SGLang's router-side ingress tokenization measurement) while background streams
+ * keep the fleet decoding. Long prompts have class
  * {@code long} and tags {@code idle-55k} / {@code loaded-55k} (one tag per (phase, size) cell, with
  * {@code samples} requests each); the background streams have class and tag {@code background}.
  * Pure and seeded.

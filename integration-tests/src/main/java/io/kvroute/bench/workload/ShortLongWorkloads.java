@@ -6,7 +6,8 @@ import java.util.List;
 import java.util.random.RandomGenerator;
 
 /**
- * The two short/long mixes of seed 002's measurement (REFERENCE.md §6): {@code long-first-burst}
+ * The two short/long mixes of LightLLM's prefill-queue scheduling measurement
+ * (docs/benchmarks.md): {@code long-first-burst}
  * (48 long prompts of 16,384 tokens scheduled at 0-47 ms, then 48 short prompts of 128 tokens at
  * 60-107 ms) and {@code interleaved} (192 requests at 500 req/s, one long to three short). Output
  * 128 tokens each. Classes {@code long} and {@code short}. Pure and seeded.
@@ -85,7 +86,7 @@ public final class ShortLongWorkloads {
     }
 
     /**
-     * Prompts are token-id lists, as in seed 002: random ids in the Qwen3 vocabulary, so no two
+     * Prompts are token-id lists, as in that measurement: random ids in the Qwen3 vocabulary, so no two
      * prompts share a cached prefix and neither the router nor the engine spends CPU tokenizing.
      */
     private static int[] ids(RandomGenerator random, int tokens) {

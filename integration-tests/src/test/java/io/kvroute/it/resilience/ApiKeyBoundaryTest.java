@@ -11,7 +11,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 14 item 13, over real HTTP: with {@code --api-key} everything but {@code /healthz} and
+ * Over real HTTP: with {@code --api-key} everything but {@code /healthz} and
  * {@code /readyz} needs the key; {@code --metrics-port} moves {@code /metrics} to its own connector,
  * which serves nothing else and needs no key.
  */

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Fault drills 1–3 of issue 10 on in-process workers: a worker killed mid-stream, a worker killed
+ * Fault drills 1–3 (docs/operations.md) on in-process workers: a worker killed mid-stream, a worker killed
  * under 200 concurrent requests, and a flapping worker driving its breaker open and half-open.
  * (Drill 4, load-report loss, belongs to the load plane and is not here.)
  */

@@ -22,7 +22,8 @@ import org.eclipse.jetty.http.HttpMethod;
  * succeeds; failing it aborts the request), the chunk retained until then.
  *
  * <p>Upstream URIs are parsed once per (worker, path) and reused: {@code newRequest(String)} parses
- * the URL on every call, which was a visible share of the relay's CPU (issue 19's profile). The
+ * the URL on every call, which was a visible share of the relay's CPU (JFR profile of the
+ * {@code proxy-overhead} benchmark, docs/benchmarks.md "Router efficiency"). The
  * cache is cleared when it reaches {@link #MAX_CACHED_URIS}, so worker churn cannot grow it.
  */
 final class JettyUpstream implements Upstream {
@@ -52,8 +53,9 @@ final class JettyUpstream implements Upstream {
                 .idleTimeout(request.idleTimeoutMillis(), TimeUnit.MILLISECONDS);
         long handedNanos = System.nanoTime();
         long[] onConnectionNanos = {-1};
-        // Stage timings (issue 19): queue + connect until the request is written on a connection, then the
-        // worker's time to its first byte. Listener callbacks of one request run one after another.
+        // Stage timings of the router's overhead metrics: queue + connect until the request is written on
+        // a connection, then the worker's time to its first byte. Listener callbacks of one request run
+        // one after another.
         proxyToWorker.onRequestBegin(r -> onConnectionNanos[0] = System.nanoTime());
         proxyToWorker.onResponseBegin(r -> {
             long now = System.nanoTime();

@@ -1,8 +1,9 @@
 package io.kvroute.router.kvevents;
 
 /**
- * One decoded engine KV event (REFERENCE §8). Hashes are the engine's 64-bit block ids; a bytes
- * hash on the wire (vLLM with {@code VLLM_KV_EVENTS_USE_INT_BLOCK_HASHES=0}) is folded to its last
+ * One decoded engine KV event, as vLLM {@code vllm/distributed/kv_events.py} publishes it
+ * (SGLang {@code python/sglang/srt/disaggregation/kv_events.py} copies it). Hashes are the engine's 64-bit block
+ * ids; a bytes hash on the wire (vLLM with {@code VLLM_KV_EVENTS_USE_INT_BLOCK_HASHES=0}) is folded to its last
  * 8 bytes big-endian, which is exactly the integer vLLM sends otherwise
  * ({@code int.from_bytes(digest, "big") & (2**64 - 1)}, vLLM {@code vllm/v1/core/kv_cache_utils.py}).
  */

@@ -7,7 +7,9 @@ import java.util.ArrayDeque;
 /**
  * The sequence state machine of one KV-event publisher (one engine dp rank), with no transport:
  * the adapter feeds it live batches, replay answers and clock ticks, and it tells a {@link Sink}
- * what to apply, when to clear the publisher's blocks and when to ask for a replay (REFERENCE §8).
+ * what to apply, when to clear the publisher's blocks and when to ask for a replay (the replay protocol of vLLM
+ * {@code vllm/distributed/kv_events.py}: a start seq below the oldest buffered batch cannot be served,
+ * so the worker is then rebuilt from scratch).
  *
  * <ul>
  *   <li><b>NEW</b>: nothing seen. A publisher that has sent nothing holds nothing as far as the

@@ -1,5 +1,7 @@
 /**
- * Precise prefix-cache routing from the engines' own KV events (issue 17, REFERENCE §1, §8, §9).
+ * Precise prefix-cache routing from the engines' own KV events (as Dynamo and llm-d do;
+ * wire format of vLLM {@code vllm/distributed/kv_events.py}, discovery through SGLang's
+ * {@code /server_info} {@code kv_events} block, {@code python/sglang/srt/server_args.py}).
  *
  * <p>Start reading at {@link io.kvroute.router.kvevents.KvEventsPlane} (the JeroMQ adapter: one SUB
  * socket per engine dp rank, one DEALER per replay socket, all owned by one thread) and

@@ -8,8 +8,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * The router's own recent dispatches per worker, so a snapshot can add the requests sent after a
- * worker's last load report (REFERENCE §2: "dispatches made by this router after captured_at are
- * added on top").
+ * worker's last load report: a report counts what the engine saw at its capture time, so dispatches
+ * this router made after that instant are added on top (as SGLang's router does in
+ * {@code experimental/sgl-router/src/policies/engine_load.rs}).
  *
  * <p>Per worker a ring of the last {@link #capacity} dispatch times (nanos, the router's clock).
  * {@link #recordDispatch} is lock-free and safe from any thread: it reserves a slot (one

@@ -7,7 +7,9 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The engine load view one request uses for its whole routing decision (REFERENCE §2).
+ * The engine load view one request uses for its whole routing decision, captured once at ingress so
+ * every comparison in that decision sees the same numbers
+ * (SGLang {@code experimental/sgl-router/src/policies/engine_load.rs}).
  *
  * <p>Immutable: a {@link LoadTable} version plus the instant it was captured ({@link #nowNanos()},
  * the router's clock). Freshness is judged against that instant, so every lookup in one decision
@@ -114,7 +116,8 @@ public final class EngineLoadSnapshot {
 
     /**
      * True when some worker of {@code fleet} has a fresh queue reading strictly below {@code floor}
-     * (REFERENCE §3 saturation pin: an unknown queue is not evidence, so stale workers never count).
+     * (the saturation pin fails closed: an unknown queue is not evidence, so stale workers never count;
+     * SGLang {@code experimental/sgl-router/src/policies/admission.rs}).
      * The reading includes this router's dispatches since the report.
      */
     public boolean anyFreshQueueBelow(Iterable<String> fleet, long floor) {

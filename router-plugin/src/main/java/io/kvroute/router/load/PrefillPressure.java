@@ -8,8 +8,8 @@ import java.util.Optional;
 import java.util.function.ToIntFunction;
 
 /**
- * Orders workers by prefill pressure, least pressured first (REFERENCE §3
- * {@code compare_prefill_pressure}).
+ * Orders workers by prefill pressure, least pressured first ({@code compare_prefill_pressure}
+ * in SGLang {@code experimental/sgl-router/src/policies/admission.rs}).
  *
  * <p>Engine data is used only if EVERY worker of the compared set has a fresh sample in the
  * snapshot; otherwise all are compared on the router-local in-flight count (mixing sources would

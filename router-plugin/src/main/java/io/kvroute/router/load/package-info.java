@@ -6,7 +6,8 @@
  * <p>Start reading at {@link io.kvroute.router.load.LoadPlane} (the thread that owns every socket),
  * then {@link io.kvroute.router.load.EngineLoadSnapshot} (what policies read) and
  * {@link io.kvroute.router.load.PrefillPressure} / {@link io.kvroute.router.load.DecodePressure}
- * (REFERENCE §3 {@code compare_prefill_pressure}). Everything except {@code LoadPlane} is plain Java
+ * ({@code compare_prefill_pressure} of SGLang {@code experimental/sgl-router/src/policies/admission.rs}).
+ * Everything except {@code LoadPlane} is plain Java
  * with an injected clock. Wire format: {@code docs/load-report-protocol.md}.
  */
 package io.kvroute.router.load;

@@ -6,7 +6,8 @@ import java.util.function.Function;
 /**
  * Per-request meters looked up by their tag values instead of rebuilt. Micrometer's
  * {@code Builder.register} allocates a builder, a tag list and a {@code Meter.Id} and hashes them on
- * every call; on the proxy hot path that was about a tenth of the router's CPU (issue 19's profile).
+ * every call; on the proxy hot path that was about a tenth of the router's CPU (JFR profile,
+ * docs/benchmarks.md "Where the time went").
  * The router never removes counters or timers (only worker gauges), so a meter found once stays the
  * registered one, and the memo holds no more series than the registry already does.
  *

@@ -11,7 +11,8 @@ import java.util.random.RandomGenerator;
  * loaded, ties to the first sampled. k = 1 is uniform random; k >= pool is the exact minimum (ties
  * to registry order). {@code power_of_two} is k = 2.
  *
- * <p>Load is compared as prefill pressure (REFERENCE §3): the engine's estimated prefill queue ms
+ * <p>Load is compared as prefill pressure ({@code compare_prefill_pressure} of SGLang
+ * {@code experimental/sgl-router/src/policies/admission.rs}): the engine's estimated prefill queue ms
  * when every sampled worker has it, then (waiting uncached tokens, waiting requests, running requests), then
  * router-local in-flight; engine data is used only when every sampled worker has a fresh report,
  * otherwise all of them are compared on router-local in-flight. A decode pool is compared on decode

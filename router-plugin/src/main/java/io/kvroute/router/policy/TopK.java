@@ -11,7 +11,8 @@ import java.util.PriorityQueue;
  * order the result equals {@code sort(order)} then {@code subList(0, k)}. The cache-aware ladder
  * ranks every owner of a matched prefix but keeps only its candidate cap (32 by default); with a
  * prompt that all of 1,024 workers own, a full sort of the owners cost about ten thousand pressure
- * comparisons per request (issue 19's fleet-scale profile), the heap about one per owner.
+ * comparisons per request (JFR profile of the {@code fleet-scale} benchmark,
+ * docs/benchmarks.md), the heap about one per owner.
  */
 final class TopK {
     private TopK() {}

@@ -17,7 +17,8 @@ import java.util.function.LongSupplier;
  * {@code worker -> last access tick}, per-worker capacity, a global node cap and a global bound on
  * its estimated bytes (across all workers, {@link PrefixIndexConfig#maxBytes}).
  *
- * <p>Follows LightLLM's compressed prompt-cache tree (seed 004): long edges stored and compared
+ * <p>Follows LightLLM's compressed prompt-cache tree
+ * ({@code lightllm/server/httpserver_for_pd_master/pd_selector/prompt_cache_tree.py}): long edges stored and compared
  * whole, split at a divergence or at an insert's end; one clock read per insert; character-level
  * leaf-to-root LRU with trimming of partial leaf edges; no recursion anywhere.
  *

@@ -9,7 +9,7 @@ import java.util.Objects;
 /**
  * The {@code kv_events} block of an engine's {@code /server_info}, as SGLang advertises it
  * ({@code describe_kv_events_publisher} in sgl-project/sglang {@code python/sglang/srt/server_args.py},
- * placed under {@code "kv_events"} by {@code python/sglang/srt/entrypoints/http_server.py}; REFERENCE §9):
+ * placed under {@code "kv_events"} by {@code python/sglang/srt/entrypoints/http_server.py}):
  * <pre>{"publisher": "zmq", "endpoint_host": "*", "endpoint_port_base": 5557, "topic": "kv",
  *  "block_size": 64, "dp_size": 2, "load_endpoint_port_base": 5559, "load_topic": "load"}</pre>
  * Rank {@code r} publishes KV events on {@code tcp://HOST:endpoint_port_base + r}, load reports on

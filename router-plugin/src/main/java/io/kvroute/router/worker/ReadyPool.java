@@ -18,8 +18,9 @@ import java.util.function.Supplier;
 
 /**
  * The workers a request may be sent to, per role and model, published as an immutable snapshot that
- * is rebuilt when the fleet or a breaker changes, not re-scanned per request (issue 19: with 1,016
- * workers every request paid ~2 µs per worker for a fleet scan and one breaker lock per worker). The
+ * is rebuilt when the fleet or a breaker changes, not re-scanned per request (the {@code fleet-scale}
+ * benchmark, docs/benchmarks.md: with 1,016 workers every request paid ~2 µs per worker for a fleet
+ * scan and one breaker lock per worker). The
  * model is grpc-java's {@code RoundRobinLoadBalancer}: state changes build a new picker; requests only
  * read the current one.
  *

@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.kvroute.router.policy.CacheAwareConfig;
 import org.junit.jupiter.api.Test;
 
-/** The cache_aware and session-affinity flags: defaults, seed 000's invariants and their order. */
+/** The cache_aware and session-affinity flags: defaults, the validation rules of
+ * SGLang's experimental router ({@code experimental/sgl-router/src/config/cli.rs}) and their order:
+ * numeric checks before policy checks. */
 class CacheAwareOptionsTest {
 
     @Test

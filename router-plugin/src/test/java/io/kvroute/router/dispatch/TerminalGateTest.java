@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 class TerminalGateTest {
 
     /**
-     * The race of issue 14 item 6, replayed step by step. Before the gate, PdDispatch's
+     * A race between a decode chunk and the final error, replayed step by step. Before the gate, PdDispatch's
      * {@code onDecodeContent} checked {@code abandoned}, released the lock and wrote a chunk, while
      * {@code fail()} (a router shutdown, or a decode failure seen on another thread) checked
      * {@code finished} without claiming it and wrote the final error:

@@ -10,7 +10,10 @@ import org.junit.jupiter.api.Test;
 import org.msgpack.core.MessageBufferPacker;
 import org.msgpack.core.MessagePack;
 
-/** Both wire encodings of REFERENCE §8, packed here with a raw msgpack packer (not our publisher's encoder). */
+/**
+ * Both wire encodings of vLLM {@code vllm/distributed/kv_events.py} (events as tagged arrays or as maps
+ * with a {@code type} key), packed here with a raw msgpack packer (not our publisher's encoder).
+ */
 class KvEventDecoderTest {
 
     interface Body {

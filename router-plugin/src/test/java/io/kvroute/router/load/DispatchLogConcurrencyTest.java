@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
-/** {@link DispatchLog} and the snapshot over it while dispatches are being recorded (issue 14 item 9). */
+/** {@link DispatchLog} and the snapshot over it while dispatches are being recorded; every snapshot must
+ * see a consistent count. */
 class DispatchLogConcurrencyTest {
     private static final long S = 1_000_000_000L;
 

@@ -267,7 +267,8 @@ class LoadPlaneTest {
             plane.addWorker("w", List.of(endpoint));
             publishUntilSeen(first, "w", LoadStat.base(1, 1, 1, 1, 0));
             // Run the first publisher's seq well past what a new publisher loses while joining
-            // (0-235 in STACK-NOTES trials), so its restart shows as seq going backwards.
+            // (PUB/SUB's slow joiner: 0-235 messages in trials on a 2-core box), so its restart shows
+            // as seq going backwards.
             int[] i = {0};
             await().atMost(WAIT).pollInterval(Duration.ofMillis(1)).until(() -> {
                 first.onStep(LoadStat.base(1, 2 + (i[0]++ % 2), 1, 1, 0)); // handoff conflates; seq counts sends

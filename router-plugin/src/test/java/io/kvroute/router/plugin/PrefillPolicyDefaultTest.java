@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code --prefill-policy} defaults to {@code --policy}: the help text, the policy the router really builds and the
- * validation of the cache-aware flags all agree (issue 14 item 7).
+ * validation of the cache-aware flags all agree.
  */
 class PrefillPolicyDefaultTest {
 

@@ -17,12 +17,14 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * The ladder against a naive model written straight from REFERENCE §3 and seed 000, on random
+ * The ladder against a naive model written straight from the admission rules of SGLang's
+ * experimental router ({@code experimental/sgl-router/src/policies/admission.rs}, with the saturation pin of its
+ * {@code --saturation-queue-floor}), on random
  * fleets: random ownership depths, fresh / stale / missing reports, capacity edges, queue limits,
  * floors and router-local in-flight counts. The model re-sorts and re-scans everything (no early
  * exits), so an ordering or short-circuit bug in the policy shows up as a different pick or reason.
  * It shares no decision code with production: its pressure order and its pressure guard are written
- * here from REFERENCE §3 (only the snapshot's numbers are read through {@link EngineLoadSnapshot}).
+ * here from those rules (only the snapshot's numbers are read through {@link EngineLoadSnapshot}).
  */
 class CacheAwareLadderModelTest {
     private static final int[] DEPTHS = {0, 0, 500, 1023, 1024, 1500, 2048, 3000, 3500, 4096};
@@ -183,7 +185,7 @@ class CacheAwareLadderModelTest {
     }
 
     /**
-     * REFERENCE §3 {@code compare_prefill_pressure}, each key chosen for the whole set: router-local
+     * {@code compare_prefill_pressure}, each key chosen for the whole set: router-local
      * in-flight unless every worker is fresh; else estimated ms (when all have one), waiting uncached
      * tokens (when all report the extension), waiting, running, then in-flight.
      */
@@ -207,7 +209,7 @@ class CacheAwareLadderModelTest {
                 .thenComparing(local);
     }
 
-    /** REFERENCE §3 pressure guard: best is materially more pressured, gap over abs AND over rel x rival. */
+    /** Pressure guard: best is materially more pressured, gap over abs AND over rel x rival. */
     private static boolean guardFires(WorkerLoad rival, WorkerLoad best, CacheAwareConfig c) {
         if (rival.estimatedPrefillQueueMs().isPresent() && best.estimatedPrefillQueueMs().isPresent()) {
             double r = rival.estimatedPrefillQueueMs().getAsDouble();

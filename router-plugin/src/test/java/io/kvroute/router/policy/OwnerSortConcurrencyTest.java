@@ -19,7 +19,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 14 item 8: 64 owners tied on matched tokens are sorted on prefill pressure while other
+ * 64 owners tied on matched tokens are sorted on prefill pressure while other
  * threads move the router-local in-flight counters, and over load snapshots where only some owners
  * have an estimated queue time. Every decision must end in one of the owners, never in TimSort's
  * "Comparison method violates its general contract!".

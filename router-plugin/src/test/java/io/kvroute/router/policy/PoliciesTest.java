@@ -83,7 +83,7 @@ class PoliciesTest {
 
     @Test
     void minLoadChoices_samplesAsAFisherYatesOverTheWholeIndexArray() {
-        // The policy keeps only the swapped slots of the index array (no O(pool) array per request, issue 19);
+        // The policy keeps only the swapped slots of the index array (no O(pool) array per request);
         // the picks must be exactly those of the textbook shuffle over a real array with the same draws. Loads are
         // distinct, so the winner is the least loaded of the sampled set and a different sample shows up as a
         // different winner for some seed.

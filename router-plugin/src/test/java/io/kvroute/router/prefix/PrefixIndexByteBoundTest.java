@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 14 item 14: the global byte bound holds across workers whose own capacity is far from
+ * The global byte bound holds across workers whose own capacity is far from
  * reached, and it evicts the least recently used keys whoever owns them.
  */
 class PrefixIndexByteBoundTest {

@@ -11,7 +11,7 @@ import java.util.List;
 /**
  * The node self request limit: a request enters the engine only when it gets a request slot and a
  * KV reservation; one that cannot within {@code resource-wait-timeout-secs} is answered busy (429
- * {@code server_busy}) before any output. Follows LightLLM's node resource wait (seed 002).
+ * {@code server_busy}) before any output. Follows LightLLM's node resource wait.
  *
  * <p>Order: pending requests are admitted head-first; admission-high-priority ones are queued ahead
  * of normal ones (FIFO among themselves). The head blocks the others (no overtaking by smaller

@@ -9,7 +9,8 @@ package io.kvroute.scheduler.batch;
  * @param decodeSharesTokenBudget true: decode tokens are charged against {@code batchMaxTokens}
  *     before prefill (one mixed forward pass, SGLang's mixed chunk); false: decode runs as its own
  *     forward pass in the same step and is charged against KV and running slots only (LightLLM's
- *     default backend; with it, seed 002's long-request TTFT is unaffected by running decodes,
+ *     default backend; with it, the long-request TTFT of the {@code long-first-burst} and
+ *     {@code interleaved} workloads (docs/benchmarks.md) is unaffected by running decodes,
  *     whereas charging one decode token makes a full 1024-token chunk never fit a 1024 budget)
  */
 public record BatchBudget(int batchMaxTokens, int chunkedPrefillSize, int runningMaxReqSize,

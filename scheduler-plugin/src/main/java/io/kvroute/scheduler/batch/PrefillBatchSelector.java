@@ -7,7 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Picks one step's batch from an ordered ready list (LightLLM's budget loop, seed 002).
+ * Picks one step's batch from an ordered ready list (LightLLM's budget loop in
+ * {@code lightllm/server/router/model_infer/mode_backend/chunked_prefill/impl.py}).
  *
  * <p>Rules, in order: decode requests are charged first (one KV token and one running slot each,
  * plus one token of step budget when {@link BatchBudget#decodeSharesTokenBudget}; they always run). Then prefill requests in ready-list order, each taking at most one chunk

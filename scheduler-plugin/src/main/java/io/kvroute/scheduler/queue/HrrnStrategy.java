@@ -4,7 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@code hrrn}: token-based Highest Response Ratio Next (seed 002, after SGLang PR #32911).
+ * {@code hrrn}: token-based Highest Response Ratio Next (after SGLang PR #32911;
+ * LightLLM {@code lightllm/server/router/model_infer/mode_backend/prefill_queue_strategy/}).
  * Negative-priority prefill requests first, in queue order; normal requests by
  * {@code waited / uncached} descending, then by arrival sequence ascending (an integer, as LightLLM's request id), where
  * {@code waited = max(0, processed - arrivalProcessed)} and {@code uncached = max(1, inputLen -

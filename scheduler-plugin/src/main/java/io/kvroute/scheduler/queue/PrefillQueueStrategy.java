@@ -4,8 +4,9 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Orders the engine's ready list once per step, before the token/KV budget loop (seed 002,
- * REFERENCE.md section 6).
+ * Orders the engine's ready list once per step, before the token/KV budget loop, as LightLLM's
+ * {@code lightllm/server/router/model_infer/mode_backend/prefill_queue_strategy/} does; it never
+ * preempts running work.
  *
  * <p>Contract of {@link #reorder}: returns a new list that is a permutation of {@code ready} (never
  * drops or duplicates); never mutates the input list or any request's progress state; keeps ties

@@ -1,7 +1,8 @@
 package io.kvroute.scheduler.queue;
 
 /**
- * The two priorities, kept apart as in seed 002. {@code high_priority_request} is an admission flag
+ * The two priorities, kept apart as in LightLLM's
+ * {@code lightllm/server/router/model_infer/mode_backend/prefill_queue_strategy/}. {@code high_priority_request} is an admission flag
  * (queue insertion before the first normal request). {@code infer_high_priority} is internal to the
  * engine: clients cannot set it, and only PD continuation segments ({@code segment_index > 0}) get
  * it; a first segment is never promoted, even on a prefix-cache hit.

@@ -7,7 +7,9 @@ import java.util.List;
  * {@code promote_shortest}: negative-priority prefill requests first, in queue order; then the ONE
  * normal request with the fewest remaining uncached prompt tokens (smallest arrival sequence on ties) moves to the
  * head of the normal group; every other request keeps its relative order. A deliberately limited
- * reorder (seed 002), meant for PD prefill nodes.
+ * reorder (LightLLM's {@code PromoteShortestPrefillStrategy} in
+ * {@code lightllm/server/router/model_infer/mode_backend/prefill_queue_strategy/}), meant for PD
+ * prefill nodes.
  */
 final class PromoteShortestStrategy implements PrefillQueueStrategy {
 

@@ -6,7 +6,8 @@
  * {@link io.kvroute.scheduler.queue.WaitingQueue}.
  *
  * <p>Start with {@link io.kvroute.scheduler.queue.PrefillQueueStrategy}. Semantics follow LightLLM's
- * configurable prefill-queue scheduling (seed 002; docs/scheduler.md). Plain Java: no Jetty, ZeroMQ
+ * configurable prefill-queue scheduling ({@code lightllm/server/router/model_infer/mode_backend/prefill_queue_strategy/};
+ * docs/scheduler.md). Plain Java: no Jetty, ZeroMQ
  * or DJL imports; every class here is driven by the engine thread only.
  */
 package io.kvroute.scheduler.queue;

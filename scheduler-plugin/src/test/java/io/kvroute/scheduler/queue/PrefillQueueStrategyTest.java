@@ -13,7 +13,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
-/** Mirrors LightLLM's test_prefill_queue_strategy.py in spirit (seed 002). */
+/**
+ * Mirrors in spirit LightLLM's {@code test_prefill_queue_strategy.py}, the unit test of
+ * {@code lightllm/server/router/model_infer/mode_backend/prefill_queue_strategy/}.
+ */
 class PrefillQueueStrategyTest {
 
     @ParameterizedTest

@@ -23,10 +23,12 @@ public record TimeModel(double prefillMsPer1kTokens, double decodeMsPerStep, dou
     }
 
     /**
-     * Calibrated to seed 002's setup (H100 80GB, Qwen3.5-0.8B, chunk 1024): 25 ms per 1k prefill
-     * tokens, 9 ms per decode step, 1 ms per step overhead. 48 x 16384 prompt tokens in 1024-token
-     * steps then take 786,432 x 25 / 1000 + 768 x 1 ms ~ 20.4 s, the seed's long-request TTFT P95
-     * (~20 s). See docs/scheduler.md.
+     * Calibrated to the setup LightLLM measured its prefill-queue strategies on
+     * ({@code lightllm/server/router/model_infer/mode_backend/prefill_queue_strategy/}: H100 80GB,
+     * Qwen3.5-0.8B, chunk 1024): 25 ms per 1k prefill tokens, 9 ms per decode step, 1 ms per step
+     * overhead. 48 x 16384 prompt tokens in 1024-token steps then take
+     * 786,432 x 25 / 1000 + 768 x 1 ms ~ 20.4 s, the long-request TTFT P95 LightLLM reported for that
+     * burst (~20 s). See docs/scheduler.md.
      */
     public static TimeModel h100Small() {
         return new TimeModel(25.0, 9.0, 1.0, 1.0);
@@ -41,11 +43,13 @@ public record TimeModel(double prefillMsPer1kTokens, double decodeMsPerStep, dou
     }
 
     /**
-     * Seed 003's long-context engine, derived from the seed's own figures (docs/benchmarks.md has
-     * the arithmetic): removing 100 ms of tokenization cut idle TTFT by 29 % at 55k tokens, so TTFT
-     * was 100 / 0.29 = 345 ms and prefill 245 ms; 580 ms cut 41 % at 125k, so TTFT 1,415 ms and
+     * The long-context engine of SGLang's router-side ingress tokenization (input ids forwarded from
+     * {@code experimental/sgl-router/src/server/routes/chat.rs}), derived from the figures published
+     * with it (docs/benchmarks.md, section long-context, has the arithmetic): removing 100 ms of
+     * tokenization cut idle TTFT by 29 % at 55k tokens, so TTFT was
+     * 100 / 0.29 = 345 ms and prefill 245 ms; 580 ms cut 41 % at 125k, so TTFT 1,415 ms and
      * prefill 835 ms; (245 + 835) ms / 180k tokens = 6.0 ms per 1k prefill tokens. Decode step and
-     * overhead are h100-small's (the seed gives none). Pair with {@code TokenizeCost.seed003()}.
+     * overhead are h100-small's (those figures give none). Pair with {@code TokenizeCost.seed003()}.
      */
     public static TimeModel seed003() {
         return new TimeModel(6.0, 9.0, 1.0, 1.0);

@@ -8,8 +8,9 @@ import java.util.concurrent.locks.LockSupport;
  * {@code msAtReference x (n / referenceTokens)^exponent} (simulated ms, divided by the speedup).
  * The real tokenizer still runs; when it is slower than the model, nothing is added.
  *
- * <p>{@link #seed003()} fits seed 003's own figures: 100 ms at 55k tokens and 580 ms at 125k
- * ("双重 tokenization 带来 100-580ms 的冗余延迟" for 55k-125k); a power law through both points has
+ * <p>{@link #seed003()} fits the figures published with SGLang's router-side ingress tokenization
+ * ({@code experimental/sgl-router/src/server/routes/chat.rs}): the engine's duplicate tokenization
+ * cost 100 ms at 55k tokens and 580 ms at 125k; a power law through both points has
  * exponent ln(580/100) / ln(125/55) = 2.14 (90k: 287 ms). See docs/benchmarks.md for the arithmetic.
  */
 public record TokenizeCost(double msAtReference, int referenceTokens, double exponent) {

@@ -8,7 +8,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * The engine-loop facts behind issue 15, each on the fake clock through the real {@link EngineCore}:
+ * The facts the mock's engine loops rest on, each on the fake clock through the real
+ * {@link EngineCore}:
  * step composition per loop, full prefix hits as decode requests, the processed-prefill counter and
  * the prefill busy time counting prefill work only, {@code num_total_tokens} with reservations, and
  * a first segment never promoted by a cache hit.

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Who gets which forward pass when, under {@code default} in the {@code lightllm} loop, on the fake
- * clock: seed 002's long-first burst (48 x 16384 tokens at 0-47 ms, 48 x 128 at 60-107 ms),
+ * clock: the long-first burst of LightLLM's prefill-queue measurement and of the bench's
+ * {@code long-first-burst} scenario (48 x 16384 tokens at 0-47 ms, 48 x 128 at 60-107 ms),
  * batch-max-tokens = chunked-prefill-size = 1024, {@code h100-small}. Pins the loop's facts: one
  * forward pass per step, prefill first while any chunk fits (decode waits), every prefill pass a
  * full 1024-token chunk, strict FCFS without rotation, and the router's first-chunk gate keeping at

@@ -10,7 +10,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Replays seed 002's two full-size workloads on the H100 preset and a fake clock (no wall time):
+ * Replays the two full-size workloads LightLLM measured its prefill-queue strategies on (the bench's
+ * {@code long-first-burst} and {@code interleaved} scenarios) on the H100 preset and a fake clock (no
+ * wall time):
  * "long first" (48 x 16384 at 0-47 ms, then 48 x 128 at 60-107 ms) and "interleaved" (192 requests
  * at 500 req/s, one long per three short), output 128 tokens, batch-max-tokens =
  * chunked-prefill-size = 1024, in the {@code lightllm} engine loop. Prints the figures quoted in
