@@ -55,7 +55,7 @@ class BenchMainTest {
     };
 
     private static Scenario miniBurst() {
-        TimeModelSpec time = TimeModelSpec.seed002(2.0);
+        TimeModelSpec time = TimeModelSpec.h100Small(2.0);
         return new FleetWorkloadScenario("mini-burst", List.of("default", "promote_shortest", "hrrn"), true,
                 (random, quick) -> ShortLongWorkloads.longFirstBurst(new ShortLongWorkloads.Sizes(4, 4, 64, 8, 3), random, 4.0),
                 (variant, quick) -> new FleetSpec(1, List.of("--prefill-queue-strategy", variant), List.of()),

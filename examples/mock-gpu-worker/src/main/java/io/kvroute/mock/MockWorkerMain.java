@@ -50,8 +50,9 @@ public final class MockWorkerMain implements Callable<Integer> {
     @Option(names = "--role", description = "regular | prefill | decode (default regular).")
     String role = "regular";
 
-    @Option(names = "--time-model", description = "Time-model preset: fast | h100-small | a100-medium | seed003 "
-            + "(default fast); the three flags below override its parts. seed003 also sets --tokenize-cost seed003.")
+    @Option(names = "--time-model", description = "Time-model preset: fast | h100-small | a100-medium | "
+            + "sglang-long-context (default fast); the three flags below override its parts. sglang-long-context "
+            + "also sets --tokenize-cost sglang-long-context.")
     String timeModelPreset = "fast";
 
     @Option(names = "--engine-loop", description = "Whose step loop the engine follows: lightllm (one forward per step, "
@@ -65,8 +66,8 @@ public final class MockWorkerMain implements Callable<Integer> {
     boolean firstChunkGate = true;
 
     @Option(names = "--tokenize-cost", description = "Simulated engine-side tokenization time held on the tokenizer "
-            + "thread: none | seed003 (100 ms at 55k tokens, 580 ms at 125k) (default: seed003 with --time-model "
-            + "seed003, else none).")
+            + "thread: none | sglang-long-context (100 ms at 55k tokens, 580 ms at 125k) (default: sglang-long-context with --time-model "
+            + "sglang-long-context, else none).")
     String tokenizeCost;
 
     @Option(names = "--prefill-ms-per-1k", description = "Simulated prefill milliseconds per 1,000 tokens (preset fast: 20).")
@@ -312,7 +313,8 @@ public final class MockWorkerMain implements Callable<Integer> {
         handlerRef[0] = handler;
         handler.useTokenizerThreads(tokenizerThreads);
         handler.useTokenizeCost(TokenizeCost.forName(tokenizeCost != null ? tokenizeCost
-                : timeModelPreset.equals("seed003") ? "seed003" : "none"));
+                : timeModelPreset.equals("sglang-long-context") || timeModelPreset.equals("seed003")
+                        ? "sglang-long-context" : "none"));
         if (!(traceSamplingRatio >= 0 && traceSamplingRatio <= 1)) {
             throw new IllegalArgumentException("--trace-sampling-ratio must be between 0 and 1 (got '" + traceSamplingRatio + "')");
         }

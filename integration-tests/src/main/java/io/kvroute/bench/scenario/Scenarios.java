@@ -116,10 +116,10 @@ public final class Scenarios {
     private Scenarios() {}
 
     public static List<Scenario> builtIn() {
-        TimeModelSpec time = TimeModelSpec.seed002(SPEEDUP);
-        TimeModelSpec routing = TimeModelSpec.seed002(ROUTING_SPEEDUP);
-        TimeModelSpec realTime = TimeModelSpec.seed002(REAL_TIME);
-        TimeModelSpec longContext = TimeModelSpec.seed003(REAL_TIME);
+        TimeModelSpec time = TimeModelSpec.h100Small(SPEEDUP);
+        TimeModelSpec routing = TimeModelSpec.h100Small(ROUTING_SPEEDUP);
+        TimeModelSpec realTime = TimeModelSpec.h100Small(REAL_TIME);
+        TimeModelSpec longContext = TimeModelSpec.sglangLongContext(REAL_TIME);
         List<String> strategies = QUEUE_STRATEGY_VARIANTS;
         return List.of(
                 scenario("long-first-burst", strategies, true,
@@ -155,7 +155,7 @@ public final class Scenarios {
     }
 
     /**
-     * long-context in real time on the seed003 preset: the prompt sizes of SGLang's
+     * long-context in real time on the sglang-long-context preset: the prompt sizes of SGLang's
      * router-side ingress tokenization measurement (55k, 90k, 125k tokens), 5 samples of each
      * sent one at a time 2.5 s apart on the idle fleet (the 125k prompt's TTFT is about 1.8 s), then
      * 5 rounds 4 s apart in which the three sizes arrive together (1 ms apart, so they queue at the

@@ -26,15 +26,15 @@ public record TimeModelSpec(double prefillMsPer1kTokens, double decodeMsPerStep,
     }
 
     /**
-     * The mock worker's {@code seed003} preset (derived from the figures published with
+     * The mock worker's {@code sglang-long-context} preset (derived from the figures published with
      * SGLang's router-side ingress tokenization, see docs/benchmarks.md): 6.0 ms per 1k prefill tokens,
      * 9 ms per decode step, 1 ms per step, engine
      * tokenization 100 ms at 55k tokens and 580 ms at 125k on the worker's one tokenizer thread; the
      * {@code sglang} loop (that measurement ran on SGLang) with SGLang's default budgets
      * (max_prefill_tokens 16384, chunked_prefill_size 8192).
      */
-    public static TimeModelSpec seed003(double speedup) {
-        return new TimeModelSpec(6.0, 9.0, 1.0, speedup, 16384, 8192, "seed003", "sglang");
+    public static TimeModelSpec sglangLongContext(double speedup) {
+        return new TimeModelSpec(6.0, 9.0, 1.0, speedup, 16384, 8192, "sglang-long-context", "sglang");
     }
 
     /** The same model in another engine loop. */
@@ -48,7 +48,7 @@ public record TimeModelSpec(double prefillMsPer1kTokens, double decodeMsPerStep,
      * LightLLM's prefill-queue scheduling measurement): 25 ms per 1k
      * prefill tokens, 9 ms per decode step, 1 ms per step, with batch_max_tokens = chunked_prefill_size = 1024.
      */
-    public static TimeModelSpec seed002(double speedup) {
+    public static TimeModelSpec h100Small(double speedup) {
         return new TimeModelSpec(25.0, 9.0, 1.0, speedup, 1024, 1024);
     }
 

@@ -72,7 +72,7 @@ public final class MooncakeTraceScenario implements Scenario {
      * run on a named GPU and model. At 38k prefill tokens/s per worker, 8 workers have 7.5x the trace's
      * 41k input tokens/s of prefill, so the trace is sped up to load them.
      */
-    static final TimeModelSpec TIME = TimeModelSpec.seed002(1.0);
+    static final TimeModelSpec TIME = TimeModelSpec.h100Small(1.0);
 
     /** Warm-up prompts (unrelated hash ids, unrecorded) per fleet before measuring. */
     static final int WARMUP_REQUESTS = 16;

@@ -26,7 +26,7 @@ class InProcessFleetFactoryTest {
 
     @Test
     void regularFleet_acceptsTheTimeModelFlagsAndAnswersThroughTheRouter() throws Exception {
-        FleetSpec spec = new FleetSpec(2, 0, TimeModelSpec.seed002(8).workerArgs(), List.of(),
+        FleetSpec spec = new FleetSpec(2, 0, TimeModelSpec.h100Small(8).workerArgs(), List.of(),
                 List.of("--policy", "round_robin"), false);
         try (Fleet fleet = new InProcessFleetFactory().start(spec)) {
             assertThat(fleet.workerUrls()).hasSize(2);
@@ -38,7 +38,7 @@ class InProcessFleetFactoryTest {
 
     @Test
     void pdFleet_returnsOnlyOnceTheRouterKnowsEveryBootstrapPort_andServes() throws Exception {
-        FleetSpec spec = new FleetSpec(2, 1, TimeModelSpec.seed002(8).workerArgs(),
+        FleetSpec spec = new FleetSpec(2, 1, TimeModelSpec.h100Small(8).workerArgs(),
                 List.of("--decode-segment-tokens", "4"), List.of(), false);
         try (Fleet fleet = new InProcessFleetFactory().start(spec)) {
             assertThat(fleet.workerUrls()).hasSize(3);

@@ -49,13 +49,13 @@ public record TimeModel(double prefillMsPer1kTokens, double decodeMsPerStep, dou
      * tokenization cut idle TTFT by 29 % at 55k tokens, so TTFT was
      * 100 / 0.29 = 345 ms and prefill 245 ms; 580 ms cut 41 % at 125k, so TTFT 1,415 ms and
      * prefill 835 ms; (245 + 835) ms / 180k tokens = 6.0 ms per 1k prefill tokens. Decode step and
-     * overhead are h100-small's (those figures give none). Pair with {@code TokenizeCost.seed003()}.
+     * overhead are h100-small's (those figures give none). Pair with {@code TokenizeCost.sglangLongContext()}.
      */
-    public static TimeModel seed003() {
+    public static TimeModel sglangLongContext() {
         return new TimeModel(6.0, 9.0, 1.0, 1.0);
     }
 
-    /** Looks a preset up by name ({@code fast}, {@code h100-small}, {@code a100-medium}, {@code seed003}). */
+    /** Looks a preset up by name ({@code fast}, {@code h100-small}, {@code a100-medium}, {@code sglang-long-context}). */
     public static TimeModel preset(String name) {
         switch (name == null ? "" : name.trim()) {
             case "fast":
@@ -64,11 +64,12 @@ public record TimeModel(double prefillMsPer1kTokens, double decodeMsPerStep, dou
                 return h100Small();
             case "a100-medium":
                 return a100Medium();
-            case "seed003":
-                return seed003();
+            case "sglang-long-context":
+            case "seed003": // its former name, still accepted so existing command lines keep working
+                return sglangLongContext();
             default:
                 throw new IllegalArgumentException("time-model: unknown preset '" + name
-                        + "'; choose one of fast, h100-small, a100-medium, seed003");
+                        + "'; choose one of fast, h100-small, a100-medium, sglang-long-context");
         }
     }
 

@@ -8,7 +8,7 @@ import java.util.concurrent.locks.LockSupport;
  * {@code msAtReference x (n / referenceTokens)^exponent} (simulated ms, divided by the speedup).
  * The real tokenizer still runs; when it is slower than the model, nothing is added.
  *
- * <p>{@link #seed003()} fits the figures published with SGLang's router-side ingress tokenization
+ * <p>{@link #sglangLongContext()} fits the figures published with SGLang's router-side ingress tokenization
  * ({@code experimental/sgl-router/src/server/routes/chat.rs}): the engine's duplicate tokenization
  * cost 100 ms at 55k tokens and 580 ms at 125k; a power law through both points has
  * exponent ln(580/100) / ln(125/55) = 2.14 (90k: 287 ms). See docs/benchmarks.md for the arithmetic.
@@ -28,19 +28,20 @@ public record TokenizeCost(double msAtReference, int referenceTokens, double exp
     }
 
     /** Seed 003's engine-side tokenization: 100 ms at 55,000 tokens, 580 ms at 125,000. */
-    public static TokenizeCost seed003() {
+    public static TokenizeCost sglangLongContext() {
         return new TokenizeCost(100, 55_000, Math.log(580.0 / 100.0) / Math.log(125_000.0 / 55_000.0));
     }
 
-    /** Looks a cost up by name ({@code none}, {@code seed003}). */
+    /** Looks a cost up by name ({@code none}, {@code sglang-long-context}). */
     public static TokenizeCost forName(String name) {
         switch (name == null ? "" : name.trim()) {
             case "none":
                 return none();
-            case "seed003":
-                return seed003();
+            case "sglang-long-context":
+            case "seed003": // its former name, still accepted
+                return sglangLongContext();
             default:
-                throw new IllegalArgumentException("tokenize-cost: unknown value '" + name + "'; choose one of none, seed003");
+                throw new IllegalArgumentException("tokenize-cost: unknown value '" + name + "'; choose one of none, sglang-long-context");
         }
     }
 

@@ -55,6 +55,10 @@ class ScheduledEngineTest {
         assertThatThrownBy(() -> EngineConfig.defaults().withBudgets(0, 1, 1)).hasMessageContaining("batch-max-tokens");
         assertThatThrownBy(() -> EngineConfig.defaults().withKv(1000, 0)).hasMessageContaining("page-size");
         assertThatThrownBy(() -> TimeModel.preset("tpu")).hasMessageContaining("h100-small");
+        assertThat(TimeModel.preset("seed003")).as("the preset's former name still works")
+                .isEqualTo(TimeModel.preset("sglang-long-context")).isEqualTo(TimeModel.sglangLongContext());
+        assertThat(io.kvroute.mock.http.TokenizeCost.forName("seed003"))
+                .isEqualTo(io.kvroute.mock.http.TokenizeCost.forName("sglang-long-context"));
         assertThat(EngineConfig.defaults().resourceWaitTimeoutSecs()).isEqualTo(20);
         assertThat(EngineConfig.defaults().nodeSelfRequestLimit()).isTrue();
     }
