@@ -21,4 +21,13 @@ public interface ExactPrefixSource {
      * @param tokenIds the request's ingress token ids
      */
     Map<String, Long> matchedTokens(List<Worker> candidates, int[] tokenIds);
+
+    /**
+     * As {@link #matchedTokens(List, int[])} for a request naming LoRA adapter {@code adapter} (null:
+     * the base model): only blocks stored under that adapter count. A source that does not key
+     * blocks by adapter answers for the base model only, and nothing for an adapter.
+     */
+    default Map<String, Long> matchedTokens(List<Worker> candidates, int[] tokenIds, String adapter) {
+        return adapter == null ? matchedTokens(candidates, tokenIds) : Map.of();
+    }
 }
