@@ -20,6 +20,11 @@ final class BodyProbe {
     private static final JsonFactory FACTORY = new JsonFactory();
 
     String model;
+    /**
+     * SGLang's {@code lora_path} naming one adapter of the base model in {@code model}, or null
+     * (absent, null, or a per-prompt list of a batch: SGLang {@code python/sglang/srt/entrypoints/openai/protocol.py}).
+     */
+    String loraPath;
     boolean stream;
     /** -1 absent, else the number of messages. */
     int messageCount = -1;
@@ -140,6 +145,13 @@ final class BodyProbe {
                     }
                 } else {
                     parser.skipChildren();
+                }
+                break;
+            case "lora_path":
+                if (value == JsonToken.VALUE_STRING) {
+                    loraPath = parser.getText();
+                } else {
+                    parser.skipChildren(); // a batch's per-prompt list names no single adapter: route as the base
                 }
                 break;
             default:

@@ -208,7 +208,7 @@ public final class InferenceFrontDoor {
         IngressTokenization.Result tokens = tokenize(sink, endpoint, model, body, ctx.policy().needsTokens(), callerSentIds);
         Route route = new Route(endpoint.api, tokens.outgoingBody(), probe.stream, tokens.inputTokens(),
                 tokens.tokens() == null ? null : tokens.tokens().ids(), ctx.loads().snapshot(),
-                new RouteHints(sessionKey, tokens.routingText(), modelLabel), eligible,
+                new RouteHints(sessionKey, tokens.routingText(), modelLabel, probe.loraPath), eligible,
                 tokens.outgoingBody() == body ? null : body);
         new Dispatch(deps, route, sink, startNanos).start();
     }

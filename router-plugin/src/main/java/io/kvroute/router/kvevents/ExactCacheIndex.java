@@ -20,8 +20,8 @@ import java.util.Map;
  * answers for them in {@code auto} mode. Lock-free; any thread.
  */
 public final class ExactCacheIndex implements ExactPrefixSource {
-    /** How one request is hashed: per page size and keying mode. */
-    private record Hashing(int blockSize, KvHashMode mode) {}
+    /** How one request is hashed: per page size, keying mode and adapter (own hashes fold it into their root). */
+    private record Hashing(int blockSize, KvHashMode mode, long loraId) {}
 
     /** One index answer: a table and a hashing (own and engine hashes share a table, never a slot). */
     private record Query(BlockIndex.Key key, KvHashMode mode) {}
@@ -34,12 +34,23 @@ public final class ExactCacheIndex implements ExactPrefixSource {
 
     @Override
     public Map<String, Long> matchedTokens(List<Worker> candidates, int[] tokenIds) {
+        return matchedTokens(candidates, tokenIds, null);
+    }
+
+    /**
+     * Blocks stored under {@code adapter} only: the decoder keys a BlockStored that names
+     * {@code lora_name} by {@link KvEventDecoder#loraIdOf} of that name (vLLM folds the adapter name
+     * into its block hashes, vLLM {@code vllm/v1/core/kv_cache_utils.py}), and so does this lookup.
+     */
+    @Override
+    public Map<String, Long> matchedTokens(List<Worker> candidates, int[] tokenIds, String adapter) {
+        long loraId = adapter == null ? -1 : KvEventDecoder.loraIdOf(adapter);
         KvEventsSnapshot snap = plane.snapshot();
         Map<String, KvEventsSnapshot.WorkerEvents> subscribed = snap.workers();
         if (subscribed.isEmpty()) {
             return Map.of(); // no worker publishes: nothing to hash, nothing to scan
         }
-        Answers answers = new Answers(tokenIds, plane.slotCount());
+        Answers answers = new Answers(tokenIds, plane.slotCount(), loraId);
         if (subscribed.size() < candidates.size()) {
             // walk the smaller side: answers for subscribed workers outside the candidates are dropped by
             // the caller, which keys the answers by its candidates (ExactPrefixSource's contract)
@@ -80,20 +91,22 @@ public final class ExactCacheIndex implements ExactPrefixSource {
         private final Map<Query, int[]> matchByQuery = new HashMap<>(2);
         private final int[] tokenIds;
         private final int slots;
+        private final long loraId;
 
-        Answers(int[] tokenIds, int slots) {
+        Answers(int[] tokenIds, int slots, long loraId) {
             this.tokenIds = tokenIds;
             this.slots = slots;
+            this.loraId = loraId;
         }
 
         void add(String workerId, KvEventsSnapshot.WorkerEvents e) {
             if (e == null || !e.live()) {
                 return;
             }
-            long[] hashes = hashesBySpec.computeIfAbsent(new Hashing(e.blockSize(), e.hashMode()),
+            long[] hashes = hashesBySpec.computeIfAbsent(new Hashing(e.blockSize(), e.hashMode(), loraId),
                     h -> hash(tokenIds, h));
             int[] matched = matchByQuery.computeIfAbsent(
-                    new Query(new BlockIndex.Key(e.model(), -1, e.blockSize()), e.hashMode()),
+                    new Query(new BlockIndex.Key(e.model(), loraId, e.blockSize()), e.hashMode()),
                     q -> plane.index().match(q.key(), hashes, slots));
             int best = 0;
             for (int slot : e.slots()) {
@@ -107,7 +120,7 @@ public final class ExactCacheIndex implements ExactPrefixSource {
 
     private static long[] hash(int[] tokenIds, Hashing h) {
         return h.mode() == KvHashMode.TOKENS
-                ? TokenChainHash.hashes(tokenIds, tokenIds.length, h.blockSize(), -1)
+                ? TokenChainHash.hashes(tokenIds, tokenIds.length, h.blockSize(), h.loraId())
                 : new BlockHasher(h.blockSize()).hashes(tokenIds, tokenIds.length);
     }
 }

@@ -9,6 +9,7 @@ import org.msgpack.core.MessageFormat;
 import org.msgpack.core.MessageInsufficientBufferException;
 import org.msgpack.core.MessagePack;
 import org.msgpack.core.MessageUnpacker;
+import org.msgpack.value.ValueFactory;
 import org.msgpack.value.ValueType;
 
 /**
@@ -152,9 +153,12 @@ final class KvEventDecoder {
 
         KvEvent build() throws Malformed {
             long[] h = hashes == null ? new long[0] : hashes;
+            if (loraName != null && extraKeys != null) {
+                extraKeys = withoutAdapterOnlyKeys(extraKeys, loraName);
+            }
             return switch (tag) {
                 case BLOCK_STORED -> new KvEvent.BlockStored(h, parent != null, parent == null ? 0 : parent, blockSize,
-                        lora < 0 && loraName != null ? loraIdOf(loraName) : lora, tokens, medium, groupIdx, specKind,
+                        loraName != null ? loraIdOf(loraName) : lora, tokens, medium, groupIdx, specKind,
                         extraKeys);
                 case BLOCK_REMOVED -> new KvEvent.BlockRemoved(h, medium, groupIdx);
                 case ALL_BLOCKS_CLEARED -> new KvEvent.AllBlocksCleared();
@@ -282,6 +286,27 @@ final class KvEventDecoder {
         return any ? out : null;
     }
 
+    /**
+     * {@code extra} without the entries whose only extra key is the adapter name: vLLM puts a LoRA
+     * request's {@code lora_name} first in every block's extra keys (vLLM
+     * {@code vllm/v1/core/kv_cache_utils.py} {@code _gen_lora_extra_hash_keys}); the adapter is already
+     * the block's {@code loraId}, which a request naming the adapter reproduces, so salting with it
+     * again would make adapter blocks unmatchable. Entries with more (cache salt, multimodal) stay.
+     */
+    static long[] withoutAdapterOnlyKeys(long[] extra, String loraName) {
+        long h = fnv64(ValueFactory.newArray(ValueFactory.newString(loraName)).toJson());
+        long adapterOnly = h == 0 ? 1 : h;
+        long[] out = extra.clone();
+        boolean any = false;
+        for (int i = 0; i < out.length; i++) {
+            if (out[i] == adapterOnly) {
+                out[i] = 0;
+            }
+            any |= out[i] != 0;
+        }
+        return any ? out : null;
+    }
+
     /** The element count of an array field (bounded by the payload), or -1 for nil; anything else is a bad field. */
     private static int arrayOrNil(MessageUnpacker u, byte[] payload) throws IOException, Malformed {
         MessageFormat f = u.getNextFormat();
@@ -295,7 +320,11 @@ final class KvEventDecoder {
         return boundedCount(u.unpackArrayHeader(), payload);
     }
 
-    /** A non-negative adapter id for a {@code lora_name} sent without a {@code lora_id}. */
+    /**
+     * The non-negative adapter id of a {@code lora_name}; it wins over an engine's {@code lora_id}
+     * (a per-engine counter the router cannot see in a request), so a request naming the adapter is
+     * keyed the same on every worker.
+     */
     static long loraIdOf(String loraName) {
         return (fnv64(loraName) >>> 1) | (1L << 61); // never -1 (none) and apart from small engine ids
     }

@@ -188,7 +188,7 @@ public final class CacheAwarePolicy implements RoutingPolicy {
         PrefixMatch match = key == null || exactIndexOnly ? null : indexFor(key).match(key.key);
         ExactPrefixSource exactSource = exact;
         Map<String, Long> exactTokens = exactSource == null || request.tokenIds() == null ? Map.of()
-                : exactSource.matchedTokens(pool, request.tokenIds());
+                : exactSource.matchedTokens(pool, request.tokenIds(), request.adapter());
         // Walk the answers, not the pool: the exact index answers per worker it knows, and the tree's match lists
         // its owners. An exact answer, 0 included, is the engine's own truth and overrides the tree for that
         // worker. Per tree owner the walk costs a length compare; only owners that pass the match thresholds are
@@ -219,7 +219,7 @@ public final class CacheAwarePolicy implements RoutingPolicy {
             // per new running maximum, not per owner.
             for (int i = 0; i < treeMatch.ownerCount(); i++) {
                 int elements = treeMatch.lengthAt(i);
-                if (elements == 0) {
+                if (key.nothingMatched(elements)) { // an adapter key's header alone is no hit
                     continue;
                 }
                 long tokens = key.toTokens(elements);

@@ -32,4 +32,13 @@ public interface ExactPrefixSource {
     default int bestRank(Worker worker, int[] tokenIds) {
         return -1;
     }
+
+    /**
+     * As {@link #matchedTokens(List, int[])} for a request naming LoRA adapter {@code adapter} (null:
+     * the base model): only blocks stored under that adapter count. A source that does not key
+     * blocks by adapter answers for the base model only, and nothing for an adapter.
+     */
+    default Map<String, Long> matchedTokens(List<Worker> candidates, int[] tokenIds, String adapter) {
+        return adapter == null ? matchedTokens(candidates, tokenIds) : Map.of();
+    }
 }

@@ -19,10 +19,17 @@ import java.util.function.ToIntFunction;
  * @param loads the engine load snapshot captured once at ingress, or null when there is no load plane
  * @param routingText the request's text for char / sampled prefix keys (rendered prompt or joined
  *     messages), or null
+ * @param adapter the LoRA adapter the request names, or null for the base model; cache keys are
+ *     scoped by it, so the same prompt under two adapters is never a hit for the other
  */
 public record RoutingRequest(
         List<Worker> candidates, ToIntFunction<String> inFlight, long inputTokens, String sessionKey, int[] tokenIds,
-        io.kvroute.router.load.EngineLoadSnapshot loads, String routingText) {
+        io.kvroute.router.load.EngineLoadSnapshot loads, String routingText, String adapter) {
+
+    public RoutingRequest(List<Worker> candidates, ToIntFunction<String> inFlight, long inputTokens, String sessionKey,
+            int[] tokenIds, io.kvroute.router.load.EngineLoadSnapshot loads, String routingText) {
+        this(candidates, inFlight, inputTokens, sessionKey, tokenIds, loads, routingText, null);
+    }
 
     public RoutingRequest(List<Worker> candidates, ToIntFunction<String> inFlight, long inputTokens, String sessionKey) {
         this(candidates, inFlight, inputTokens, sessionKey, null, null, null);
@@ -50,6 +57,6 @@ public record RoutingRequest(
 
     /** The same request over another candidate list (a fallback over a subset). */
     RoutingRequest withCandidates(List<Worker> subset) {
-        return new RoutingRequest(subset, inFlight, inputTokens, sessionKey, tokenIds, loads, routingText);
+        return new RoutingRequest(subset, inFlight, inputTokens, sessionKey, tokenIds, loads, routingText, adapter);
     }
 }
