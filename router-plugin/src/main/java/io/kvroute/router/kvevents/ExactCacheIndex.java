@@ -69,7 +69,7 @@ public final class ExactCacheIndex implements ExactPrefixSource {
         if (e == null || !e.live() || e.slots().length < 2 || tokenIds == null) {
             return -1;
         }
-        long[] hashes = hash(tokenIds, new Hashing(e.blockSize(), e.hashMode()));
+        long[] hashes = hash(tokenIds, new Hashing(e.blockSize(), e.hashMode(), -1)); // the base model's blocks
         int[] matched = plane.index().match(new BlockIndex.Key(e.model(), -1, e.blockSize()), hashes, plane.slotCount());
         int bestRank = -1;
         int bestBlocks = 0;
