@@ -359,7 +359,9 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
             dirs.put(eq < 0 ? "*" : entry.substring(0, eq), Path.of(eq < 0 ? entry : entry.substring(eq + 1)));
         }
         try {
-            return TokenizerRegistry.load(dirs, config.tokenizerCacheBytes());
+            // chats are rendered as the fleet's engine preprocesses them; auto = SGLang, whose chat takes input_ids
+            return TokenizerRegistry.load(dirs, config.tokenizerCacheBytes(),
+                    EngineType.parse(config.loadSource().engineType()));
         } catch (java.io.IOException | RuntimeException e) {
             throw new io.kvroute.router.config.ConfigException("--tokenizer-path could not be loaded: " + e.getMessage(), e);
         }

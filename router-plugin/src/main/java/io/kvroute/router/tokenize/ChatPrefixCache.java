@@ -10,15 +10,15 @@ import java.util.function.Function;
 
 /**
  * Exact token-id cache for rendered ChatML prompts, so that turn N of a conversation whose first N-1
- * turns the router has already seen tokenizes only the new messages (issue 19; SMG keeps a tokenizer
- * cache for the same reason).
+ * turns the router has already seen tokenizes only the new messages (SMG keeps a tokenizer cache for the
+ * same reason).
  *
  * <p><b>Why it is exact.</b> A HuggingFace tokenizer extracts non-normalized added tokens from the raw
  * text before it normalizes, pre-tokenizes or runs BPE, and then encodes the pieces between them
  * independently ({@code AddedVocabulary::extract_and_normalize} in huggingface/tokenizers). The ChatML
  * marker {@code <|im_start|>} is such a token in the Qwen family ({@code normalized: false, lstrip: false,
- * rstrip: false}), and {@link ChatTemplates#encoderFor} only builds a ChatML encoder when the marker
- * encodes to one id. So for a rendered prompt cut at every occurrence of the marker, the ids of the
+ * rstrip: false}), and {@link PrefixCachedTokenizer#wrap} only puts the cache in front of a chat encoder
+ * when the marker encodes to one id. So for a rendered prompt cut at every occurrence of the marker, the ids of the
  * whole are the concatenation of the ids of the pieces: no BPE merge, regex split or NFC composition
  * crosses a marker. A marker that a user typed inside a message is cut the same way by the tokenizer,
  * so cutting at every occurrence (not only at message starts) is what keeps the equality.

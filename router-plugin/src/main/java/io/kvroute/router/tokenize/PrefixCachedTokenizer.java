@@ -2,7 +2,6 @@ package io.kvroute.router.tokenize;
 
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Optional;
 
 /**
@@ -20,7 +19,8 @@ public final class PrefixCachedTokenizer implements ModelTokenizer {
     private final Optional<ChatEncoder> chatEncoder;
 
     /**
-     * @return {@code tokenizer} itself when it has no ChatML encoder (nothing to cache), else the cached view
+     * @return {@code tokenizer} itself when it has no chat encoder (nothing to cache) or the marker is not
+     *     one token, else the cached view
      */
     public static ModelTokenizer wrap(ModelTokenizer tokenizer, long cacheBytes) {
         requireNonNull(tokenizer, "tokenizer");
@@ -40,13 +40,13 @@ public final class PrefixCachedTokenizer implements ModelTokenizer {
         ChatEncoder base = tokenizer.chatEncoder().orElseThrow();
         this.chatEncoder = Optional.of(new ChatEncoder() {
             @Override
-            public String render(JsonNode messages, boolean addGenerationPrompt, boolean enableThinking) {
-                return base.render(messages, addGenerationPrompt, enableThinking);
+            public String render(ChatInput chat) {
+                return base.render(chat);
             }
 
             @Override
-            public int[] encode(JsonNode messages, boolean addGenerationPrompt, boolean enableThinking) {
-                return cache.encode(base.render(messages, addGenerationPrompt, enableThinking), markerId, tokenizer::encode);
+            public int[] encode(ChatInput chat) {
+                return cache.encode(base.render(chat), markerId, tokenizer::encode);
             }
         });
     }
