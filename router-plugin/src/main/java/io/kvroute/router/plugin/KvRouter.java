@@ -146,6 +146,8 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
             cacheAware.prefixIndexes().forEach((mode, index) -> metrics.bindPrefixIndex(cacheAware.name(), mode, index));
         }
         tokenizers.chatPrefixCaches().forEach(metrics::bindChatPrefixCache);
+        tokenizers.chatCacheDeclines().forEach(metrics::chatCacheDeclined);
+        tokenizers.textOnlyModels().forEach(metrics::templateTextOnly);
         this.kvEvents = KvEventsWiring.create(config, metrics.registry(), cacheAwarePolicies.values());
         metrics.registerEndpointSeriesAtZero(java.util.Arrays.stream(io.kvroute.router.dispatch.ApiKind.values())
                 .map(kind -> kind.path).toList());

@@ -17,6 +17,7 @@ public final class PrefixCachedTokenizer implements ModelTokenizer {
     private final ModelTokenizer tokenizer;
     private final ChatPrefixCache cache;
     private final Optional<ChatEncoder> chatEncoder;
+    private final String[] markers;
 
     /**
      * @return {@code tokenizer} itself when it has no chat encoder (nothing to cache) or the marker is not
@@ -27,16 +28,24 @@ public final class PrefixCachedTokenizer implements ModelTokenizer {
         if (cacheBytes <= 0 || tokenizer.chatEncoder().isEmpty()) {
             return tokenizer;
         }
+        if (tokenizer instanceof DjlModelTokenizer djl) {
+            TurnMarkers.Result markers = djl.turnMarkers();
+            return markers.found()
+                    ? new PrefixCachedTokenizer(tokenizer, new ChatPrefixCache(cacheBytes), markers.markers(), markers.ids())
+                    : tokenizer;
+        }
         int[] marker = tokenizer.encode(ChatPrefixCache.MARKER);
         if (marker.length != 1) {
             return tokenizer; // the marker is not one special token: the cut would not be exact
         }
-        return new PrefixCachedTokenizer(tokenizer, new ChatPrefixCache(cacheBytes), marker[0]);
+        return new PrefixCachedTokenizer(tokenizer, new ChatPrefixCache(cacheBytes), new String[] {ChatPrefixCache.MARKER},
+                new int[] {marker[0]});
     }
 
-    private PrefixCachedTokenizer(ModelTokenizer tokenizer, ChatPrefixCache cache, int markerId) {
+    private PrefixCachedTokenizer(ModelTokenizer tokenizer, ChatPrefixCache cache, String[] markers, int[] markerIds) {
         this.tokenizer = tokenizer;
         this.cache = cache;
+        this.markers = markers.clone();
         ChatEncoder base = tokenizer.chatEncoder().orElseThrow();
         this.chatEncoder = Optional.of(new ChatEncoder() {
             @Override
@@ -46,9 +55,14 @@ public final class PrefixCachedTokenizer implements ModelTokenizer {
 
             @Override
             public int[] encode(ChatInput chat) {
-                return cache.encode(base.render(chat), markerId, tokenizer::encode);
+                return cache.encode(base.render(chat), markers, markerIds, tokenizer::encode);
             }
         });
+    }
+
+    /** The turn markers the cache cuts at. */
+    public java.util.List<String> markers() {
+        return java.util.List.of(markers);
     }
 
     @Override

@@ -35,9 +35,25 @@ public final class TokenizerRegistry implements AutoCloseable {
     private final Map<String, ModelTokenizer> byModel;
     private final List<DjlModelTokenizer> owned;
 
+    private final Map<String, String> chatCacheDeclines;
+
     private TokenizerRegistry(Map<String, ModelTokenizer> byModel, List<DjlModelTokenizer> owned) {
+        this(byModel, owned, Map.of());
+    }
+
+    private TokenizerRegistry(Map<String, ModelTokenizer> byModel, List<DjlModelTokenizer> owned,
+            Map<String, String> chatCacheDeclines) {
         this.byModel = Map.copyOf(byModel);
         this.owned = List.copyOf(owned);
+        this.chatCacheDeclines = Map.copyOf(chatCacheDeclines);
+    }
+
+    /**
+     * Models that asked for a chat prefix cache but run without one, with the reason: {@code text_only},
+     * {@code no_prefix_property}, {@code no_added_token_marker} (see {@link TurnMarkers}).
+     */
+    public Map<String, String> chatCacheDeclines() {
+        return new java.util.TreeMap<>(chatCacheDeclines);
     }
 
     /**
@@ -70,6 +86,7 @@ public final class TokenizerRegistry implements AutoCloseable {
         requireNonNull(tokenizerDirsByModel, "tokenizerDirsByModel");
         Map<Path, DjlModelTokenizer> byDir = new HashMap<>();
         Map<String, ModelTokenizer> byModel = new HashMap<>();
+        Map<String, String> cacheDeclines = new HashMap<>();
         List<DjlModelTokenizer> owned = new ArrayList<>();
         try {
             for (Map.Entry<String, Path> e : tokenizerDirsByModel.entrySet()) {
@@ -81,13 +98,17 @@ public final class TokenizerRegistry implements AutoCloseable {
                     byDir.put(dir, tok);
                     owned.add(tok);
                 }
-                byModel.put(model, PrefixCachedTokenizer.wrap(tok, chatCacheBytesPerModel));
+                ModelTokenizer wrapped = PrefixCachedTokenizer.wrap(tok, chatCacheBytesPerModel);
+                byModel.put(model, wrapped);
+                if (chatCacheBytesPerModel > 0 && !(wrapped instanceof PrefixCachedTokenizer)) {
+                    cacheDeclines.put(model, tok.turnMarkers().found() ? "marker" : tok.turnMarkers().declineReason());
+                }
             }
         } catch (IOException | RuntimeException ex) {
             owned.forEach(TokenizerRegistry::release);
             throw ex;
         }
-        return new TokenizerRegistry(byModel, owned);
+        return new TokenizerRegistry(byModel, owned, cacheDeclines);
     }
 
     /**
@@ -203,7 +224,7 @@ public final class TokenizerRegistry implements AutoCloseable {
         } catch (IOException | RuntimeException ex) {
             throw new IOException("model " + model + ": cannot load tokenizer from " + dir + ": " + ex.getMessage(), ex);
         }
-        DjlModelTokenizer tokenizer = new DjlModelTokenizer(hf, chat, engine);
+        DjlModelTokenizer tokenizer = new DjlModelTokenizer(hf, chat, engine, TurnMarkers.splittingAddedTokens(tokenizerJson));
         tokenizer.textOnlyReason().ifPresent(reason -> LOG.warn(
                 "model {}: chat template in {} is not rendered ({}: {}); chats on this model are text-only: routed on"
                         + " their message texts, never forwarded as input_ids, not looked up in the exact KV index",
