@@ -51,7 +51,9 @@ final class DjlModelTokenizer implements ModelTokenizer, AutoCloseable {
             this.textOnlyReason = Optional.empty();
             this.textOnlyMessage = "";
             TemplateChatEncoder.Loaded plain = TemplateChatEncoder.compile(chat, null, this::encode, InstantSource.system());
-            this.turnMarkers = TurnMarkers.find(((TemplateChatEncoder.Ready) plain).encoder(), splittingAddedTokens, this::encode);
+            this.turnMarkers = chat.idsUntrustedReason() != null
+                    ? new TurnMarkers.Result(null, null, chat.idsUntrustedReason()) // never engine-equivalent: nothing to cache
+                    : TurnMarkers.find(((TemplateChatEncoder.Ready) plain).encoder(), splittingAddedTokens, this::encode);
         } else {
             TemplateChatEncoder.TextOnly textOnly = (TemplateChatEncoder.TextOnly) loaded;
             this.chatEncoder = Optional.empty();

@@ -22,10 +22,20 @@ import java.util.Map;
  *       {@code eos_token}, {@code unk_token}, {@code sep_token}, {@code pad_token}, {@code cls_token},
  *       {@code mask_token} (a string or an added-token object's {@code content}) and the named
  *       {@code extra_special_tokens}. A missing token is undefined, not None.</li>
+ *   <li>whether the engine's transformers would tokenize as {@code tokenizer.json} does: a
+ *       {@code tokenizer_class} of {@code LlamaTokenizer(Fast)} over a byte-level {@code tokenizer.json}
+ *       (DeepSeek V3's files) is rebuilt by transformers 5 as its own Llama tokenizer, whose ids differ
+ *       from the file's in almost every golden case; such a model's chat ids are never engine-equivalent
+ *       ({@code idsUntrustedReason = "tokenizer_class_rebuilt"}).</li>
  * </ul>
  * Immutable.
  */
-record ModelChatConfig(String templateOrNull, boolean hasToolUseTemplate, Map<String, String> specialTokens) {
+record ModelChatConfig(String templateOrNull, boolean hasToolUseTemplate, Map<String, String> specialTokens,
+        String idsUntrustedReason) {
+
+    ModelChatConfig(String templateOrNull, boolean hasToolUseTemplate, Map<String, String> specialTokens) {
+        this(templateOrNull, hasToolUseTemplate, specialTokens, null);
+    }
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final List<String> SPECIAL = List.of("bos_token", "eos_token", "unk_token", "sep_token",
@@ -49,7 +59,33 @@ record ModelChatConfig(String templateOrNull, boolean hasToolUseTemplate, Map<St
         String template = Files.isRegularFile(jinja) ? Files.readString(jinja) : templateOf(node, "default");
         boolean toolUse = !Files.isRegularFile(jinja) && templateOf(node, "tool_use") != null
                 && node.path("chat_template").isArray();
-        return new ModelChatConfig(template, toolUse, specialTokens(node));
+        String untrusted = null;
+        String tokenizerClass = node == null ? "" : node.path("tokenizer_class").asText("");
+        if (tokenizerClass.startsWith("LlamaTokenizer") && byteLevel(dir.resolve("tokenizer.json"))) {
+            untrusted = "tokenizer_class_rebuilt";
+        }
+        return new ModelChatConfig(template, toolUse, specialTokens(node), untrusted);
+    }
+
+    /** Whether the {@code pre_tokenizer} of a tokenizer.json is (or contains) ByteLevel; streams past the vocabulary-free head. */
+    static boolean byteLevel(Path tokenizerJson) throws IOException {
+        if (!Files.isRegularFile(tokenizerJson)) {
+            return false;
+        }
+        try (com.fasterxml.jackson.core.JsonParser p = JSON.getFactory().createParser(tokenizerJson.toFile())) {
+            if (p.nextToken() != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
+                return false;
+            }
+            while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                p.nextToken();
+                if ("pre_tokenizer".equals(field)) {
+                    return JSON.readTree(p).toString().contains("\"ByteLevel\"");
+                }
+                p.skipChildren();
+            }
+        }
+        return false;
     }
 
     /** The template text: a string {@code chat_template}, or the entry named {@code name} of a list. */

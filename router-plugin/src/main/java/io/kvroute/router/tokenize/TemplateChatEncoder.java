@@ -80,6 +80,10 @@ final class TemplateChatEncoder implements ChatEncoder {
         if (chat.tools() != null && config.hasToolUseTemplate()) {
             throw new UnsupportedChatException("tool_use_template", "the model names a separate tool_use template");
         }
+        if (preprocessing.engine() != null && config.idsUntrustedReason() != null) {
+            throw new UnsupportedChatException(config.idsUntrustedReason(),
+                    "the engine's transformers rebuilds this tokenizer: its ids differ from tokenizer.json's");
+        }
         EnginePreprocessing.Prepared prepared = preprocessing.prepare(chat, chat.continueFinalMessage());
         Map<String, Object> vars = ChatTemplate.variables(prepared.messages(), prepared.tools(), prepared.addGenerationPrompt(),
                 config.specialTokens(), chat.kwargs());

@@ -52,7 +52,9 @@ class TokenizePathGoldenTest {
                 ids = encoder.encode(chat);
             } catch (UnsupportedChatException e) {
                 declines.merge(e.reason(), 1, Integer::sum);
-                if (c.error() == null) {
+                // DeepSeek V3: transformers 5 rebuilds the tokenizer, so no chat of it is engine-equivalent
+                boolean rebuilt = name.equals("deepseek_v3") && e.reason().equals("tokenizer_class_rebuilt");
+                if (c.error() == null && !rebuilt) {
                     mismatches.add("#" + c.id() + " declined (" + e.reason() + ") although Python rendered it");
                 }
                 continue;
@@ -64,6 +66,9 @@ class TokenizePathGoldenTest {
             }
         }
         System.out.printf("tokenize path %s: %d SGLang-shaped conversations, declines %s%n", name, checked, declines);
+        if (name.equals("deepseek_v3")) {
+            assertThat(declines).containsOnlyKeys("tokenizer_class_rebuilt");
+        }
         assertThat(checked).as(name).isGreaterThanOrEqualTo(50);
         assertThat(mismatches).as(name).isEmpty();
     }
