@@ -129,7 +129,9 @@ class TokenizationE2ETest {
         assertForwarded("{\"messages\":[" + user + ",{\"role\":\"assistant\",\"content\":\"It is\"}]}", false);
         String scrape = http.get(fleet.url("/metrics")).getContentAsString();
         assertThat(scrape).contains("kvroute_input_ids_forwarding_total{model_id=").contains("outcome=\"forwarded\"}")
-                .contains("outcome=\"ineligible\"").contains("outcome=\"ineligible_multimodal\"")
+                .contains("outcome=\"ineligible_tools\"").contains("outcome=\"ineligible_multimodal\"")
+                .contains("outcome=\"ineligible_input_ids\"").contains("outcome=\"ineligible_trailing_assistant\"")
+                .contains("outcome=\"ineligible_template_override\"")
                 .contains("kvroute_ingress_tokenize_duration_seconds_count");
     }
 

@@ -13,7 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Tokenize once at ingress (seed 003). A chat request on a model with a chat encoder, or any
+ * Tokenize once at ingress. A chat request on a model with a chat encoder, or any
  * request when the policy needs tokens, is parsed in full and tokenized once; the same
  * {@link RequestTokens} feed routing and, when they are engine-equivalent and
  * {@link ForwardingGuard} allows it, the outgoing body as {@code input_ids} so the engine skips its
@@ -33,8 +33,9 @@ final class IngressTokenization {
      * @param tokens the request's tokens, or null when none were computed
      * @param outgoingBody the body to send to workers
      * @param inputTokens exact when tokens exist, else the bytes / 4 estimate
-     * @param forwardingOutcome forwarded / disabled / ineligible / ineligible_multimodal /
-     *     tokenize_failed for chat requests on a model with a chat encoder, else null
+     * @param forwardingOutcome forwarded / disabled / a {@link ForwardingGuard.Outcome#label} /
+     *     declined_&lt;reason&gt; (the render was declined) / tokenize_failed for chat requests on a model
+     *     with a chat encoder, else null
      */
     record Result(RequestTokens tokens, byte[] outgoingBody, long inputTokens, String forwardingOutcome, String routingText) {
 
@@ -77,7 +78,8 @@ final class IngressTokenization {
             if (chatEncoder) {
                 // multimodal wins over every other reason, as in ForwardingGuard, so that metric counts them all
                 outcome = ForwardingGuard.check(parse(body)) == ForwardingGuard.Outcome.INELIGIBLE_MULTIMODAL
-                        ? "ineligible_multimodal" : "ineligible";
+                        ? ForwardingGuard.Outcome.INELIGIBLE_MULTIMODAL.label()
+                        : ForwardingGuard.Outcome.INELIGIBLE_INPUT_IDS.label();
                 metrics.inputIdsForwarding(model == null ? "default" : model, outcome);
             }
             if (!policyNeedsTokens) {
@@ -90,6 +92,10 @@ final class IngressTokenization {
         if (tokenizer.isEmpty() && policyNeedsTokens) {
             // No tokenizer for this model: a token-hungry policy keys on the raw text instead.
             return new Result(null, body, estimate, null, routingText(body));
+        }
+        if (endpoint == Endpoint.CHAT && !chatEncoder && tokenizer.isPresent() && tokenizer.get().textOnlyReason().isPresent()) {
+            // the model's template is not rendered (logged once at load): counted per request
+            metrics.inputIdsForwarding(model == null ? "default" : model, "text_only");
         }
         if (tokenizer.isEmpty() || (!chatEncoder && !policyNeedsTokens)) {
             return new Result(null, body, estimate, null);
@@ -120,15 +126,14 @@ final class IngressTokenization {
         if (forwardingDisabled) {
             outcome = "disabled";
         } else {
-            switch (ForwardingGuard.check(root)) {
-                case FORWARD:
-                    outcome = tokens.map(RequestTokens::engineEquivalent).orElse(false) ? "forwarded" : "ineligible";
-                    break;
-                case INELIGIBLE_MULTIMODAL:
-                    outcome = "ineligible_multimodal";
-                    break;
-                default:
-                    outcome = "ineligible";
+            ForwardingGuard.Outcome guard = ForwardingGuard.check(root);
+            if (guard != ForwardingGuard.Outcome.FORWARD) {
+                outcome = guard.label();
+            } else if (tokens.map(RequestTokens::engineEquivalent).orElse(false)) {
+                outcome = "forwarded";
+            } else {
+                // the template raised, or the renderer cannot prove its output equal to the engine's
+                outcome = tokens.map(RequestTokens::declineReason).map(r -> "declined_" + r).orElse("ineligible");
             }
         }
         metrics.inputIdsForwarding(modelLabel, outcome);

@@ -352,4 +352,24 @@ public final class RouterMetrics {
         Gauge.builder("kvroute.worker.healthy", healthy, h -> h.getAsBoolean() ? 1 : 0).tag("worker", worker)
                 .strongReference(true).register(registry);
     }
+
+    /**
+     * {@code kvroute_tokenizer_cache_declined{model_id,reason}} = 1 for a model that runs without the chat
+     * prefix cache although one was asked for ({@code no_splitting_marker}, {@code marker_not_one_id},
+     * {@code text_only}).
+     */
+    public void chatCacheDeclined(String modelId, String reason) {
+        Gauge.builder("kvroute.tokenizer.cache.declined", () -> 1).tag("model_id", modelId).tag("reason", reason)
+                .register(registry);
+    }
+
+    /**
+     * {@code kvroute_tokenizer_template_text_only{model_id,reason}} = 1 for a model whose chat template does not
+     * compile (reason: {@code unsupported_filter}, {@code no_template}, ...); its chats are counted per request as
+     * {@code outcome="text_only"} on the forwarding counter.
+     */
+    public void templateTextOnly(String modelId, String reason) {
+        Gauge.builder("kvroute.tokenizer.template.text.only", () -> 1).tag("model_id", modelId).tag("reason", reason)
+                .register(registry);
+    }
 }

@@ -146,6 +146,8 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
             cacheAware.prefixIndexes().forEach((mode, index) -> metrics.bindPrefixIndex(cacheAware.name(), mode, index));
         }
         tokenizers.chatPrefixCaches().forEach(metrics::bindChatPrefixCache);
+        tokenizers.chatCacheDeclines().forEach(metrics::chatCacheDeclined);
+        tokenizers.textOnlyModels().forEach(metrics::templateTextOnly);
         this.kvEvents = KvEventsWiring.create(config, metrics.registry(), cacheAwarePolicies.values());
         metrics.registerEndpointSeriesAtZero(java.util.Arrays.stream(io.kvroute.router.dispatch.ApiKind.values())
                 .map(kind -> kind.path).toList());
@@ -359,7 +361,9 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
             dirs.put(eq < 0 ? "*" : entry.substring(0, eq), Path.of(eq < 0 ? entry : entry.substring(eq + 1)));
         }
         try {
-            return TokenizerRegistry.load(dirs, config.tokenizerCacheBytes());
+            // chats are rendered as the fleet's engine preprocesses them; auto = SGLang, whose chat takes input_ids
+            return TokenizerRegistry.load(dirs, config.tokenizerCacheBytes(),
+                    EngineType.parse(config.loadSource().engineType()));
         } catch (java.io.IOException | RuntimeException e) {
             throw new io.kvroute.router.config.ConfigException("--tokenizer-path could not be loaded: " + e.getMessage(), e);
         }

@@ -1,24 +1,17 @@
 package io.kvroute.router.tokenize;
 
-import com.fasterxml.jackson.databind.JsonNode;
-
 /**
- * Renders OpenAI-style chat {@code messages} to the prompt string the engine would build with its chat
- * template, and tokenizes it. Thread-safe and stateless.
+ * Renders an OpenAI-style chat to the prompt string the engine builds with the model's chat template,
+ * after the engine's own message preprocessing, and tokenizes it. Thread-safe and stateless.
  *
- * <p>Both methods throw {@link UnsupportedChatException} when the messages use a feature the encoder
- * cannot render exactly (the caller then falls back to routing-only tokens).
+ * <p>Both methods throw {@link UnsupportedChatException} (with a metric label) when the renderer cannot
+ * prove its output equal to the engine's, or the engine's template would raise; the caller then falls
+ * back to routing-only tokens and never forwards ids.
  */
 public interface ChatEncoder {
 
-    /**
-     * @param messages            the JSON array of messages
-     * @param addGenerationPrompt append the assistant header, as {@code add_generation_prompt}
-     * @param enableThinking      {@code false} behaves as the template kwarg {@code enable_thinking=false};
-     *                            {@code true} as the kwarg being absent
-     */
-    String render(JsonNode messages, boolean addGenerationPrompt, boolean enableThinking);
+    String render(ChatInput chat);
 
     /** Token ids of {@link #render}; special tokens in the rendering map to their single ids. */
-    int[] encode(JsonNode messages, boolean addGenerationPrompt, boolean enableThinking);
+    int[] encode(ChatInput chat);
 }

@@ -9,16 +9,18 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 
 /**
- * Exact token-id cache for rendered ChatML prompts, so that turn N of a conversation whose first N-1
- * turns the router has already seen tokenizes only the new messages (issue 19; SMG keeps a tokenizer
- * cache for the same reason).
+ * Exact token-id cache for rendered chat prompts, cut at the template's turn markers (ChatML's
+ * {@code <|im_start|>}, Llama 3's {@code <|start_header_id|>}, Gemma's {@code <start_of_turn>}, ...: found
+ * from each template by {@link TurnMarkers}), so that turn N of a conversation whose first N-1
+ * turns the router has already seen tokenizes only the new messages (SMG keeps a tokenizer cache for the
+ * same reason).
  *
  * <p><b>Why it is exact.</b> A HuggingFace tokenizer extracts non-normalized added tokens from the raw
  * text before it normalizes, pre-tokenizes or runs BPE, and then encodes the pieces between them
  * independently ({@code AddedVocabulary::extract_and_normalize} in huggingface/tokenizers). The ChatML
  * marker {@code <|im_start|>} is such a token in the Qwen family ({@code normalized: false, lstrip: false,
- * rstrip: false}), and {@link ChatTemplates#encoderFor} only builds a ChatML encoder when the marker
- * encodes to one id. So for a rendered prompt cut at every occurrence of the marker, the ids of the
+ * rstrip: false}), and {@link PrefixCachedTokenizer#wrap} only puts the cache in front of a chat encoder
+ * when the marker encodes to one id. So for a rendered prompt cut at every occurrence of the marker, the ids of the
  * whole are the concatenation of the ids of the pieces: no BPE merge, regex split or NFC composition
  * crosses a marker. A marker that a user typed inside a message is cut the same way by the tokenizer,
  * so cutting at every occurrence (not only at message starts) is what keeps the equality.
@@ -38,7 +40,7 @@ import java.util.function.Function;
  */
 public final class ChatPrefixCache {
 
-    /** The ChatML marker at which a rendered prompt is cut. */
+    /** The ChatML marker, the default cut point. */
     static final String MARKER = "<|im_start|>";
 
     /** Per-entry overhead beyond text and ids: entry, key, array headers, Caffeine node (rough, on purpose high). */
@@ -79,7 +81,16 @@ public final class ChatPrefixCache {
      * @param markerId the single id of {@link #MARKER} under {@code encoder}
      */
     public int[] encode(String rendered, int markerId, Function<String, int[]> encoder) {
-        int[] starts = segmentStarts(rendered);
+        return encode(rendered, new String[] {MARKER}, new int[] {markerId}, encoder);
+    }
+
+    /**
+     * Ids of {@code rendered}, cut at every occurrence of any of {@code markers} (turn markers found from the
+     * model's template, each a non-normalized added token without lstrip/rstrip whose single id is the
+     * same index of {@code markerIds}); equal to {@code encoder.apply(rendered)}.
+     */
+    public int[] encode(String rendered, String[] markers, int[] markerIds, Function<String, int[]> encoder) {
+        int[] starts = segmentStarts(rendered, markers);
         if (starts.length < MIN_SEGMENTS) {
             int[] ids = encoder.apply(rendered);
             missTokens.add(ids.length);
@@ -118,7 +129,7 @@ public final class ChatPrefixCache {
         int[] rest = encoder.apply(rendered.substring(starts[cached]));
         missSegments.add(starts.length - cached);
         missTokens.add(rest.length);
-        storeSplit(rendered, starts, keys, cached, rest, markerId);
+        storeSplit(rendered, starts, keys, cached, rest, markers, markerIds);
         return concat(parts, cachedIds, rest);
     }
 
@@ -127,15 +138,16 @@ public final class ChatPrefixCache {
      * of marker ids does not match the count of segments that start with the marker (a tokenizer that
      * breaks the class invariant), nothing is stored: the answer is still the full encoding.
      */
-    private void storeSplit(String rendered, int[] starts, long[] keys, int first, int[] rest, int markerId) {
+    private void storeSplit(String rendered, int[] starts, long[] keys, int first, int[] rest, String[] markers,
+            int[] markerIds) {
         int[] cuts = new int[starts.length - first + 1];
         int n = 0;
-        boolean leading = !rendered.startsWith(MARKER, starts[first]);
+        boolean leading = markerAt(rendered, starts[first], markers) < 0;
         if (leading) {
             cuts[n++] = 0; // segment 0 text before the first marker: it does not start with the marker id
         }
         for (int i = 0; i < rest.length; i++) {
-            if (rest[i] == markerId) {
+            if (isMarkerId(rest[i], markerIds)) {
                 if (n == cuts.length - 1) {
                     return;
                 }
@@ -166,16 +178,71 @@ public final class ChatPrefixCache {
 
     /** Start offsets of the segments: 0, then every marker occurrence after 0. */
     static int[] segmentStarts(String rendered) {
-        int count = 1;
-        for (int at = rendered.indexOf(MARKER, 1); at >= 0; at = rendered.indexOf(MARKER, at + MARKER.length())) {
-            count++;
+        return segmentStarts(rendered, new String[] {MARKER});
+    }
+
+    /**
+     * Start offsets of the segments: 0, then every occurrence after 0 of any marker, left to right, an
+     * occurrence overlapping the previous one skipped (the tokenizer matches the leftmost token too).
+     */
+    static int[] segmentStarts(String rendered, String[] markers) {
+        if (markers.length == 1) {
+            String marker = markers[0];
+            int count = 1;
+            for (int at = rendered.indexOf(marker, 1); at >= 0; at = rendered.indexOf(marker, at + marker.length())) {
+                count++;
+            }
+            int[] starts = new int[count];
+            int n = 1;
+            for (int at = rendered.indexOf(marker, 1); at >= 0; at = rendered.indexOf(marker, at + marker.length())) {
+                starts[n++] = at;
+            }
+            return starts;
         }
-        int[] starts = new int[count];
+        int[] next = new int[markers.length];
+        for (int m = 0; m < markers.length; m++) {
+            next[m] = rendered.indexOf(markers[m], 1);
+        }
+        int[] starts = new int[8];
         int n = 1;
-        for (int at = rendered.indexOf(MARKER, 1); at >= 0; at = rendered.indexOf(MARKER, at + MARKER.length())) {
-            starts[n++] = at;
+        int from = 1;
+        while (true) {
+            int best = -1;
+            for (int m = 0; m < markers.length; m++) {
+                while (next[m] >= 0 && next[m] < from) {
+                    next[m] = rendered.indexOf(markers[m], from);
+                }
+                if (next[m] >= 0 && (best < 0 || next[m] < next[best])) {
+                    best = m;
+                }
+            }
+            if (best < 0) {
+                return Arrays.copyOf(starts, n);
+            }
+            if (n == starts.length) {
+                starts = Arrays.copyOf(starts, n * 2);
+            }
+            starts[n++] = next[best];
+            from = next[best] + markers[best].length();
         }
-        return starts;
+    }
+
+    private static int markerAt(String rendered, int at, String[] markers) {
+        for (int m = 0; m < markers.length; m++) {
+            if (rendered.startsWith(markers[m], at)) {
+                return m;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean isMarkerId(int id, int[] markerIds) {
+        for (int markerId : markerIds) {
+            if (id == markerId) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static int[] concat(int[][] parts, int cachedIds, int[] rest) {

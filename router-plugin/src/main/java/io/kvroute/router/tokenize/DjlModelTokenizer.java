@@ -4,6 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import ai.djl.huggingface.tokenizers.jni.TokenizersLibrary;
+import io.kvroute.router.worker.EngineType;
+import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
 
@@ -29,12 +31,51 @@ final class DjlModelTokenizer implements ModelTokenizer, AutoCloseable {
     private final HuggingFaceTokenizer tokenizer;
     private final boolean idsOnlyPath;
     private final Optional<ChatEncoder> chatEncoder;
+    private final Optional<String> textOnlyReason;
+    private final String textOnlyMessage;
+    private final TurnMarkers.Result turnMarkers;
 
-    DjlModelTokenizer(HuggingFaceTokenizer tokenizer, String chatTemplateOrNull) {
+    DjlModelTokenizer(HuggingFaceTokenizer tokenizer, ModelChatConfig chat, EngineType engine) {
+        this(tokenizer, chat, engine, java.util.Set.of());
+    }
+
+    /** @param splittingAddedTokens the tokenizer's added tokens that split raw text (see {@link TurnMarkers}) */
+    DjlModelTokenizer(HuggingFaceTokenizer tokenizer, ModelChatConfig chat, EngineType engine,
+            java.util.Set<String> splittingAddedTokens) {
         this.tokenizer = requireNonNull(tokenizer, "tokenizer");
         this.idsOnlyPath = PREPARATION_PROBES.stream()
                 .allMatch(p -> java.util.Arrays.equals(idsOnly(p), viaEncoding(p)));
-        this.chatEncoder = ChatTemplates.encoderFor(chatTemplateOrNull, this::encode);
+        TemplateChatEncoder.Loaded loaded = TemplateChatEncoder.compile(chat, engine, this::encode, InstantSource.system());
+        if (loaded instanceof TemplateChatEncoder.Ready ready) {
+            this.chatEncoder = Optional.of(ready.encoder());
+            this.textOnlyReason = Optional.empty();
+            this.textOnlyMessage = "";
+            TemplateChatEncoder.Loaded plain = TemplateChatEncoder.compile(chat, null, this::encode, InstantSource.system());
+            this.turnMarkers = chat.idsUntrustedReason() != null
+                    ? new TurnMarkers.Result(null, null, chat.idsUntrustedReason()) // never engine-equivalent: nothing to cache
+                    : TurnMarkers.find(((TemplateChatEncoder.Ready) plain).encoder(), splittingAddedTokens, this::encode);
+        } else {
+            TemplateChatEncoder.TextOnly textOnly = (TemplateChatEncoder.TextOnly) loaded;
+            this.chatEncoder = Optional.empty();
+            this.textOnlyReason = Optional.of(textOnly.reason());
+            this.textOnlyMessage = textOnly.message();
+            this.turnMarkers = new TurnMarkers.Result(null, null, "text_only");
+        }
+    }
+
+    /** Where the template starts messages, for the chat prefix cache, or why no cut is safe. */
+    TurnMarkers.Result turnMarkers() {
+        return turnMarkers;
+    }
+
+    /** Why the chat template did not compile, for the load-time log line. */
+    String textOnlyMessage() {
+        return textOnlyMessage;
+    }
+
+    @Override
+    public Optional<String> textOnlyReason() {
+        return textOnlyReason;
     }
 
     @Override

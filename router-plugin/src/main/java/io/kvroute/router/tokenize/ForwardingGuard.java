@@ -6,12 +6,11 @@ import java.util.List;
 
 /**
  * Decides whether engine-equivalent ids may replace the engine's own chat rendering, i.e. be
- * forwarded as {@code input_ids}. The rule: forward only when the request is one the native encoder
+ * forwarded as {@code input_ids}. The rule: forward only when the request is one the chat encoder
  * renders exactly AND the engine would not render or rewrite it differently. Anything that changes
  * the prompt on the engine side (tools, custom templates or kwargs, reasoning switches, role rewrites,
  * multimodal parts, continuation of the last message) blocks forwarding; the request is then sent
- * unchanged and routed on the same ids. Follows SGLang router's {@code input_ids_safe_to_forward}
- * (seed 003, REFERENCE.md section 5). Beyond that list, roles other than system/user/assistant (e.g.
+ * unchanged and routed on the same ids. Follows SGLang router's {@code input_ids_safe_to_forward}. Beyond that list, roles other than system/user/assistant (e.g.
  * {@code developer}, which engines may map to system) also block.
  *
  * <p>A field whose value is JSON null counts as absent. Multimodal content wins over other reasons so
@@ -19,12 +18,44 @@ import java.util.List;
  */
 public final class ForwardingGuard {
 
-    public enum Outcome { FORWARD, INELIGIBLE, INELIGIBLE_MULTIMODAL }
+    /** The decision; each refusal has its own metric label ({@link #label}). */
+    public enum Outcome {
+        FORWARD("forwarded"),
+        /** No messages array, a message without a string role. */
+        INELIGIBLE("ineligible"),
+        INELIGIBLE_MULTIMODAL("ineligible_multimodal"),
+        /** The caller sent {@code input_ids} itself. */
+        INELIGIBLE_INPUT_IDS("ineligible_input_ids"),
+        /** {@code tools}/{@code functions}, a {@code tool} message, assistant {@code tool_calls}/{@code function_call}. */
+        INELIGIBLE_TOOLS("ineligible_tools"),
+        /** {@code chat_template}, {@code chat_template_kwargs}, {@code reasoning}, {@code reasoning_effort}, {@code task}. */
+        INELIGIBLE_TEMPLATE_OVERRIDE("ineligible_template_override"),
+        INELIGIBLE_CONTINUE_FINAL_MESSAGE("ineligible_continue_final_message"),
+        /** {@code add_generation_prompt} other than true (SGLang always renders the generation prompt). */
+        INELIGIBLE_GENERATION_PROMPT("ineligible_generation_prompt"),
+        /** A null or non-string content, or a {@code reasoning_content}. */
+        INELIGIBLE_CONTENT("ineligible_content"),
+        /** A role other than system/user/assistant, a system message after the first, two user turns in a row. */
+        INELIGIBLE_ROLE("ineligible_role"),
+        /** The last message is the assistant's: the engine continues or rewrites it. */
+        INELIGIBLE_TRAILING_ASSISTANT("ineligible_trailing_assistant");
 
-    /** Request fields that change how the engine renders or post-processes the prompt. */
-    private static final List<String> BLOCKING_FIELDS = List.of(
-            "input_ids", "tools", "functions", "chat_template", "chat_template_kwargs",
-            "reasoning", "reasoning_effort", "task");
+        private final String label;
+
+        Outcome(String label) {
+            this.label = label;
+        }
+
+        /** The {@code outcome} label of the forwarding metric. */
+        public String label() {
+            return label;
+        }
+    }
+
+    /** Request fields that change how the engine renders or post-processes the prompt, by outcome. */
+    private static final List<String> TOOL_FIELDS = List.of("tools", "functions");
+    private static final List<String> TEMPLATE_FIELDS = List.of(
+            "chat_template", "chat_template_kwargs", "reasoning", "reasoning_effort", "task");
 
     private ForwardingGuard() {}
 
@@ -42,47 +73,58 @@ public final class ForwardingGuard {
                 return Outcome.INELIGIBLE_MULTIMODAL;
             }
         }
-        for (String field : BLOCKING_FIELDS) {
+        if (present(body, "input_ids")) {
+            return Outcome.INELIGIBLE_INPUT_IDS;
+        }
+        for (String field : TOOL_FIELDS) {
             if (present(body, field)) {
-                return Outcome.INELIGIBLE;
+                return Outcome.INELIGIBLE_TOOLS;
+            }
+        }
+        for (String field : TEMPLATE_FIELDS) {
+            if (present(body, field)) {
+                return Outcome.INELIGIBLE_TEMPLATE_OVERRIDE;
             }
         }
         if (body.path("continue_final_message").asBoolean(false)) {
-            return Outcome.INELIGIBLE;
+            return Outcome.INELIGIBLE_CONTINUE_FINAL_MESSAGE;
         }
         JsonNode generationPrompt = JsonFields.optional(body, "add_generation_prompt");
         if (generationPrompt != null && !(generationPrompt.isBoolean() && generationPrompt.booleanValue())) {
             // SGLang has no such request field and always renders the generation prompt
-            return Outcome.INELIGIBLE;
+            return Outcome.INELIGIBLE_GENERATION_PROMPT;
         }
         String previousRole = null;
         for (int i = 0; i < messages.size(); i++) {
             JsonNode m = messages.get(i);
-            if (!m.isObject() || !m.path("role").isTextual() || !m.path("content").isTextual()) {
-                return Outcome.INELIGIBLE; // missing role, null or non-string content
+            if (!m.isObject() || !m.path("role").isTextual()) {
+                return Outcome.INELIGIBLE; // missing role
             }
-            if (present(m, "tool_calls") || present(m, "function_call") || present(m, "reasoning_content")) {
-                return Outcome.INELIGIBLE;
+            if (present(m, "tool_calls") || present(m, "function_call") || "tool".equals(m.get("role").asText())) {
+                return Outcome.INELIGIBLE_TOOLS;
+            }
+            if (!m.path("content").isTextual() || present(m, "reasoning_content")) {
+                return Outcome.INELIGIBLE_CONTENT; // null or non-string content
             }
             String role = m.get("role").asText();
             switch (role) {
                 case "system" -> {
                     if (i > 0) {
-                        return Outcome.INELIGIBLE;
+                        return Outcome.INELIGIBLE_ROLE;
                     }
                 }
                 case "user" -> {
                     if ("user".equals(previousRole)) {
-                        return Outcome.INELIGIBLE;
+                        return Outcome.INELIGIBLE_ROLE;
                     }
                 }
                 case "assistant" -> {
                     if (i == messages.size() - 1) {
-                        return Outcome.INELIGIBLE; // trailing assistant: the engine continues it
+                        return Outcome.INELIGIBLE_TRAILING_ASSISTANT; // the engine turns it into a user turn
                     }
                 }
                 default -> {
-                    return Outcome.INELIGIBLE; // tool, function, developer, ...
+                    return Outcome.INELIGIBLE_ROLE; // function, developer, ...
                 }
             }
             previousRole = role;

@@ -2,7 +2,6 @@ package io.kvroute.router.tokenize;
 
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Optional;
 
 /**
@@ -18,37 +17,52 @@ public final class PrefixCachedTokenizer implements ModelTokenizer {
     private final ModelTokenizer tokenizer;
     private final ChatPrefixCache cache;
     private final Optional<ChatEncoder> chatEncoder;
+    private final String[] markers;
 
     /**
-     * @return {@code tokenizer} itself when it has no ChatML encoder (nothing to cache), else the cached view
+     * @return {@code tokenizer} itself when it has no chat encoder (nothing to cache) or the marker is not
+     *     one token, else the cached view
      */
     public static ModelTokenizer wrap(ModelTokenizer tokenizer, long cacheBytes) {
         requireNonNull(tokenizer, "tokenizer");
         if (cacheBytes <= 0 || tokenizer.chatEncoder().isEmpty()) {
             return tokenizer;
         }
+        if (tokenizer instanceof DjlModelTokenizer djl) {
+            TurnMarkers.Result markers = djl.turnMarkers();
+            return markers.found()
+                    ? new PrefixCachedTokenizer(tokenizer, new ChatPrefixCache(cacheBytes), markers.markers(), markers.ids())
+                    : tokenizer;
+        }
         int[] marker = tokenizer.encode(ChatPrefixCache.MARKER);
         if (marker.length != 1) {
             return tokenizer; // the marker is not one special token: the cut would not be exact
         }
-        return new PrefixCachedTokenizer(tokenizer, new ChatPrefixCache(cacheBytes), marker[0]);
+        return new PrefixCachedTokenizer(tokenizer, new ChatPrefixCache(cacheBytes), new String[] {ChatPrefixCache.MARKER},
+                new int[] {marker[0]});
     }
 
-    private PrefixCachedTokenizer(ModelTokenizer tokenizer, ChatPrefixCache cache, int markerId) {
+    private PrefixCachedTokenizer(ModelTokenizer tokenizer, ChatPrefixCache cache, String[] markers, int[] markerIds) {
         this.tokenizer = tokenizer;
         this.cache = cache;
+        this.markers = markers.clone();
         ChatEncoder base = tokenizer.chatEncoder().orElseThrow();
         this.chatEncoder = Optional.of(new ChatEncoder() {
             @Override
-            public String render(JsonNode messages, boolean addGenerationPrompt, boolean enableThinking) {
-                return base.render(messages, addGenerationPrompt, enableThinking);
+            public String render(ChatInput chat) {
+                return base.render(chat);
             }
 
             @Override
-            public int[] encode(JsonNode messages, boolean addGenerationPrompt, boolean enableThinking) {
-                return cache.encode(base.render(messages, addGenerationPrompt, enableThinking), markerId, tokenizer::encode);
+            public int[] encode(ChatInput chat) {
+                return cache.encode(base.render(chat), markers, markerIds, tokenizer::encode);
             }
         });
+    }
+
+    /** The turn markers the cache cuts at. */
+    public java.util.List<String> markers() {
+        return java.util.List.of(markers);
     }
 
     @Override

@@ -12,11 +12,19 @@ import java.util.Optional;
  * forwarded as {@code input_ids}, and only when {@link ForwardingGuard} also allows it. Routing-only ids
  * (raw {@code prompt}/{@code text}, or the message texts of a chat the encoder cannot render) are
  * stable for a given prefix, which is all the prefix tree needs. Follows SGLang router's
- * {@code request_tokens_for} (seed 003).
+ * {@code request_tokens_for}.
+ *
+ * <p>{@code declineReason} is set when a chat had a chat encoder but its rendering was declined
+ * (a label of {@link UnsupportedChatException#reason}); the ids are then routing-only.
  *
  * <p>The ids array is shared, not copied: treat it as read-only.
  */
-public record RequestTokens(int[] ids, boolean engineEquivalent) {
+public record RequestTokens(int[] ids, boolean engineEquivalent, String declineReason) {
+
+    /** Tokens with no decline to report. */
+    public RequestTokens(int[] ids, boolean engineEquivalent) {
+        this(ids, engineEquivalent, null);
+    }
 
     /**
      * Estimated input tokens when the model has no tokenizer: {@code bodyBytes / 4} (a common ~4 bytes
@@ -30,8 +38,8 @@ public record RequestTokens(int[] ids, boolean engineEquivalent) {
     /**
      * Tokens of a parsed request body.
      * <ol>
-     *   <li>{@code messages} array and a chat encoder: the rendered chat ({@code add_generation_prompt}
-     *       default true, {@code chat_template_kwargs.enable_thinking}), engine-equivalent;</li>
+     *   <li>{@code messages} array and a chat encoder: the chat rendered with the model's template after
+     *       the engine's preprocessing ({@link ChatInput#fromBody}), engine-equivalent;</li>
      *   <li>else (no encoder, or messages the encoder cannot render): string contents and text parts of
      *       the messages joined with "\n", routing-only;</li>
      *   <li>else {@code prompt} (string, or array of strings joined with "\n") or {@code text}, routing-only.</li>
@@ -49,32 +57,22 @@ public record RequestTokens(int[] ids, boolean engineEquivalent) {
             Optional<ChatEncoder> encoder = tokenizer.chatEncoder();
             if (encoder.isPresent()) {
                 try {
-                    int[] ids = encoder.get().encode(messages, addGenerationPrompt(body), enableThinking(body));
+                    int[] ids = encoder.get().encode(ChatInput.fromBody(body));
                     return Optional.of(new RequestTokens(ids, true));
                 } catch (UnsupportedChatException e) {
-                    // fall through to routing-only tokens
+                    return routingOnly(tokenizer, messagesText(messages), e.reason());
                 }
             }
-            return routingOnly(tokenizer, messagesText(messages));
+            return routingOnly(tokenizer, messagesText(messages), null);
         }
-        return routingOnly(tokenizer, rawText(body));
+        return routingOnly(tokenizer, rawText(body), null);
     }
 
-    static boolean addGenerationPrompt(JsonNode body) {
-        JsonNode agp = body.get("add_generation_prompt");
-        return agp == null || !agp.isBoolean() || agp.booleanValue();
-    }
-
-    static boolean enableThinking(JsonNode body) {
-        JsonNode v = body.path("chat_template_kwargs").get("enable_thinking");
-        return !(v != null && v.isBoolean() && !v.booleanValue());
-    }
-
-    private static Optional<RequestTokens> routingOnly(ModelTokenizer tokenizer, String text) {
+    private static Optional<RequestTokens> routingOnly(ModelTokenizer tokenizer, String text, String declineReason) {
         if (text == null || text.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(new RequestTokens(tokenizer.encode(text), false));
+        return Optional.of(new RequestTokens(tokenizer.encode(text), false, declineReason));
     }
 
     private static String rawText(JsonNode body) {
@@ -128,7 +126,8 @@ public record RequestTokens(int[] ids, boolean engineEquivalent) {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof RequestTokens r && r.engineEquivalent == engineEquivalent && Arrays.equals(r.ids, ids);
+        return o instanceof RequestTokens r && r.engineEquivalent == engineEquivalent && Arrays.equals(r.ids, ids)
+                && java.util.Objects.equals(r.declineReason, declineReason);
     }
 
     @Override
@@ -138,6 +137,7 @@ public record RequestTokens(int[] ids, boolean engineEquivalent) {
 
     @Override
     public String toString() {
-        return "RequestTokens[numIds=" + ids.length + ", engineEquivalent=" + engineEquivalent + "]";
+        return "RequestTokens[numIds=" + ids.length + ", engineEquivalent=" + engineEquivalent
+                + (declineReason == null ? "" : ", declineReason=" + declineReason) + "]";
     }
 }

@@ -3,8 +3,7 @@ package io.kvroute.router.tokenize;
 import static java.util.Objects.requireNonNull;
 
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvroute.router.worker.EngineType;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,6 +12,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Tokenizers by model id, loaded once from local directories ({@code tokenizer.json} plus
@@ -29,14 +30,30 @@ import java.util.Optional;
  */
 public final class TokenizerRegistry implements AutoCloseable {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Logger LOG = LoggerFactory.getLogger(TokenizerRegistry.class);
 
     private final Map<String, ModelTokenizer> byModel;
     private final List<DjlModelTokenizer> owned;
 
+    private final Map<String, String> chatCacheDeclines;
+
     private TokenizerRegistry(Map<String, ModelTokenizer> byModel, List<DjlModelTokenizer> owned) {
+        this(byModel, owned, Map.of());
+    }
+
+    private TokenizerRegistry(Map<String, ModelTokenizer> byModel, List<DjlModelTokenizer> owned,
+            Map<String, String> chatCacheDeclines) {
         this.byModel = Map.copyOf(byModel);
         this.owned = List.copyOf(owned);
+        this.chatCacheDeclines = Map.copyOf(chatCacheDeclines);
+    }
+
+    /**
+     * Models that asked for a chat prefix cache but run without one, with the reason: {@code text_only},
+     * {@code no_prefix_property}, {@code no_added_token_marker} (see {@link TurnMarkers}).
+     */
+    public Map<String, String> chatCacheDeclines() {
+        return new java.util.TreeMap<>(chatCacheDeclines);
     }
 
     /**
@@ -51,18 +68,29 @@ public final class TokenizerRegistry implements AutoCloseable {
 
     /**
      * As {@link #load(Map)}, with a {@link ChatPrefixCache} of {@code chatCacheBytesPerModel} bytes per
-     * model in front of each ChatML encoder (0 = no cache).
+     * model in front of each chat encoder whose template marks turns with {@code <|im_start|>} (0 = no cache).
      */
     public static TokenizerRegistry load(Map<String, Path> tokenizerDirsByModel, long chatCacheBytesPerModel)
             throws IOException {
-        return DjlOffline.during(() -> loadConfigured(tokenizerDirsByModel, chatCacheBytesPerModel));
+        return load(tokenizerDirsByModel, chatCacheBytesPerModel, EngineType.SGLANG);
     }
 
-    private static TokenizerRegistry loadConfigured(Map<String, Path> tokenizerDirsByModel, long chatCacheBytesPerModel)
-            throws IOException {
+    /**
+     * As {@link #load(Map, long)}, rendering chats as {@code engine} preprocesses them before the template
+     * (null = SGLang, the engine that accepts forwarded {@code input_ids} on chat).
+     */
+    public static TokenizerRegistry load(Map<String, Path> tokenizerDirsByModel, long chatCacheBytesPerModel,
+            EngineType engine) throws IOException {
+        return DjlOffline.during(() -> loadConfigured(tokenizerDirsByModel, chatCacheBytesPerModel, engine));
+    }
+
+    private static TokenizerRegistry loadConfigured(Map<String, Path> tokenizerDirsByModel, long chatCacheBytesPerModel,
+            EngineType engine) throws IOException {
+        EngineType target = engine == null ? EngineType.SGLANG : engine;
         requireNonNull(tokenizerDirsByModel, "tokenizerDirsByModel");
         Map<Path, DjlModelTokenizer> byDir = new HashMap<>();
         Map<String, ModelTokenizer> byModel = new HashMap<>();
+        Map<String, String> cacheDeclines = new HashMap<>();
         List<DjlModelTokenizer> owned = new ArrayList<>();
         try {
             for (Map.Entry<String, Path> e : tokenizerDirsByModel.entrySet()) {
@@ -70,17 +98,21 @@ public final class TokenizerRegistry implements AutoCloseable {
                 Path dir = requireNonNull(e.getValue(), "tokenizer dir of " + model).toAbsolutePath().normalize();
                 DjlModelTokenizer tok = byDir.get(dir);
                 if (tok == null) {
-                    tok = acquire(model, dir);
+                    tok = acquire(model, dir, target);
                     byDir.put(dir, tok);
                     owned.add(tok);
                 }
-                byModel.put(model, PrefixCachedTokenizer.wrap(tok, chatCacheBytesPerModel));
+                ModelTokenizer wrapped = PrefixCachedTokenizer.wrap(tok, chatCacheBytesPerModel);
+                byModel.put(model, wrapped);
+                if (chatCacheBytesPerModel > 0 && !(wrapped instanceof PrefixCachedTokenizer)) {
+                    cacheDeclines.put(model, tok.turnMarkers().found() ? "marker" : tok.turnMarkers().declineReason());
+                }
             }
         } catch (IOException | RuntimeException ex) {
             owned.forEach(TokenizerRegistry::release);
             throw ex;
         }
-        return new TokenizerRegistry(byModel, owned);
+        return new TokenizerRegistry(byModel, owned, cacheDeclines);
     }
 
     /**
@@ -92,9 +124,9 @@ public final class TokenizerRegistry implements AutoCloseable {
     private static final Map<String, DjlModelTokenizer> SHARED = new HashMap<>(); // guarded by SHARED
     private static final Map<DjlModelTokenizer, Integer> REFS = new java.util.IdentityHashMap<>(); // guarded by SHARED
 
-    private static DjlModelTokenizer acquire(String model, Path dir) throws IOException {
+    private static DjlModelTokenizer acquire(String model, Path dir, EngineType engine) throws IOException {
         Path json = dir.resolve("tokenizer.json");
-        String key = dir + "|" + (Files.isRegularFile(json) ? Files.size(json) + "|" + Files.getLastModifiedTime(json) : "missing");
+        String key = dir + "|" + engine.label() + "|" + (Files.isRegularFile(json) ? Files.size(json) + "|" + Files.getLastModifiedTime(json) : "missing");
         synchronized (SHARED) {
             DjlModelTokenizer cached = SHARED.get(key);
             if (cached != null) {
@@ -102,7 +134,7 @@ public final class TokenizerRegistry implements AutoCloseable {
                 return cached;
             }
         }
-        DjlModelTokenizer loaded = loadDir(model, dir); // slow: never under the lock
+        DjlModelTokenizer loaded = loadDir(model, dir, engine); // slow: never under the lock
         synchronized (SHARED) {
             DjlModelTokenizer raced = SHARED.get(key);
             if (raced != null) {
@@ -146,7 +178,14 @@ public final class TokenizerRegistry implements AutoCloseable {
         return new TokenizerRegistry(Map.of(), List.of());
     }
 
-    /** The chat prefix caches by model id (models without a ChatML encoder have none). */
+    /** The models whose chat template is not rendered, with the reason label (see {@link ModelTokenizer#textOnlyReason}). */
+    public Map<String, String> textOnlyModels() {
+        Map<String, String> out = new java.util.TreeMap<>();
+        byModel.forEach((model, tok) -> tok.textOnlyReason().ifPresent(r -> out.put(model, r)));
+        return out;
+    }
+
+    /** The chat prefix caches by model id (models without a chat encoder, or whose marker is not one token, have none). */
     public Map<String, ChatPrefixCache> chatPrefixCaches() {
         Map<String, ChatPrefixCache> out = new java.util.TreeMap<>();
         byModel.forEach((model, tok) -> {
@@ -171,12 +210,12 @@ public final class TokenizerRegistry implements AutoCloseable {
         }
     }
 
-    private static DjlModelTokenizer loadDir(String model, Path dir) throws IOException {
+    private static DjlModelTokenizer loadDir(String model, Path dir, EngineType engine) throws IOException {
         Path tokenizerJson = dir.resolve("tokenizer.json");
         if (!Files.isRegularFile(tokenizerJson)) {
             throw new IOException("model " + model + ": no tokenizer.json in " + dir);
         }
-        String template = readTemplate(model, dir);
+        ModelChatConfig chat = ModelChatConfig.read(model, dir);
         HuggingFaceTokenizer hf;
         try {
             hf = HuggingFaceTokenizer.builder()
@@ -189,24 +228,12 @@ public final class TokenizerRegistry implements AutoCloseable {
         } catch (IOException | RuntimeException ex) {
             throw new IOException("model " + model + ": cannot load tokenizer from " + dir + ": " + ex.getMessage(), ex);
         }
-        return new DjlModelTokenizer(hf, template);
+        DjlModelTokenizer tokenizer = new DjlModelTokenizer(hf, chat, engine, TurnMarkers.splittingAddedTokens(tokenizerJson));
+        tokenizer.textOnlyReason().ifPresent(reason -> LOG.warn(
+                "model {}: chat template in {} is not rendered ({}: {}); chats on this model are text-only: routed on"
+                        + " their message texts, never forwarded as input_ids, not looked up in the exact KV index",
+                model, dir, reason, tokenizer.textOnlyMessage()));
+        return tokenizer;
     }
 
-    private static String readTemplate(String model, Path dir) throws IOException {
-        Path config = dir.resolve("tokenizer_config.json");
-        if (Files.isRegularFile(config)) {
-            JsonNode node;
-            try {
-                node = JSON.readTree(config.toFile());
-            } catch (IOException ex) {
-                throw new IOException("model " + model + ": unreadable " + config + ": " + ex.getMessage(), ex);
-            }
-            Optional<String> t = ChatTemplates.templateOf(node);
-            if (t.isPresent()) {
-                return t.get();
-            }
-        }
-        Path jinja = dir.resolve("chat_template.jinja");
-        return Files.isRegularFile(jinja) ? Files.readString(jinja) : null;
-    }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.tokenize.ChatEncoder;
+import io.kvroute.router.tokenize.ChatInput;
 import io.kvroute.router.tokenize.ModelTokenizer;
 import io.kvroute.router.tokenize.TokenizerRegistry;
 import java.nio.charset.StandardCharsets;
@@ -32,12 +33,12 @@ class IngressTokenizationTest {
         public Optional<ChatEncoder> chatEncoder() {
             return Optional.of(new ChatEncoder() {
                 @Override
-                public String render(JsonNode messages, boolean addGenerationPrompt, boolean enableThinking) {
+                public String render(ChatInput chat) {
                     return "rendered";
                 }
 
                 @Override
-                public int[] encode(JsonNode messages, boolean addGenerationPrompt, boolean enableThinking) {
+                public int[] encode(ChatInput chat) {
                     throw new IllegalStateException("native tokenizer crashed");
                 }
             });

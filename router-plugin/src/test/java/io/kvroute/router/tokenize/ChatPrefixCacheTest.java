@@ -48,7 +48,7 @@ class ChatPrefixCacheTest {
                 messages.add(message("user", randomText(rnd)));
                 boolean agp = rnd.nextInt(4) != 0;
                 boolean thinking = rnd.nextBoolean();
-                String rendered = base.render(messages, agp, thinking);
+                String rendered = base.render(ChatInput.of(messages, agp, thinking));
                 int[] expected = tok.encode(rendered);
                 assertThat(cache.encode(rendered, markerId, tok::encode))
                         .as("conversation %d turn %d: %s", conversation, turn, rendered)
@@ -79,12 +79,12 @@ class ChatPrefixCacheTest {
         ArrayNode messages = JSON.createArrayNode();
         messages.add(message("system", "You are terse. ".repeat(200)));
         messages.add(message("user", "first question ".repeat(300)));
-        cache.encode(base.render(messages, true, true), markerId, counting);
+        cache.encode(base.render(ChatInput.of(messages, true, true)), markerId, counting);
         messages.add(message("assistant", "first answer ".repeat(300)));
         String newQuestion = "and the second one?";
         messages.add(message("user", newQuestion));
         charsEncoded.set(0);
-        String rendered = base.render(messages, true, true);
+        String rendered = base.render(ChatInput.of(messages, true, true));
         assertThat(cache.encode(rendered, markerId, counting)).containsExactly(tok.encode(rendered));
         // Encoded now: the assistant turn (new as a history turn), the new user turn, the generation prompt.
         assertThat(charsEncoded.get()).isLessThan("first answer ".length() * 300L + newQuestion.length() + 100);
@@ -102,7 +102,7 @@ class ChatPrefixCacheTest {
         for (int i = 0; i < 80; i++) {
             ArrayNode messages = JSON.createArrayNode();
             messages.add(message("user", randomText(rnd) + " request " + i + " " + "pad ".repeat(rnd.nextInt(400))));
-            String rendered = base.render(messages, true, true);
+            String rendered = base.render(ChatInput.of(messages, true, true));
             assertThat(cache.encode(rendered, markerId, tok::encode)).containsExactly(tok.encode(rendered));
             assertThat(cache.bytesHeld()).isLessThanOrEqualTo(bound);
         }

@@ -56,6 +56,20 @@ final class Qwen3Fixture {
         return (DjlModelTokenizer) ((PrefixCachedTokenizer) tokenizer()).delegate();
     }
 
+    /**
+     * The Qwen3 template with no engine preprocessing (transformers' {@code apply_chat_template} alone), over
+     * {@code textEncoder}.
+     */
+    static ChatEncoder plainEncoder(java.util.function.Function<String, int[]> textEncoder) {
+        try {
+            TemplateChatEncoder.Loaded loaded = TemplateChatEncoder.compile(ModelChatConfig.read(MODEL, dir()), null,
+                    textEncoder, java.time.InstantSource.fixed(java.time.Instant.parse("2026-12-02T12:00:00Z")));
+            return ((TemplateChatEncoder.Ready) loaded).encoder();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     static ChatEncoder chatEncoder() {
         return tokenizer().chatEncoder().orElseThrow(() -> new AssertionError("Qwen3 template not recognised"));
     }

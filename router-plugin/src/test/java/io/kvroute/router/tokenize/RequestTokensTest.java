@@ -46,15 +46,17 @@ class RequestTokensTest {
     void chatWithEncoder_honoursEnableThinkingFalseFromChatTemplateKwargs() {
         JsonNode b = body("{'chat_template_kwargs':{'enable_thinking':false}," + MESSAGES + "}");
         RequestTokens t = RequestTokens.of(b, qwen3()).orElseThrow();
-        assertThat(t.ids()).isEqualTo(Qwen3Fixture.chatEncoder().encode(b.get("messages"), true, false));
-        assertThat(t.ids()).isNotEqualTo(Qwen3Fixture.chatEncoder().encode(b.get("messages"), true, true));
+        assertThat(t.ids()).isEqualTo(Qwen3Fixture.chatEncoder().encode(ChatInput.of(b.get("messages"), true, false)));
+        assertThat(t.ids()).isNotEqualTo(Qwen3Fixture.chatEncoder().encode(ChatInput.of(b.get("messages"), true, true)));
     }
 
     @Test
-    void chatWithEncoder_honoursAddGenerationPromptFalse() {
+    void chatWithEncoder_rendersTheGenerationPromptEvenWhenAskedNot_asSglangDoes() {
         JsonNode b = body("{'add_generation_prompt':false," + MESSAGES + "}");
-        assertThat(RequestTokens.of(b, qwen3()).orElseThrow().ids())
-                .isEqualTo(Qwen3Fixture.chatEncoder().encode(b.get("messages"), false, true));
+        ChatEncoder plain = Qwen3Fixture.plainEncoder(Qwen3Fixture.tokenizer()::encode);
+        int[] withPrompt = plain.encode(ChatInput.of(b.get("messages"), true, true));
+        assertThat(RequestTokens.of(b, qwen3()).orElseThrow().ids()).isEqualTo(withPrompt)
+                .isNotEqualTo(plain.encode(ChatInput.of(b.get("messages"), false, true)));
     }
 
     @Test

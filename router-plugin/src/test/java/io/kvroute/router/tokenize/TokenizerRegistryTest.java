@@ -112,7 +112,7 @@ class TokenizerRegistryTest {
     void idsOnlyFastPath_isUsedForQwen3AndAgreesWithDjlEncodingOnEveryReferenceConversation() throws IOException {
         DjlModelTokenizer tok = Qwen3Fixture.djl();
         assertThat(tok.usesIdsOnlyPath()).isTrue();
-        for (JsonNode row : ChatMlReferenceParityTest.rows()) {
+        for (JsonNode row : Qwen3ReferenceParityTest.rows()) {
             String text = row.get("rendered").asText();
             assertThat(tok.idsOnly(text)).isEqualTo(tok.viaEncoding(text));
         }
@@ -123,7 +123,8 @@ class TokenizerRegistryTest {
         ai.djl.huggingface.tokenizers.HuggingFaceTokenizer lowerCasing = ai.djl.huggingface.tokenizers.HuggingFaceTokenizer
                 .builder().optTokenizerPath(Qwen3Fixture.dir()).optAddSpecialTokens(false).optTruncation(false)
                 .optPadding(false).optDoLowerCase(true).build();
-        try (DjlModelTokenizer tok = new DjlModelTokenizer(lowerCasing, null)) {
+        try (DjlModelTokenizer tok = new DjlModelTokenizer(lowerCasing, new ModelChatConfig(null, false, Map.of()),
+                io.kvroute.router.worker.EngineType.SGLANG)) {
             assertThat(tok.usesIdsOnlyPath()).isFalse();
             assertThat(tok.encode("HELLO World")).isEqualTo(Qwen3Fixture.tokenizer().encode("hello world"));
         }
@@ -192,32 +193,57 @@ class TokenizerRegistryTest {
     }
 
     @Test
-    void qwen3Template_getsTheNativeChatEncoder() {
-        assertThat(Qwen3Fixture.djl().chatEncoder()).containsInstanceOf(ChatMlEncoder.class);
+    void qwen3Template_getsTheTemplateEncoderForSglang_behindThePrefixCache() {
+        assertThat(Qwen3Fixture.djl().chatEncoder()).containsInstanceOf(TemplateChatEncoder.class);
+        assertThat(((TemplateChatEncoder) Qwen3Fixture.djl().chatEncoder().orElseThrow()).engine())
+                .isEqualTo(io.kvroute.router.worker.EngineType.SGLANG);
+        assertThat(Qwen3Fixture.djl().textOnlyReason()).isEmpty();
         assertThat(Qwen3Fixture.tokenizer()).isInstanceOf(PrefixCachedTokenizer.class);
-        assertThat(ChatTemplates.sha256(qwen3Template)).isEqualTo(ChatTemplates.QWEN3_TEMPLATE_SHA256);
     }
 
     @Test
-    void otherTemplates_getNoEncoder() {
-        ModelTokenizer tok = Qwen3Fixture.tokenizer();
-        assertThat(ChatTemplates.encoderFor(qwen3Template + " ", tok::encode)).isEmpty();
-        assertThat(ChatTemplates.encoderFor("{% for m in messages %}{{ m.content }}{% endfor %}", tok::encode)).isEmpty();
-        assertThat(ChatTemplates.encoderFor(null, tok::encode)).isEmpty();
+    void templateWithAnUnknownFilter_makesTheModelTextOnly_withTheReason(@TempDir Path dir) throws IOException {
+        Files.copy(Qwen3Fixture.dir().resolve("tokenizer.json"), dir.resolve("tokenizer.json"));
+        Files.writeString(dir.resolve("tokenizer_config.json"),
+                "{\"chat_template\":\"{% for m in messages %}{{ m.content | no_such_filter }}{% endfor %}\"}");
+        Path none = Files.createDirectories(dir.resolve("none"));
+        Files.copy(Qwen3Fixture.dir().resolve("tokenizer.json"), none.resolve("tokenizer.json"));
+        try (TokenizerRegistry r = TokenizerRegistry.load(Map.of("m", dir, "n", none), 1 << 20)) {
+            assertThat(r.forModel("m").orElseThrow().chatEncoder()).isEmpty();
+            assertThat(r.forModel("m").orElseThrow().textOnlyReason()).contains("unsupported_filter");
+            assertThat(r.textOnlyModels()).containsEntry("m", "unsupported_filter").containsEntry("n", "no_template");
+            assertThat(r.chatPrefixCaches()).isEmpty();
+        }
     }
 
     @Test
-    void knownTemplate_getsNoEncoderWhenTheTokenizerSplitsTheChatMlMarkers() {
-        assertThat(ChatTemplates.encoderFor(qwen3Template, s -> s.chars().toArray())).isEmpty();
+    void templateOf_readsStringOrTheNamedEntryOfAList() throws IOException {
+        assertThat(ModelChatConfig.templateOf(JSON.readTree("{\"chat_template\":\"T\"}"), "default")).isEqualTo("T");
+        JsonNode list = JSON.readTree(
+                "{\"chat_template\":[{\"name\":\"tool_use\",\"template\":\"X\"},{\"name\":\"default\",\"template\":\"D\"}]}");
+        assertThat(ModelChatConfig.templateOf(list, "default")).isEqualTo("D");
+        assertThat(ModelChatConfig.templateOf(list, "tool_use")).isEqualTo("X");
+        assertThat(ModelChatConfig.templateOf(JSON.readTree("{}"), "default")).isNull();
     }
 
     @Test
-    void templateOf_readsStringOrTheDefaultEntryOfAList() throws IOException {
-        assertThat(ChatTemplates.templateOf(JSON.readTree("{\"chat_template\":\"T\"}"))).contains("T");
-        assertThat(ChatTemplates.templateOf(JSON.readTree(
-                "{\"chat_template\":[{\"name\":\"tool_use\",\"template\":\"X\"},{\"name\":\"default\",\"template\":\"D\"}]}")))
-                .contains("D");
-        assertThat(ChatTemplates.templateOf(JSON.readTree("{}"))).isEmpty();
+    void specialTokens_areTheNonNullNamedTokensAndExtraSpecialTokens() throws IOException {
+        JsonNode config = JSON.readTree("{\"bos_token\":{\"content\":\"<s>\",\"lstrip\":false},\"eos_token\":\"</s>\","
+                + "\"pad_token\":null,\"extra_special_tokens\":{\"image_token\":\"<img>\"}}");
+        assertThat(ModelChatConfig.specialTokens(config))
+                .containsExactlyInAnyOrderEntriesOf(Map.of("bos_token", "<s>", "eos_token", "</s>", "image_token", "<img>"));
+    }
+
+    @Test
+    void chatTemplateJinja_takesPriorityOverTheConfigsTemplate(@TempDir Path dir) throws IOException {
+        Files.copy(Qwen3Fixture.dir().resolve("tokenizer.json"), dir.resolve("tokenizer.json"));
+        Files.writeString(dir.resolve("tokenizer_config.json"), "{\"chat_template\":\"CONFIG\"}");
+        Files.writeString(dir.resolve("chat_template.jinja"), "JINJA {{ messages[0].content }}");
+        try (TokenizerRegistry r = TokenizerRegistry.load(Map.of("m", dir))) {
+            ChatEncoder encoder = r.forModel("m").orElseThrow().chatEncoder().orElseThrow();
+            assertThat(encoder.render(ChatInput.of(JSON.readTree("[{\"role\":\"user\",\"content\":\"x\"}]"), true, true)))
+                    .isEqualTo("JINJA x");
+        }
     }
 
     @Test

@@ -7,10 +7,11 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The engine's own tokenization with the real tokenizer: the same DJL tokenizer and chat encoder as
- * the router, so ids the router forwards are exactly what this worker would have computed. Chats
- * the encoder cannot render fall back to their joined message text (a real engine would render
- * them with its jinja template; the router never forwards ids for those).
+ * The engine's own tokenization with the real tokenizer of a model directory: the same DJL tokenizer
+ * and the model's own chat template (with SGLang's message preprocessing) as the router, so a Llama 3,
+ * Gemma 3, DeepSeek V3 or Qwen3 fleet renders its chats as the router does, and ids the router forwards
+ * are exactly what this worker would have computed. Chats the encoder declines fall back to their joined
+ * message text (a real engine would render them or answer 400; the router never forwards ids for those).
  */
 public final class TokenizerPromptEncoder implements PromptEncoder {
 

@@ -18,16 +18,16 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The native encoder against strings rendered by the REAL Qwen3 template with Python jinja2 in
- * transformers' environment ({@code chatml/generate_reference.py} -> {@code chatml/qwen3_reference.jsonl}).
+ * The template encoder (no engine preprocessing) against strings rendered by the REAL Qwen3 template with
+ * Python jinja2 in transformers' environment ({@code chatml/generate_reference.py} -> {@code chatml/qwen3_reference.jsonl}).
  */
-class ChatMlReferenceParityTest {
+class Qwen3ReferenceParityTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
     static List<JsonNode> rows() throws IOException {
         List<JsonNode> rows = new ArrayList<>();
-        try (InputStream in = ChatMlReferenceParityTest.class.getClassLoader()
+        try (InputStream in = Qwen3ReferenceParityTest.class.getClassLoader()
                 .getResourceAsStream("chatml/qwen3_reference.jsonl");
              BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
             for (String line = r.readLine(); line != null; line = r.readLine()) {
@@ -59,8 +59,8 @@ class ChatMlReferenceParityTest {
     @ParameterizedTest(name = "[{0}] {1}")
     @MethodSource("conversations")
     void render_isByteIdenticalToJinja2Reference(int index, String kind, JsonNode row) {
-        String rendered = Qwen3Fixture.chatEncoder().render(row.get("messages"),
-                row.get("add_generation_prompt").asBoolean(), row.get("enable_thinking").asBoolean());
+        String rendered = Qwen3Fixture.plainEncoder(Qwen3Fixture.tokenizer()::encode).render(ChatInput.of(row.get("messages"),
+                row.get("add_generation_prompt").asBoolean(), row.get("enable_thinking").asBoolean()));
         String expected = row.get("rendered").asText();
         assertThat(rendered.getBytes(StandardCharsets.UTF_8)).isEqualTo(expected.getBytes(StandardCharsets.UTF_8));
     }
@@ -68,8 +68,8 @@ class ChatMlReferenceParityTest {
     @ParameterizedTest(name = "[{0}] {1}")
     @MethodSource("conversations")
     void encode_equalsEngineIdsOfJinja2Reference(int index, String kind, JsonNode row) {
-        int[] ids = Qwen3Fixture.chatEncoder().encode(row.get("messages"),
-                row.get("add_generation_prompt").asBoolean(), row.get("enable_thinking").asBoolean());
+        int[] ids = Qwen3Fixture.plainEncoder(Qwen3Fixture.tokenizer()::encode).encode(ChatInput.of(row.get("messages"),
+                row.get("add_generation_prompt").asBoolean(), row.get("enable_thinking").asBoolean()));
         int[] engineIds = Qwen3Fixture.tokenizer().encode(row.get("rendered").asText());
         assertThat(ids).isEqualTo(engineIds);
     }

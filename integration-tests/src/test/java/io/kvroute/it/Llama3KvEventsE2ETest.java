@@ -1,0 +1,81 @@
+package io.kvroute.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.kvroute.router.plugin.RouterMain;
+import io.kvroute.router.tokenize.TokenizerArchive;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.eclipse.jetty.client.ContentResponse;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The exact KV index on a non-Qwen model: four mock workers with the real Llama 3 tokenizer and chat
+ * template publish KV events (block hashes seeded per process, correct {@code token_ids}); replica A
+ * spreads conversations round-robin and does NOT forward ids, so each worker renders the Llama 3
+ * template itself. Replica T ({@code --cache-index exact --kv-events-hash tokens}) renders the same
+ * conversation with its own template encoder and must send it to the worker that holds its blocks,
+ * from the events alone. Before templates reached the tokenize path, T keyed Llama chats on the message
+ * texts joined with newlines, which never match the engine's blocks.
+ */
+class Llama3KvEventsE2ETest {
+
+    @TempDir
+    static Path tmp;
+
+    private static String conversation(int i) {
+        String system = "You are the routing assistant of a large fleet; always answer briefly. ".repeat(6);
+        return "{\"messages\":[{\"role\":\"system\",\"content\":\"" + system + "\"},"
+                + "{\"role\":\"user\",\"content\":\"" + ("question " + i + " asks about caches. ").repeat(5) + "\"},"
+                + "{\"role\":\"assistant\",\"content\":\"" + ("answer " + i + " names a worker. ").repeat(5) + "\"},"
+                + "{\"role\":\"user\",\"content\":\"and then " + i + "?\"}],\"max_tokens\":2}";
+    }
+
+    private static double scrape(Http http, RouterMain.RunningRouter r, String name, String... labels) throws Exception {
+        return MetricSum.of(http.get(r.baseUrl() + "/metrics").getContentAsString(), name, labels);
+    }
+
+    @Test
+    void llama3Fleet_exactIndexRoutesARepeatedConversationToItsHolder() throws Exception {
+        Path llama = TokenizerArchive.materialize(getClass().getClassLoader(), "models/llama3",
+                Files.createDirectories(tmp.resolve("llama3")));
+        String dir = llama.toString();
+        try (TestFleet fleet = TestFleet.start(4, List.of("--tokenizer-path", dir, "--decode-ms-per-step", "1",
+                "--prefill-ms-per-1k", "1", "--kv-events-hash-seed", "random"),
+                List.of("--policy", "round_robin", "--cache-index", "approximate", "--tokenizer-path", dir,
+                        "--disable-input-ids-forwarding"));
+                Http http = new Http()) {
+            List<String> urls = new ArrayList<>();
+            fleet.workers.forEach(w -> urls.add(w.baseUrl()));
+            try (RouterMain.RunningRouter tok = RouterMain.start(new String[] {"--port", "0", "--worker-urls",
+                    String.join(",", urls), "--policy", "cache_aware", "--tokenizer-path", dir, "--cache-index", "exact",
+                    "--cache-affinity-min-matched-tokens", "32", "--health-check-interval-secs", "0.2",
+                    "--kv-events-hash", "tokens"})) {
+                await().atMost(Duration.ofSeconds(30)).until(() -> scrape(http, tok, "kvroute_kv_events_workers_exact") == 4);
+                for (int i = 0; i < 5; i++) {
+                    double storedBefore = scrape(http, tok, "kvroute_kv_events_block_events_total");
+                    ContentResponse viaA = http.postJson(fleet.url("/v1/chat/completions"), conversation(i));
+                    assertThat(viaA.getStatus()).isEqualTo(200);
+                    String holder = viaA.getHeaders().get("x-kvroute-worker");
+                    await().atMost(Duration.ofSeconds(20))
+                            .until(() -> scrape(http, tok, "kvroute_kv_events_block_events_total") > storedBefore);
+                    ContentResponse viaT = http.postJson(tok.baseUrl() + "/v1/chat/completions", conversation(i));
+                    assertThat(viaT.getStatus()).isEqualTo(200);
+                    assertThat(viaT.getHeaders().get("x-kvroute-worker")).as("conversation %d", i).isEqualTo(holder);
+                }
+                assertThat(scrape(http, tok, "kvroute_cache_aware_decisions_total", "decision=\"cache_hit\"",
+                        "index=\"exact\"")).isEqualTo(5);
+                assertThat(scrape(http, tok, "kvroute_input_ids_forwarding_total", "outcome=\"forwarded\"")).isEqualTo(5);
+                for (String reason : List.of("unknown_parent", "missing_token_ids", "token_ids_length")) {
+                    assertThat(scrape(http, tok, "kvroute_kv_events_malformed_total", "reason=\"" + reason + "\""))
+                            .as(reason).isZero();
+                }
+            }
+        }
+    }
+}
