@@ -19,8 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * CI smoke run of every fleet scenario with {@code --quick}, in process, on the real fleet (router +
  * mock workers + bundled Qwen3 tokenizer, found through the ServiceLoader). It checks that each
- * scenario runs with no failed request and that the seed's claims keep their direction: both new
- * prefill queue strategies cut the short requests' TTFT p50 against {@code default} (seed 002) where the
+ * scenario runs with no failed request and that LightLLM's published claims keep their direction: both
+ * new prefill queue strategies cut the short requests' TTFT p50 against {@code default} where the
  * engine sees the queue (the {@code /no-gate} variants: with LightLLM's first-chunk gate modelled the
  * strategies cannot reach the shorts queued in front of the engine, see docs/benchmarks.md), and
  * cache_aware's prefix-cache hit rate beats round_robin's (only once the router has cache_aware).

@@ -138,7 +138,7 @@ class RetryAndTimeoutTest {
 
     @Test
     void nonStreamingWorkerDyingMidBody_isNeverRetried_andTheClientSeesATruncatedAnswer() throws Exception {
-        // The relay forwards the worker's Content-Length (issue 19): a short body must still reach the client as a
+        // The relay forwards the worker's Content-Length: a short body must still reach the client as a
         // failed exchange, never as a complete-looking 200 and never as a hang.
         try (Fleet fleet = Fleet.start(0, List.of(), List.of(BODY_THEN_DIE, OK), ROUTER)) {
             ScriptedWorker dying = fleet.scripted.get(0);

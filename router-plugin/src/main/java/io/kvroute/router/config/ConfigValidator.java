@@ -146,7 +146,7 @@ public final class ConfigValidator {
     }
 
     /**
-     * The cache_aware numbers, in seed 000's order: the queue limit, then the floor's three
+     * The cache_aware numbers, the queue limit first (the floor is checked against it), then the floor's three
      * invariants (it needs the limit, it is at least 1, it is at most the limit).
      */
     private static void validateCacheAwareNumbers(RouterConfig.Builder b) {

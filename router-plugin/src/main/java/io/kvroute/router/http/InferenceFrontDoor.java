@@ -260,7 +260,7 @@ public final class InferenceFrontDoor {
     /**
      * The usable workers of {@code role} serving {@code model}, from the published {@code ReadyPool} snapshot:
      * O(1) per call when no breaker is open, instead of a scan of the fleet with a breaker lock per worker
-     * (the per-request cost that grew with the fleet, issue 19).
+     * (a per-request cost that grew with the fleet; the fleet-scale bench scenario measures it).
      */
     private Supplier<List<Worker>> pool(WorkerRole role, String model) {
         return () -> ctx.readyPool().current().eligible(role, model);

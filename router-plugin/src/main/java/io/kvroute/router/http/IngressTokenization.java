@@ -272,7 +272,7 @@ final class IngressTokenization {
     /**
      * {@code body} with {@code ,"input_ids":[...]} inserted before its final closing brace, the digits written
      * straight into bytes: 100k ids through a StringBuilder, a String and two stream copies were most of the
-     * router's time on a 100k-token chat turn (issue 19's multi-turn profile; about 2x faster now).
+     * router's time on a 100k-token chat turn (MultiTurnTokenizeBenchmark; about 2x faster this way).
      */
     static byte[] withInputIds(byte[] body, int[] ids) {
         int close = body.length - 1;

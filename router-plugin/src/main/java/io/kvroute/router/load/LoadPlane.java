@@ -47,7 +47,7 @@ import org.zeromq.ZMQ;
  * through {@link #applyScrape} as commands, so the same thread owns every state and the table is
  * published the same way. Its readings expire after {@link LoadPlaneConfig#metricsStaleness()}.
  *
- * <p>Follows SGLang's router {@code engine_load.rs} (REFERENCE §2): table keyed by
+ * <p>Follows SGLang's router ({@code experimental/sgl-router/src/policies/engine_load.rs}): table keyed by
  * {@code (worker, dp_rank)}, freshness on the receiver's clock.
  */
 public final class LoadPlane implements AutoCloseable {

@@ -5,7 +5,8 @@ import io.kvroute.router.load.WorkerLoad;
 import java.util.Optional;
 
 /**
- * The per-worker checks of the cache-aware admission ladder (REFERENCE §3), stateless and pure.
+ * The per-worker checks of the cache-aware admission ladder (SGLang's router,
+ * {@code experimental/sgl-router/src/policies/admission.rs}), stateless and pure.
  *
  * <p>Polarity matters: the queue gate and hard admission FAIL OPEN (no fresh sample admits, an
  * unknown capacity of 0 admits), so a silent load plane never blocks cache affinity, except that

@@ -25,8 +25,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code --policy cache_aware}: prefix affinity through an admission ladder (REFERENCE §3, the
- * experimental SGLang router's {@code resolve_cache_candidates} and seed 000's saturation pin).
+ * {@code --policy cache_aware}: prefix affinity through an admission ladder (the experimental SGLang
+ * router's {@code resolve_cache_candidates}, {@code experimental/sgl-router/src/policies/admission.rs},
+ * plus kvroute's saturation pin: when every worker is saturated, stay on the prefix holder).
  *
  * <p>The ladder, first exit wins (docs/routing.md draws it):
  * <ol>
@@ -192,7 +193,7 @@ public final class CacheAwarePolicy implements RoutingPolicy {
         // Walk the answers, not the pool: the exact index answers per worker it knows, and the tree's match lists
         // its owners. An exact answer, 0 included, is the engine's own truth and overrides the tree for that
         // worker. Per tree owner the walk costs a length compare; only owners that pass the match thresholds are
-        // looked up in the pool (issue 19: with 1,024 workers owning one short prompt, a per-owner map entry for
+        // looked up in the pool (fleet-scale bench: with 1,024 workers owning one short prompt, a per-owner map entry for
         // every owner was half of the router's CPU, and most of those owners never become candidates).
         Map<String, Worker> poolById = candidates.of(pool);
         Set<String> exactlyMatched = exactTokens.isEmpty() ? Set.of() : new HashSet<>(2 * exactTokens.size());

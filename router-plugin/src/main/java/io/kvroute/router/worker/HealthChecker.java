@@ -225,7 +225,7 @@ public final class HealthChecker implements AutoCloseable {
             if (modelId == null) {
                 modelId = info.path("model_id").asText(info.path("model_path").asText(null));
             }
-            // SGLang's kv_events block (REFERENCE §9); a worker without one publishes nothing.
+            // SGLang's kv_events block of /server_info (docs/kv-events.md); a worker without one publishes nothing.
             advert = KvEventsAdvert.parse(info);
             endpoints = advert == null ? List.of() : advert.loadEndpoints(worker.host());
             WorkerRole advertised = WorkerRole.parse(info.path("role").asText(null));
