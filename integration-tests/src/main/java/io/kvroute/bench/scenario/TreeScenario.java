@@ -49,7 +49,7 @@ public final class TreeScenario implements Scenario {
 
     @Override
     public String workloadDescription(boolean quick) {
-        return "seed 004's prefix-tree cases (select, path, dense, branches, chat, token keys at 1/2/4 threads); "
+        return "LightLLM's prefix-tree cases (select, path, dense, branches, chat, token keys at 1/2/4 threads); "
                 + "see docs/benchmarks-tree.md.";
     }
 

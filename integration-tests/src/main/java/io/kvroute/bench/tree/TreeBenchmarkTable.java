@@ -126,7 +126,7 @@ public final class TreeBenchmarkTable {
     public static void main(String[] args) {
         boolean quick = args.length > 0 && args[0].equals("--quick");
         List<Case> cases = run(quick);
-        System.out.println("| case | median (µs) | seed 004 (µs) | speedup (seed / ours) |");
+        System.out.println("| case | median (µs) | LightLLM (µs) | speedup (LightLLM / ours) |");
         System.out.println("|---|---:|---:|---:|");
         for (Case c : cases) {
             System.out.printf(Locale.ROOT, "| %s | %.3f | %s | %s |%n", c.name(), c.medianMicros(),

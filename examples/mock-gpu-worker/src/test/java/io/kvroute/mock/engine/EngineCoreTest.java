@@ -180,7 +180,7 @@ class EngineCoreTest {
         double defaultMedian = shortMedianTtftMillis("default");
         double promote = shortMedianTtftMillis("promote_shortest");
         double hrrn = shortMedianTtftMillis("hrrn");
-        System.out.printf("seed002 long-first 16+16: short TTFT median default=%.0f ms promote_shortest=%.0f ms hrrn=%.0f ms%n",
+        System.out.printf("long-first 16+16: short TTFT median default=%.0f ms promote_shortest=%.0f ms hrrn=%.0f ms%n",
                 defaultMedian, promote, hrrn);
         assertThat(promote).isLessThan(defaultMedian / 2);
         assertThat(hrrn).isLessThan(defaultMedian / 2);
