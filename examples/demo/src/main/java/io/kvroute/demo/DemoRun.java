@@ -74,18 +74,24 @@ final class DemoRun {
         RouterMain.RunningRouter router = null;
         try {
             List<String> urls = new ArrayList<>();
+            int vllm = workers / 2; // the second half of the fleet speaks vLLM's API: load from /metrics, no ids on chat
             for (int i = 0; i < workers; i++) {
-                MockWorkerMain.MockWorker worker = MockWorkerMain.start(workerArgs(tokenizer).toArray(String[]::new));
+                String[] args = i < workers - vllm ? workerArgs(tokenizer).toArray(String[]::new)
+                        : workerArgs(tokenizer, "--engine-api", "vllm").toArray(String[]::new);
+                MockWorkerMain.MockWorker worker = MockWorkerMain.start(args);
                 fleet.add(worker);
                 urls.add(worker.baseUrl());
             }
             router = RouterMain.start("--port", "0", "--worker-urls", String.join(",", urls), "--policy", policy,
                     "--tokenizer-path", tokenizer, "--health-check-interval-secs", "0.5");
-            log.println("kvroute demo, phase 1: " + workers + " mock workers (scheduled engine, hrrn, load reports over "
-                    + "ZeroMQ), router " + router.baseUrl() + ", policy " + policy + ", Qwen3 tokenizer (bundled)");
+            log.println("kvroute demo, phase 1: " + workers + " mock workers (scheduled engine, hrrn; " + (workers - vllm)
+                    + " SGLang-style with load reports and KV events over ZeroMQ, " + vllm + " vLLM-style with Prometheus "
+                    + "/metrics), router " + router.baseUrl() + ", policy " + policy + ", Qwen3 tokenizer (bundled)");
             awaitFreshLoads(router, workers);
             List<DemoWorkload.Item> items = DemoWorkload.generate(requests, tenants, 400, maxTokens, new SplittableRandom(seed));
-            return measure(client, router, items, new DemoSummary.Builder(policy, workers), log);
+            DemoSummary.Builder summary = new DemoSummary.Builder(policy, workers);
+            summary.fleet(fleetFacts(router));
+            return measure(client, router, items, summary, log);
         } finally {
             stop(router, fleet);
         }
@@ -126,6 +132,18 @@ final class DemoRun {
         drive(client, router.baseUrl(), items, summary, log);
         summary.routerCounters(RouterCounters.read(router.router().metrics().registry()));
         return summary.build();
+    }
+
+    /** Per worker url: the engine type the router learned and where its load comes from. */
+    private static java.util.Map<String, String> fleetFacts(RouterMain.RunningRouter router) {
+        java.util.Map<String, String> facts = new java.util.TreeMap<>();
+        io.kvroute.router.load.EngineLoadSnapshot loads = router.router().loads().snapshot();
+        for (io.kvroute.router.worker.Worker w : router.router().workers().fleet().all()) {
+            String source = loads.source(w.id()).map(s -> s.name().toLowerCase(java.util.Locale.ROOT)).orElse("none");
+            facts.put(w.url(), (w.engine() == null ? "unknown" : w.engine().name().toLowerCase(java.util.Locale.ROOT))
+                    + ", load from " + source + (w.kvEvents() != null ? ", KV events" : ""));
+        }
+        return facts;
     }
 
     private static void stop(RouterMain.RunningRouter router, List<MockWorkerMain.MockWorker> fleet) {

@@ -24,6 +24,8 @@ final class DemoSummary {
     private final long cachedTokens;
     private final long wallNanos;
     private final RouterCounters counters;
+    /** Per worker url: engine type, load source, KV events (empty for phase 2). */
+    private final Map<String, String> fleet;
 
     private DemoSummary(Builder b) {
         this.policy = b.policy;
@@ -33,6 +35,7 @@ final class DemoSummary {
         this.ttftMicros = b.ttftMicros.copy();
         this.e2eMicros = b.e2eMicros.copy();
         this.perWorker = new TreeMap<>(b.perWorker);
+        this.fleet = b.fleet;
         this.promptTokens = b.promptTokens;
         this.cachedTokens = b.cachedTokens;
         this.wallNanos = b.wallNanos;
@@ -69,7 +72,7 @@ final class DemoSummary {
         out.printf("  TTFT (streaming)  p50 %.1f ms   p95 %.1f ms%n", ms(ttftMicros, 50), ms(ttftMicros, 95));
         out.printf("  end to end        p50 %.1f ms   p95 %.1f ms%n", ms(e2eMicros, 50), ms(e2eMicros, 95));
         out.printf("  prefix cache hits %.1f%% of prompt tokens (%d of %d)%n", 100 * cacheHitRate(), cachedTokens, promptTokens);
-        out.printf("  ingress tokens    %d chats tokenized once at the router; input_ids forwarded for %d (%s)%n",
+        out.printf("  ingress tokens    %d chats tokenized once at the router; input_ids attached for %d (%s)%n",
                 counters.tokenized(), counters.forwarded(), counters.forwardingOutcomes());
         out.printf("  tokenizer cache   %.1f%% of chat token ids reused from earlier turns' prefixes (%s)%n",
                 100 * counters.tokenizerCacheHitRate(), counters.tokenizerCacheTokens());
@@ -77,8 +80,13 @@ final class DemoSummary {
                 + " (exact = the engines' own KV events; approximate = the router's prefix tree)");
         out.println("  decisions         " + counters.decisions());
         out.println("  pressure sources  " + counters.pressureSources());
+        if (counters.engineUnsupported() > 0) {
+            out.printf("  vLLM workers      %d chats sent without the router's ids (vLLM renders chat itself and "
+                    + "ignores input_ids; routing still used them)%n", counters.engineUnsupported());
+        }
         out.println("  requests per worker");
-        perWorker.forEach((worker, count) -> out.printf("    %-28s %d%n", worker, count));
+        perWorker.forEach((worker, count) -> out.printf("    %-28s %4d   %s%n", worker, count,
+                fleet.getOrDefault(worker, "")));
         if (pd != null) {
             out.println();
             out.println("  phase 2: " + pd.policy);
@@ -105,6 +113,7 @@ final class DemoSummary {
         root.set("cache_index", JSON.valueToTree(counters.cacheIndex()));
         ObjectNode workersNode = root.putObject("per_worker");
         perWorker.forEach(workersNode::put);
+        root.set("fleet", JSON.valueToTree(fleet));
         root.put("wall_s", wallNanos / 1e9);
         root.set("pressure_sources", JSON.valueToTree(counters.pressureSources()));
         if (pd != null) {
@@ -132,6 +141,11 @@ final class DemoSummary {
         private long cachedTokens;
         private long wallNanos;
         private RouterCounters counters;
+        private Map<String, String> fleet = Map.of();
+
+        synchronized void fleet(Map<String, String> facts) {
+            fleet = Map.copyOf(facts);
+        }
 
         synchronized void routerCounters(RouterCounters routerCounters) {
             counters = routerCounters;

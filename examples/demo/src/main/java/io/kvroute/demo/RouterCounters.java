@@ -54,7 +54,14 @@ record RouterCounters(Map<String, Long> forwardingOutcomes, Map<String, Long> de
         return all == 0 ? 0 : (double) hit / all;
     }
 
+    /** Chats tokenized at ingress: one outcome each ({@code engine_unsupported} is counted per attempt on top). */
     long tokenized() {
-        return forwardingOutcomes.values().stream().mapToLong(Long::longValue).sum();
+        return forwardingOutcomes.entrySet().stream().filter(e -> !e.getKey().equals("engine_unsupported"))
+                .mapToLong(Map.Entry::getValue).sum();
+    }
+
+    /** Attempts that sent a vLLM worker the client's body without the router's ids. */
+    long engineUnsupported() {
+        return forwardingOutcomes.getOrDefault("engine_unsupported", 0L);
     }
 }
