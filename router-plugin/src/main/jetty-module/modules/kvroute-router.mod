@@ -32,10 +32,12 @@ etc/kvroute-router.xml
 ## relative paths are resolved against ${jetty.base}.
 # kvroute.config=etc/kvroute.yaml
 
-## Worker base URLs, comma separated.
-# kvroute.worker-urls=http://10.0.0.1:8000,http://10.0.0.2:8000
+## --- begin generated from the router's flag declarations ---
 
-## Routing policy (default round_robin).
+## Worker base URLs, comma separated.
+# kvroute.worker-urls=
+
+## Routing policy (default round_robin); also the PD prefill policy unless --prefill-policy is set.
 # kvroute.policy=round_robin
 
 ## k for power-of-k sampling (default 2).
@@ -43,6 +45,9 @@ etc/kvroute-router.xml
 
 ## Largest accepted request body (default 33554432 = 32 MiB).
 # kvroute.max-body-bytes=33554432
+
+## Largest n (sequences per request) a client may ask for; more is a 400 invalid_request_error naming n (default 128, OpenAI's limit). Checked on every endpoint, top level and sampling_params.n.
+# kvroute.max-n=128
 
 ## Whole-request timeout towards a worker (default 1800).
 # kvroute.request-timeout-secs=1800
@@ -53,59 +58,20 @@ etc/kvroute-router.xml
 ## Streaming requests: longest silence from a worker before the stream ends with an SSE error event (default 180).
 # kvroute.stream-idle-timeout-secs=180
 
-## Active /health probe interval (default 10).
-# kvroute.health-check-interval-secs=10
-
-## Active /health probe timeout (default 5).
-# kvroute.health-check-timeout-secs=5
-
-## Consecutive failed probes to mark unhealthy (default 3).
-# kvroute.health-failure-threshold=3
-
-## Consecutive good probes to mark healthy (default 2).
-# kvroute.health-success-threshold=2
-
-## Attempts per request, the first included; 1 disables retries (default 3).
-# kvroute.retry-max-attempts=3
-
-## Backoff before the first retry (default 50).
-# kvroute.retry-initial-backoff-ms=50
-
-## Backoff ceiling (default 30000).
-# kvroute.retry-max-backoff-ms=30000
-
-## Backoff growth per retry (default 1.5).
-# kvroute.retry-backoff-multiplier=1.5
-
-## Relative jitter applied to each backoff, 0..1 (default 0.2).
-# kvroute.retry-jitter=0.2
-
-## Consecutive failures that open a worker's breaker (default 10).
-# kvroute.cb-failure-threshold=10
-
-## Consecutive half-open successes that close it (default 3).
-# kvroute.cb-success-threshold=3
-
-## Open time before half-open trial traffic (default 60).
-# kvroute.cb-timeout-secs=60
-
-## Turn the per-worker circuit breakers off.
-# kvroute.disable-circuit-breaker=true
-
 ## On shutdown, how long in-flight requests may finish (default 30).
 # kvroute.shutdown-drain-secs=30
 
 ## Bearer token for the admin API; env KVROUTE_ADMIN_API_KEY. Unset = admin API disabled.
 # kvroute.admin-api-key=
 
-## Bearer token required on inference endpoints; env KVROUTE_API_KEY. Unset = open.
+## Bearer token required on every path but /healthz and /readyz (inference, /v1/models, /v1/loads, /metrics); env KVROUTE_API_KEY. Unset = open.
 # kvroute.api-key=
 
 ## Tokenizer directories (tokenizer.json + tokenizer_config.json): DIR for every model, or MODEL=DIR, comma separated.
 # kvroute.tokenizer-path=
 
 ## Never forward ingress token ids as input_ids (routing still tokenizes).
-# kvroute.disable-input-ids-forwarding=true
+# kvroute.disable-input-ids-forwarding=false
 
 ## PD prefill workers: URL or URL=BOOTSTRAP_PORT, comma separated.
 # kvroute.prefill-urls=
@@ -156,7 +122,7 @@ etc/kvroute-router.xml
 # kvroute.pressure-abs-threshold-ms=100
 
 ## cache_aware: the least-uncached admitted owner always wins.
-# kvroute.disable-pressure-guard=true
+# kvroute.disable-pressure-guard=false
 
 ## cache_aware queue gate: owners with a fresh num_waiting_reqs >= N are not cache winners (default unset).
 # kvroute.worker-queue-limit=
@@ -164,13 +130,25 @@ etc/kvroute-router.xml
 ## cache_aware saturation pin: stay on a queued owner when no routable worker is fresh below F (default unset; needs --worker-queue-limit).
 # kvroute.saturation-queue-floor=
 
+## Where cache_aware learns what each worker has cached: exact (the engines' KV events; workers without live events count as holding nothing), approximate (the router's own prefix tree), auto (exact for workers whose events are live, the tree for the rest) (default auto).
+# kvroute.cache-index=auto
+
+## A worker's KV-event publisher silent this long is reported (kvroute_kv_events_silences_total, a warning, kvroute_kv_events_publisher_silent{worker,rank} = 1 while it lasts) and resubscribed (default 60).
+# kvroute.kv-events-silence-secs=60
+
+## Blocks the exact index keeps per engine dp rank; stores beyond are refused (default 1048576). In tokens mode also bounds each rank's engine-to-own hash map.
+# kvroute.kv-events-max-blocks-per-rank=1048576
+
+## How the exact index keys KV-event blocks: engine (the engine's own block hashes, reproducible for SGLang), tokens (the router's own chained hash of each event's token_ids, for engines with unreproducible hashes such as vLLM's per-process seed) (default engine). /server_info cannot tell which applies (SGLang's kv_events block has no hash field), so it is a flag.
+# kvroute.kv-events-hash=engine
+
 ## cache_aware prefix key: auto (tokens when the request has token ids, else sampled), tokens, chars or sampled (default auto).
 # kvroute.cache-key-mode=auto
 
 ## cache_aware sampled mode: keep one code point every N (default 512).
 # kvroute.cache-sample-stride=512
 
-## cache_aware prefix index capacity per worker, in key elements (default 4194304).
+## cache_aware prefix index capacity per worker, in key elements (default 4194304), per key kind (tokens, chars and sampled keys have separate trees).
 # kvroute.cache-max-tree-size=4194304
 
 ## Header carrying the session key for session affinity (default x-session-id).
@@ -182,45 +160,14 @@ etc/kvroute-router.xml
 ## Policy choosing a new session's worker under --policy sticky (default power_of_two).
 # kvroute.sticky-fallback-policy=power_of_two
 
-## Where cache_aware learns what each worker has cached: exact (the engines' KV events), approximate (the router's own prefix tree), auto (exact for workers whose events are live, the tree for the rest) (default auto).
-# kvroute.cache-index=auto
-
-## A worker's KV-event publisher silent this long is reported and resubscribed (default 60).
-# kvroute.kv-events-silence-secs=60
-
-## Blocks the exact index keeps per engine dp rank; stores beyond are refused (default 1048576).
-# kvroute.kv-events-max-blocks-per-rank=1048576
-
-## How KV-event blocks are keyed: engine (the engine's own hashes, SGLang) or tokens (the router's own hash
-## of each event's token_ids, for engines with unreproducible hashes such as vLLM) (default engine).
-# kvroute.kv-events-hash=engine
-
-## Per model, bytes of chat-prefix token ids kept so earlier turns are not tokenized again (default 67108864 = 64 MiB; 0 = off).
+## Per model, bytes of chat-prefix token ids kept so a conversation's earlier turns are not tokenized again (default 67108864 = 64 MiB; 0 = off).
 # kvroute.tokenizer-cache-bytes=67108864
 
-## cache_aware prefix index: global bound on its estimated memory across all workers, in bytes (default: 1/8 of the max heap).
-# kvroute.cache-max-index-bytes=
+## Discover workers from Kubernetes pods (excludes --worker-urls, --prefill-urls, --decode-urls).
+# kvroute.service-discovery=false
 
-## Serve /metrics on this port (no API key) instead of the main port; 0 picks a free one (default unset).
-# kvroute.metrics-port=
-
-## Largest n (sequences per request) a client may ask for; more is a 400 naming n (default 128, OpenAI's limit).
-# kvroute.max-n=128
-
-## One JSON line per inference request: stdout or a file path appended to (default off).
-# kvroute.access-log=stdout
-
-## OTLP/HTTP (protobuf) traces URL of a collector, e.g. http://collector:4318/v1/traces; enables tracing (default off).
-# kvroute.otlp-traces-endpoint=
-
-## Share of new traces sampled, 0..1; a request with a traceparent keeps its caller's decision (default 1).
-# kvroute.trace-sampling-ratio=1
-
-## Discover workers from Kubernetes pods (excludes kvroute.worker-urls, prefill-urls, decode-urls).
-# kvroute.service-discovery=true
-
-## Service discovery: labels k=v (all must match) of regular worker pods, comma separated.
-# kvroute.selector=app=sglang-worker
+## Service discovery: labels k=v (all must match) of regular worker pods; space or comma separated.
+# kvroute.selector=
 
 ## Service discovery: labels k=v of PD prefill worker pods.
 # kvroute.prefill-selector=
@@ -237,23 +184,83 @@ etc/kvroute-router.xml
 ## Service discovery: pod annotation holding a prefill worker's bootstrap port (default sglang.ai/bootstrap-port).
 # kvroute.bootstrap-port-annotation=sglang.ai/bootstrap-port
 
-## Where engine load comes from: auto (LoadStat when the worker advertises it, else its /metrics), loadstat, metrics or none (default auto).
+## cache_aware prefix index: global bound on its estimated memory across all workers and key kinds, in bytes; the least recently used leaves are evicted whoever owns them (default: 1/8 of the max heap).
+# kvroute.cache-max-index-bytes=
+
+## Serve /metrics on this port (same --host, no API key) instead of the main port; 0 picks a free one (default unset: /metrics on the main port, behind --api-key when set).
+# kvroute.metrics-port=
+
+## One JSON line per inference request (time, endpoint, model, status, bytes, TTFT, total, worker, policy, decision reason, matched tokens, retries, trace id): stdout or a file path appended to (default off).
+# kvroute.access-log=
+
+## OTLP/HTTP (protobuf) traces URL of a collector, e.g. http://collector:4318/v1/traces; enables tracing (default off: no tracing objects are created).
+# kvroute.otlp-traces-endpoint=
+
+## Share of new traces sampled, 0..1; a request with a traceparent keeps its caller's decision (default 1).
+# kvroute.trace-sampling-ratio=1
+
+## Where engine load comes from: auto (LoadStat when the worker advertises a load endpoint, else its Prometheus /metrics), loadstat, metrics or none (default auto).
 # kvroute.load-source=auto
 
-## The workers' engine: auto (a worker with /server_info is SGLang, one without is vLLM), sglang, vllm or trtllm (default auto).
+## The workers' engine: auto (a worker with /server_info is SGLang, one without is vLLM), sglang, vllm or trtllm (default auto). Picks the /metrics names and whether input_ids may go to chat.
 # kvroute.engine-type=auto
 
-## Time between two /metrics scrapes of one worker, ms (default 200).
+## Time between two /metrics scrapes of one worker (default 200).
 # kvroute.metrics-scrape-interval-ms=200
 
-## Timeout of one /metrics scrape, ms (default 500).
+## Timeout of one /metrics scrape (default 500); failures back off, doubling up to 5 s.
 # kvroute.metrics-scrape-timeout-ms=500
 
-## A /metrics reading older than this (ms) counts as saturated (default 1000).
+## A /metrics reading older than this counts as saturated for the queue gate and the saturation tiers (default 1000; must exceed the interval).
 # kvroute.metrics-staleness-ms=1000
 
-## Gauge names read from /metrics instead of the engine's own, for forks (default: the engine's).
+## Queued-requests gauge read from /metrics instead of the engine's (vllm:num_requests_waiting, sglang:num_queue_reqs, trtllm_num_requests_waiting), for forks.
 # kvroute.metrics-waiting-name=
+
+## Running-requests gauge read from /metrics instead of the engine's (vllm:num_requests_running, sglang:num_running_reqs, trtllm_num_requests_running), for forks.
 # kvroute.metrics-running-name=
+
+## KV-usage gauge (fraction 0..1) read from /metrics instead of the engine's (vllm:kv_cache_usage_perc, sglang:token_usage, trtllm_kv_cache_utilization), for forks.
 # kvroute.metrics-kv-usage-name=
+
+## Active /health probe interval (default 10).
+# kvroute.health-check-interval-secs=10
+
+## Active /health probe timeout (default 5).
+# kvroute.health-check-timeout-secs=5
+
+## Consecutive failed probes to mark unhealthy (default 3).
+# kvroute.health-failure-threshold=3
+
+## Consecutive good probes to mark healthy (default 2).
+# kvroute.health-success-threshold=2
+
+## Attempts per request, the first included; 1 disables retries (default 3).
+# kvroute.retry-max-attempts=3
+
+## Backoff before the first retry (default 50).
+# kvroute.retry-initial-backoff-ms=50
+
+## Backoff ceiling (default 30000).
+# kvroute.retry-max-backoff-ms=30000
+
+## Backoff growth per retry (default 1.5).
+# kvroute.retry-backoff-multiplier=1.5
+
+## Relative jitter applied to each backoff, 0..1 (default 0.2).
+# kvroute.retry-jitter=0.2
+
+## Consecutive failures that open a worker's breaker (default 10).
+# kvroute.cb-failure-threshold=10
+
+## Consecutive half-open successes that close it (default 3).
+# kvroute.cb-success-threshold=3
+
+## Open time before half-open trial traffic (default 60).
+# kvroute.cb-timeout-secs=60
+
+## Turn the per-worker circuit breakers off (default false).
+# kvroute.disable-circuit-breaker=false
+
+## --- end generated ---
 # end::documentation[]

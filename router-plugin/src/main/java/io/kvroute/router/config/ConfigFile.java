@@ -72,7 +72,7 @@ public final class ConfigFile {
      */
     public static Set<String> flagNames() {
         Set<String> names = new LinkedHashSet<>();
-        for (OptionSpec option : new CommandLine(new RouterOptions()).getCommandSpec().options()) {
+        for (OptionSpec option : RouterOptions.newCommandLine(new RouterOptions()).getCommandSpec().options()) {
             String name = option.longestName();
             if (name.startsWith("--") && !option.usageHelp() && !option.versionHelp()) {
                 names.add(name.substring(2));

@@ -37,37 +37,7 @@ public final class ConfigValidator {
         positive("--request-timeout-secs", b.requestTimeoutSecs);
         positive("--connect-timeout-secs", b.connectTimeoutSecs);
         positive("--stream-idle-timeout-secs", b.streamIdleTimeoutSecs);
-        positive("--health-check-interval-secs", b.healthCheckIntervalSecs);
         positive("--load-freshness-secs", b.loadFreshnessSecs);
-        positive("--health-check-timeout-secs", b.healthCheckTimeoutSecs);
-        if (b.healthFailureThreshold < 1) {
-            throw fail("--health-failure-threshold", b.healthFailureThreshold, "must be at least 1");
-        }
-        if (b.healthSuccessThreshold < 1) {
-            throw fail("--health-success-threshold", b.healthSuccessThreshold, "must be at least 1");
-        }
-        if (b.retryMaxAttempts < 1) {
-            throw fail("--retry-max-attempts", b.retryMaxAttempts, "must be at least 1");
-        }
-        if (b.retryInitialBackoffMs < 0) {
-            throw fail("--retry-initial-backoff-ms", b.retryInitialBackoffMs, "must be >= 0");
-        }
-        if (b.retryMaxBackoffMs < b.retryInitialBackoffMs) {
-            throw fail("--retry-max-backoff-ms", b.retryMaxBackoffMs, "must be >= --retry-initial-backoff-ms (" + b.retryInitialBackoffMs + ")");
-        }
-        if (!(b.retryBackoffMultiplier >= 1) || Double.isInfinite(b.retryBackoffMultiplier)) {
-            throw fail("--retry-backoff-multiplier", b.retryBackoffMultiplier, "must be >= 1");
-        }
-        if (!(b.retryJitter >= 0 && b.retryJitter <= 1)) {
-            throw fail("--retry-jitter", b.retryJitter, "must be between 0 and 1");
-        }
-        if (b.cbFailureThreshold < 1) {
-            throw fail("--cb-failure-threshold", b.cbFailureThreshold, "must be at least 1");
-        }
-        if (b.cbSuccessThreshold < 1) {
-            throw fail("--cb-success-threshold", b.cbSuccessThreshold, "must be at least 1");
-        }
-        positive("--cb-timeout-secs", b.cbTimeoutSecs);
         if (!(b.shutdownDrainSecs >= 0) || Double.isInfinite(b.shutdownDrainSecs)) {
             throw fail("--shutdown-drain-secs", b.shutdownDrainSecs, "must be >= 0");
         }

@@ -20,19 +20,9 @@ public record RouterConfig(
         double requestTimeoutSecs,
         double connectTimeoutSecs,
         double streamIdleTimeoutSecs,
-        double healthCheckIntervalSecs,
-        double healthCheckTimeoutSecs,
-        int healthFailureThreshold,
-        int healthSuccessThreshold,
-        int retryMaxAttempts,
-        long retryInitialBackoffMs,
-        long retryMaxBackoffMs,
-        double retryBackoffMultiplier,
-        double retryJitter,
-        int cbFailureThreshold,
-        int cbSuccessThreshold,
-        double cbTimeoutSecs,
-        boolean disableCircuitBreaker,
+        HealthSettings health,
+        RetrySettings retry,
+        BreakerSettings breaker,
         double shutdownDrainSecs,
         String adminApiKey,
         String apiKey,
@@ -90,6 +80,9 @@ public record RouterConfig(
         serviceDiscovery = serviceDiscovery == null ? ServiceDiscoveryConfig.disabled() : serviceDiscovery;
         observability = observability == null ? ObservabilityConfig.OFF : observability;
         loadSource = loadSource == null ? LoadSourceConfig.DEFAULTS : loadSource;
+        health = health == null ? HealthSettings.DEFAULTS : health;
+        retry = retry == null ? RetrySettings.DEFAULTS : retry;
+        breaker = breaker == null ? BreakerSettings.DEFAULTS : breaker;
     }
 
     public static Builder builder() {
@@ -128,19 +121,9 @@ public record RouterConfig(
         double requestTimeoutSecs = 1800;
         double connectTimeoutSecs = 5;
         double streamIdleTimeoutSecs = 180;
-        double healthCheckIntervalSecs = 10;
-        double healthCheckTimeoutSecs = 5;
-        int healthFailureThreshold = 3;
-        int healthSuccessThreshold = 2;
-        int retryMaxAttempts = 3;
-        long retryInitialBackoffMs = 50;
-        long retryMaxBackoffMs = 30000;
-        double retryBackoffMultiplier = 1.5;
-        double retryJitter = 0.2;
-        int cbFailureThreshold = 10;
-        int cbSuccessThreshold = 3;
-        double cbTimeoutSecs = 60;
-        boolean disableCircuitBreaker = false;
+        HealthSettings health = HealthSettings.DEFAULTS;
+        RetrySettings retry = RetrySettings.DEFAULTS;
+        BreakerSettings breaker = BreakerSettings.DEFAULTS;
         double shutdownDrainSecs = 30;
         String adminApiKey = null;
         String apiKey = null;
@@ -208,19 +191,9 @@ public record RouterConfig(
         public Builder requestTimeoutSecs(double v) { requestTimeoutSecs = v; return this; }
         public Builder connectTimeoutSecs(double v) { connectTimeoutSecs = v; return this; }
         public Builder streamIdleTimeoutSecs(double v) { streamIdleTimeoutSecs = v; return this; }
-        public Builder healthCheckIntervalSecs(double v) { healthCheckIntervalSecs = v; return this; }
-        public Builder healthCheckTimeoutSecs(double v) { healthCheckTimeoutSecs = v; return this; }
-        public Builder healthFailureThreshold(int v) { healthFailureThreshold = v; return this; }
-        public Builder healthSuccessThreshold(int v) { healthSuccessThreshold = v; return this; }
-        public Builder retryMaxAttempts(int v) { retryMaxAttempts = v; return this; }
-        public Builder retryInitialBackoffMs(long v) { retryInitialBackoffMs = v; return this; }
-        public Builder retryMaxBackoffMs(long v) { retryMaxBackoffMs = v; return this; }
-        public Builder retryBackoffMultiplier(double v) { retryBackoffMultiplier = v; return this; }
-        public Builder retryJitter(double v) { retryJitter = v; return this; }
-        public Builder cbFailureThreshold(int v) { cbFailureThreshold = v; return this; }
-        public Builder cbSuccessThreshold(int v) { cbSuccessThreshold = v; return this; }
-        public Builder cbTimeoutSecs(double v) { cbTimeoutSecs = v; return this; }
-        public Builder disableCircuitBreaker(boolean v) { disableCircuitBreaker = v; return this; }
+        public Builder health(HealthSettings v) { health = v; return this; }
+        public Builder retry(RetrySettings v) { retry = v; return this; }
+        public Builder breaker(BreakerSettings v) { breaker = v; return this; }
         public Builder shutdownDrainSecs(double v) { shutdownDrainSecs = v; return this; }
         public Builder adminApiKey(String v) { adminApiKey = v; return this; }
         public Builder apiKey(String v) { apiKey = v; return this; }
@@ -279,10 +252,8 @@ public record RouterConfig(
         public Builder metricsKvUsageName(String v) { metricsKvUsageName = v; return this; }
 
         public RouterConfig build() {
-
-        
-                    ServiceDiscoveryConfig discovery = ConfigValidator.validate(this);
-            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy, tokenizerCacheBytes, discovery, metricsPort, cacheMaxIndexBytes, cacheIndex, kvEventsSilenceSecs, kvEventsMaxBlocksPerRank, kvEventsHash, maxN, new ObservabilityConfig(accessLog, otlpTracesEndpoint, traceSamplingRatio),
+            ServiceDiscoveryConfig discovery = ConfigValidator.validate(this);
+            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, health, retry, breaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy, tokenizerCacheBytes, discovery, metricsPort, cacheMaxIndexBytes, cacheIndex, kvEventsSilenceSecs, kvEventsMaxBlocksPerRank, kvEventsHash, maxN, new ObservabilityConfig(accessLog, otlpTracesEndpoint, traceSamplingRatio),
                     new LoadSourceConfig(loadSource, engineType, metricsScrapeIntervalMs, metricsScrapeTimeoutMs,
                             metricsStalenessMs, metricsWaitingName, metricsRunningName, metricsKvUsageName));
         }

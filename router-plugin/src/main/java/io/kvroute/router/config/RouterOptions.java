@@ -46,7 +46,8 @@ public final class RouterOptions {
     @Option(names = "--max-body-bytes", description = "Largest accepted request body (default 33554432 = 32 MiB).")
     long maxBodyBytes = RouterConfig.DEFAULT_MAX_BODY_BYTES;
 
-    @Option(names = "--max-n", description = "Largest n (sequences per request) a client may ask for; more is a 400 (default 128, OpenAI's limit).")
+    @Option(names = "--max-n", description = "Largest n (sequences per request) a client may ask for; more is a 400 invalid_request_error naming n"
+            + " (default 128, OpenAI's limit). Checked on every endpoint, top level and sampling_params.n.")
     int maxN = RouterConfig.DEFAULT_MAX_N;
 
     @Option(names = "--request-timeout-secs", description = "Whole-request timeout towards a worker (default 1800).")
@@ -58,44 +59,10 @@ public final class RouterOptions {
     @Option(names = "--stream-idle-timeout-secs", description = "Streaming requests: longest silence from a worker before the stream ends with an SSE error event (default 180).")
     double streamIdleTimeoutSecs = 180;
 
-    @Option(names = "--health-check-interval-secs", description = "Active /health probe interval (default 10).")
-    double healthCheckIntervalSecs = 10;
-
-    @Option(names = "--health-check-timeout-secs", description = "Active /health probe timeout (default 5).")
-    double healthCheckTimeoutSecs = 5;
-
-    @Option(names = "--health-failure-threshold", description = "Consecutive failed probes to mark unhealthy (default 3).")
-    int healthFailureThreshold = 3;
-
-    @Option(names = "--health-success-threshold", description = "Consecutive good probes to mark healthy (default 2).")
-    int healthSuccessThreshold = 2;
-
-    @Option(names = "--retry-max-attempts", description = "Attempts per request, the first included; 1 disables retries (default 3).")
-    int retryMaxAttempts = 3;
-
-    @Option(names = "--retry-initial-backoff-ms", description = "Backoff before the first retry (default 50).")
-    long retryInitialBackoffMs = 50;
-
-    @Option(names = "--retry-max-backoff-ms", description = "Backoff ceiling (default 30000).")
-    long retryMaxBackoffMs = 30000;
-
-    @Option(names = "--retry-backoff-multiplier", description = "Backoff growth per retry (default 1.5).")
-    double retryBackoffMultiplier = 1.5;
-
-    @Option(names = "--retry-jitter", description = "Relative jitter applied to each backoff, 0..1 (default 0.2).")
-    double retryJitter = 0.2;
-
-    @Option(names = "--cb-failure-threshold", description = "Consecutive failures that open a worker's breaker (default 10).")
-    int cbFailureThreshold = 10;
-
-    @Option(names = "--cb-success-threshold", description = "Consecutive half-open successes that close it (default 3).")
-    int cbSuccessThreshold = 3;
-
-    @Option(names = "--cb-timeout-secs", description = "Open time before half-open trial traffic (default 60).")
-    double cbTimeoutSecs = 60;
-
-    @Option(names = "--disable-circuit-breaker", arity = "0..1", fallbackValue = "true", description = "Turn the per-worker circuit breakers off.")
-    boolean disableCircuitBreaker;
+    /** Settings declared on records ({@link Setting}); their options are added by {@link #newCommandLine}. */
+    private final SettingsBinder<HealthSettings> health = SettingsBinder.of(HealthSettings.class);
+    private final SettingsBinder<RetrySettings> retry = SettingsBinder.of(RetrySettings.class);
+    private final SettingsBinder<BreakerSettings> breaker = SettingsBinder.of(BreakerSettings.class);
 
     @Option(names = "--shutdown-drain-secs", description = "On shutdown, how long in-flight requests may finish (default 30).")
     double shutdownDrainSecs = 30;
@@ -179,13 +146,14 @@ public final class RouterOptions {
             + "lasts) and resubscribed (default 60).")
     double kvEventsSilenceSecs = 60;
 
-    @Option(names = "--kv-events-max-blocks-per-rank", description = "Blocks the exact index keeps per engine dp rank; "
-            + "stores beyond are refused (default 1048576).")
+    @Option(names = "--kv-events-max-blocks-per-rank", description = "Blocks the exact index keeps per engine dp rank; stores beyond are refused (default 1048576). In "
+            + "tokens mode also bounds each rank's engine-to-own hash map.")
     int kvEventsMaxBlocksPerRank = 1 << 20;
 
-    @Option(names = "--kv-events-hash", description = "How the exact index keys KV-event blocks: engine (the engine's "
-            + "own block hashes, reproducible for SGLang), tokens (the router's own chained hash of each event's "
-            + "token_ids, for engines with unreproducible hashes such as vLLM's per-process seed) (default engine).")
+    @Option(names = "--kv-events-hash", description = "How the exact index keys KV-event blocks: engine (the engine's own block hashes, reproducible for "
+            + "SGLang), tokens (the router's own chained hash of each event's token_ids, for engines with "
+            + "unreproducible hashes such as vLLM's per-process seed) (default engine). /server_info cannot tell "
+            + "which applies (SGLang's kv_events block has no hash field), so it is a flag.")
     String kvEventsHash = "engine";
 
     @Option(names = "--cache-key-mode", description = "cache_aware prefix key: auto (tokens when the request has token ids, else sampled), tokens, chars or sampled (default auto).")
@@ -194,7 +162,8 @@ public final class RouterOptions {
     @Option(names = "--cache-sample-stride", description = "cache_aware sampled mode: keep one code point every N (default 512).")
     int cacheSampleStride = 512;
 
-    @Option(names = "--cache-max-tree-size", description = "cache_aware prefix index capacity per worker, in key elements (default 4194304).")
+    @Option(names = "--cache-max-tree-size", description = "cache_aware prefix index capacity per worker, in key elements (default 4194304), per key kind "
+            + "(tokens, chars and sampled keys have separate trees).")
     long cacheMaxTreeSize = io.kvroute.router.prefix.PrefixIndexConfig.DEFAULT_PER_WORKER_CAPACITY_ELEMENTS;
 
     @Option(names = "--session-id-header", description = "Header carrying the session key for session affinity (default x-session-id).")
@@ -212,7 +181,7 @@ public final class RouterOptions {
     @Option(names = "--service-discovery", arity = "0..1", fallbackValue = "true", description = "Discover workers from Kubernetes pods (excludes --worker-urls, --prefill-urls, --decode-urls).")
     boolean serviceDiscovery;
 
-    @Option(names = "--selector", arity = "1..*", split = ",", description = "Service discovery: labels k=v (all must match) of regular worker pods.")
+    @Option(names = "--selector", arity = "1..*", split = ",", description = "Service discovery: labels k=v (all must match) of regular worker pods; space or comma separated.")
     List<String> selector = new ArrayList<>();
 
     @Option(names = "--prefill-selector", arity = "1..*", split = ",", description = "Service discovery: labels k=v of PD prefill worker pods.")
@@ -236,30 +205,35 @@ public final class RouterOptions {
     @Option(names = "--metrics-port", description = "Serve /metrics on this port (same --host, no API key) instead of the main port; 0 picks a free one (default unset: /metrics on the main port, behind --api-key when set).")
     Integer metricsPort;
 
-    @Option(names = "--access-log", description = "One JSON line per inference request: stdout or a file path (default off).")
+    @Option(names = "--access-log", description = "One JSON line per inference request (time, endpoint, model, status, bytes, TTFT, total, worker, "
+            + "policy, decision reason, matched tokens, retries, trace id): stdout or a file path appended to "
+            + "(default off).")
     String accessLog;
 
-    @Option(names = "--otlp-traces-endpoint", description = "OTLP/HTTP traces URL, e.g. http://collector:4318/v1/traces; enables tracing (default off).")
+    @Option(names = "--otlp-traces-endpoint", description = "OTLP/HTTP (protobuf) traces URL of a collector, e.g. http://collector:4318/v1/traces; enables "
+            + "tracing (default off: no tracing objects are created).")
     String otlpTracesEndpoint;
 
-    @Option(names = "--trace-sampling-ratio", description = "Share of new traces sampled, 0..1; an incoming traceparent's decision is kept (default 1).")
+    @Option(names = "--trace-sampling-ratio", description = "Share of new traces sampled, 0..1; a request with a traceparent keeps its caller's decision (default"
+            + " 1).")
     double traceSamplingRatio = 1.0;
 
-    @Option(names = "--load-source", description = "Where engine load comes from: auto (LoadStat when the worker advertises "
-            + "it, else its /metrics), loadstat, metrics or none (default auto).")
+    @Option(names = "--load-source", description = "Where engine load comes from: auto (LoadStat when the worker advertises a load endpoint, else its "
+            + "Prometheus /metrics), loadstat, metrics or none (default auto).")
     String loadSource = "auto";
 
-    @Option(names = "--engine-type", description = "The workers' engine: auto (a worker with /server_info is SGLang, "
-            + "one without is vLLM), sglang, vllm or trtllm (default auto).")
+    @Option(names = "--engine-type", description = "The workers' engine: auto (a worker with /server_info is SGLang, one without is vLLM), sglang, vllm "
+            + "or trtllm (default auto). Picks the /metrics names and whether input_ids may go to chat.")
     String engineType = "auto";
 
     @Option(names = "--metrics-scrape-interval-ms", description = "Time between two /metrics scrapes of one worker (default 200).")
     long metricsScrapeIntervalMs = 200;
 
-    @Option(names = "--metrics-scrape-timeout-ms", description = "Timeout of one /metrics scrape (default 500).")
+    @Option(names = "--metrics-scrape-timeout-ms", description = "Timeout of one /metrics scrape (default 500); failures back off, doubling up to 5 s.")
     long metricsScrapeTimeoutMs = 500;
 
-    @Option(names = "--metrics-staleness-ms", description = "A /metrics reading older than this counts as saturated (default 1000).")
+    @Option(names = "--metrics-staleness-ms", description = "A /metrics reading older than this counts as saturated for the queue gate and the saturation tiers "
+            + "(default 1000; must exceed the interval).")
     long metricsStalenessMs = 1000;
 
     @Option(names = "--metrics-waiting-name", description = "Queued-requests gauge read from /metrics instead of the "
@@ -335,6 +309,11 @@ public final class RouterOptions {
     /** A picocli CommandLine over {@code options} that lets later values override earlier ones. */
     public static CommandLine newCommandLine(Object options) {
         CommandLine cli = new CommandLine(options);
+        if (options instanceof RouterOptions router) {
+            for (SettingsBinder<?> binder : List.of(router.health, router.retry, router.breaker)) {
+                binder.options().forEach(cli.getCommandSpec()::addOption);
+            }
+        }
         cli.setOverwrittenOptionsAllowed(true);
         return cli;
     }
@@ -356,19 +335,9 @@ public final class RouterOptions {
                 .requestTimeoutSecs(requestTimeoutSecs)
                 .connectTimeoutSecs(connectTimeoutSecs)
                 .streamIdleTimeoutSecs(streamIdleTimeoutSecs)
-                .healthCheckIntervalSecs(healthCheckIntervalSecs)
-                .healthCheckTimeoutSecs(healthCheckTimeoutSecs)
-                .healthFailureThreshold(healthFailureThreshold)
-                .healthSuccessThreshold(healthSuccessThreshold)
-                .retryMaxAttempts(retryMaxAttempts)
-                .retryInitialBackoffMs(retryInitialBackoffMs)
-                .retryMaxBackoffMs(retryMaxBackoffMs)
-                .retryBackoffMultiplier(retryBackoffMultiplier)
-                .retryJitter(retryJitter)
-                .cbFailureThreshold(cbFailureThreshold)
-                .cbSuccessThreshold(cbSuccessThreshold)
-                .cbTimeoutSecs(cbTimeoutSecs)
-                .disableCircuitBreaker(disableCircuitBreaker)
+                .health(health.build())
+                .retry(retry.build())
+                .breaker(breaker.build())
                 .shutdownDrainSecs(shutdownDrainSecs)
                 .adminApiKey(adminApiKey)
                 .apiKey(apiKey)

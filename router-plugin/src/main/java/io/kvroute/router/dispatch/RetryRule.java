@@ -1,6 +1,6 @@
 package io.kvroute.router.dispatch;
 
-import io.kvroute.router.config.RouterConfig;
+import io.kvroute.router.config.RetrySettings;
 import java.util.Objects;
 import java.util.function.DoubleSupplier;
 
@@ -47,9 +47,9 @@ public final class RetryRule {
     }
 
     /** The rule configured by {@code --retry-*} and {@code --pd-busy-retry-timeout-secs}. */
-    public static RetryRule from(RouterConfig config, DoubleSupplier random) {
-        return new RetryRule(config.retryMaxAttempts(), config.retryInitialBackoffMs(), config.retryBackoffMultiplier(),
-                config.retryMaxBackoffMs(), config.retryJitter(), (long) (config.pdBusyRetryTimeoutSecs() * 1e9), random);
+    public static RetryRule from(RetrySettings retry, long busyWindowNanos, DoubleSupplier random) {
+        return new RetryRule(retry.maxAttempts(), retry.initialBackoffMs(), retry.backoffMultiplier(),
+                retry.maxBackoffMs(), retry.jitter(), busyWindowNanos, random);
     }
 
     public int maxAttempts() {

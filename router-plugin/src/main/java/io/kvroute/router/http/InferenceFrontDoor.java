@@ -87,7 +87,8 @@ public final class InferenceFrontDoor {
         this.deps = new DispatchDeps(config, ctx.policy(), ctx.sessionPolicy(), ctx.prefillPolicy(),
                 ctx.prefillSessionPolicy(), ctx.decodePolicy(), ctx.inFlight(), ctx.breakers(), ctx.metrics(), ctx.loads(),
                 ctx::onDispatched, ctx.active(), new JettyUpstream(ctx.client(), ctx.metrics()), requests, new JettyClock(ctx.client()),
-                RetryRule.from(config, () -> ThreadLocalRandom.current().nextDouble()), outcomes,
+                RetryRule.from(config.retry(), (long) (config.pdBusyRetryTimeoutSecs() * 1e9),
+                        () -> ThreadLocalRandom.current().nextDouble()), outcomes,
                 () -> ThreadLocalRandom.current().nextLong());
     }
 

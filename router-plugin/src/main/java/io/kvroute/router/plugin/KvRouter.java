@@ -98,11 +98,9 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         client.setHttpCookieStore(new HttpCookieStore.Empty());
         addBean(client);
         this.policy = buildPolicy(config.policy());
-        this.health = new HealthChecker(registry, client, (long) (config.healthCheckIntervalSecs() * 1000),
-                (long) (config.healthCheckTimeoutSecs() * 1000), config.healthFailureThreshold(),
-                config.healthSuccessThreshold(), w -> { }, EngineType.parse(config.loadSource().engineType()));
-        this.breakers = new Breakers(!config.disableCircuitBreaker(), config.cbFailureThreshold(),
-                config.cbSuccessThreshold(), (long) (config.cbTimeoutSecs() * 1e9), System::nanoTime,
+        this.health = new HealthChecker(registry, client, config.health(), w -> { },
+                EngineType.parse(config.loadSource().engineType()));
+        this.breakers = new Breakers(config.breaker(), System::nanoTime,
                 (workerId, transition) -> {
                     registry.get(workerId).ifPresent(w -> {
                         LOG.warn("worker {} circuit breaker {} -> {}", w.url(), transition.from(), transition.to());

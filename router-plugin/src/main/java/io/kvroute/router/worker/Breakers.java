@@ -1,5 +1,6 @@
 package io.kvroute.router.worker;
 
+import io.kvroute.router.config.BreakerSettings;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
@@ -28,6 +29,12 @@ public final class Breakers {
         this.openNanos = openNanos;
         this.nanoClock = nanoClock;
         this.onTransition = onTransition;
+    }
+
+    /** The breakers configured by {@code --cb-*} and {@code --disable-circuit-breaker}. */
+    public Breakers(BreakerSettings settings, LongSupplier nanoClock, BiConsumer<String, CircuitBreaker.Transition> onTransition) {
+        this(!settings.disabled(), settings.failureThreshold(), settings.successThreshold(), settings.openNanos(),
+                nanoClock, onTransition);
     }
 
     public CircuitBreaker of(String workerId) {

@@ -1,5 +1,7 @@
 package io.kvroute.router.worker;
 
+import io.kvroute.router.config.HealthSettings;
+import io.kvroute.router.config.SettingsBinder;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.List;
@@ -47,6 +49,7 @@ public final class HealthChecker implements AutoCloseable {
 
     private final WorkerRegistry registry;
     private final HttpClient client;
+    private final HealthSettings settings;
     private final long intervalMillis;
     private final long timeoutMillis;
     private final int failureThreshold;
@@ -64,19 +67,26 @@ public final class HealthChecker implements AutoCloseable {
 
     public HealthChecker(WorkerRegistry registry, HttpClient client, long intervalMillis, long timeoutMillis,
             int failureThreshold, int successThreshold, Consumer<Worker> onDiscovered) {
-        this(registry, client, intervalMillis, timeoutMillis, failureThreshold, successThreshold, onDiscovered, null);
+        this(registry, client, SettingsBinder.parse(HealthSettings.class,
+                "--health-check-interval-secs=" + intervalMillis / 1000.0, "--health-check-timeout-secs=" + timeoutMillis / 1000.0,
+                "--health-failure-threshold=" + failureThreshold, "--health-success-threshold=" + successThreshold),
+                onDiscovered, null);
     }
 
-    /** @param engineOverride the engine type of every worker ({@code --engine-type}), or null to discover it */
-    public HealthChecker(WorkerRegistry registry, HttpClient client, long intervalMillis, long timeoutMillis,
-            int failureThreshold, int successThreshold, Consumer<Worker> onDiscovered, EngineType engineOverride) {
+    /**
+     * @param settings the {@code --health-*} settings
+     * @param engineOverride the engine type of every worker ({@code --engine-type}), or null to discover it
+     */
+    public HealthChecker(WorkerRegistry registry, HttpClient client, HealthSettings settings, Consumer<Worker> onDiscovered,
+            EngineType engineOverride) {
         this.engineOverride = engineOverride;
         this.registry = Objects.requireNonNull(registry, "registry");
         this.client = Objects.requireNonNull(client, "client");
-        this.intervalMillis = intervalMillis;
-        this.timeoutMillis = timeoutMillis;
-        this.failureThreshold = failureThreshold;
-        this.successThreshold = successThreshold;
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.intervalMillis = settings.intervalMillis();
+        this.timeoutMillis = settings.timeoutMillis();
+        this.failureThreshold = settings.failureThreshold();
+        this.successThreshold = settings.successThreshold();
         this.onDiscovered = onDiscovered == null ? w -> { } : onDiscovered;
     }
 

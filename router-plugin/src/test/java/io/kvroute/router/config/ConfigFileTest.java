@@ -20,7 +20,7 @@ class ConfigFileTest {
         RouterConfig config = ConfigFile.load(yaml);
         assertThat(config.policy()).isEqualTo("random");
         assertThat(config.workerUrls()).containsExactly("http://a:1", "http://b:2");
-        assertThat(config.retryMaxAttempts()).isEqualTo(1);
+        assertThat(config.retry().maxAttempts()).isEqualTo(1);
         assertThat(config.workerQueueLimit()).isNull();
         assertThat(config.minLoadChoices()).isEqualTo(2);
     }
@@ -39,9 +39,9 @@ class ConfigFileTest {
         RouterConfig config = ConfigFile.fromProperties(props);
         assertThat(config.policy()).isEqualTo("power_of_two");
         assertThat(config.workerUrls()).containsExactly("http://x:1", "http://y:2");
-        assertThat(config.retryMaxAttempts()).isEqualTo(2);
+        assertThat(config.retry().maxAttempts()).isEqualTo(2);
         assertThat(config.minLoadChoices()).isEqualTo(2);
-        assertThat(config.disableCircuitBreaker()).isTrue();
+        assertThat(config.breaker().disabled()).isTrue();
     }
 
     @Test

@@ -2,7 +2,9 @@ package io.kvroute.router.dispatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvroute.router.config.RetrySettings;
 import io.kvroute.router.config.RouterConfig;
+import io.kvroute.router.config.SettingsBinder;
 import io.kvroute.router.policy.Decision;
 import io.kvroute.router.policy.DecisionReason;
 import io.kvroute.router.policy.RoutingPolicy;
@@ -24,8 +26,9 @@ class DispatchTest {
     private final Worker c = Worker.regular("http://c:1");
 
     private static RouterConfig config() {
-        return RouterConfig.builder().workerUrls(List.of("http://a:1")).retryMaxAttempts(3).retryInitialBackoffMs(100)
-                .retryBackoffMultiplier(2).retryMaxBackoffMs(10_000).retryJitter(0).build();
+        return RouterConfig.builder().workerUrls(List.of("http://a:1")).retry(SettingsBinder.parse(RetrySettings.class,
+                        "--retry-max-attempts=3", "--retry-initial-backoff-ms=100", "--retry-backoff-multiplier=2",
+                        "--retry-max-backoff-ms=10000", "--retry-jitter=0")).build();
     }
 
     @Test

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvroute.router.config.RetrySettings;
 import io.kvroute.router.config.RouterConfig;
+import io.kvroute.router.config.SettingsBinder;
 import io.kvroute.router.policy.CacheAwareDetail;
 import io.kvroute.router.policy.Decision;
 import io.kvroute.router.policy.DecisionReason;
@@ -45,8 +47,9 @@ class OwnershipOnAcceptTest {
     };
 
     private static RouterConfig config() {
-        return RouterConfig.builder().workerUrls(List.of("http://a:1")).retryMaxAttempts(3).retryInitialBackoffMs(100)
-                .retryBackoffMultiplier(2).retryMaxBackoffMs(10_000).retryJitter(0).build();
+        return RouterConfig.builder().workerUrls(List.of("http://a:1")).retry(SettingsBinder.parse(RetrySettings.class,
+                        "--retry-max-attempts=3", "--retry-initial-backoff-ms=100", "--retry-backoff-multiplier=2",
+                        "--retry-max-backoff-ms=10000", "--retry-jitter=0")).build();
     }
 
     @Test

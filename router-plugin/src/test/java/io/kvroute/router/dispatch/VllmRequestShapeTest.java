@@ -2,7 +2,9 @@ package io.kvroute.router.dispatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvroute.router.config.RetrySettings;
 import io.kvroute.router.config.RouterConfig;
+import io.kvroute.router.config.SettingsBinder;
 import io.kvroute.router.policy.CacheAwareDetail;
 import io.kvroute.router.policy.Decision;
 import io.kvroute.router.policy.DecisionReason;
@@ -29,8 +31,8 @@ class VllmRequestShapeTest {
             .getBytes(StandardCharsets.UTF_8);
 
     private static RouterConfig config() {
-        return RouterConfig.builder().workerUrls(List.of("http://a:1")).retryMaxAttempts(2).retryInitialBackoffMs(100)
-                .retryJitter(0).build();
+        return RouterConfig.builder().workerUrls(List.of("http://a:1")).retry(SettingsBinder.parse(RetrySettings.class,
+                        "--retry-max-attempts=2", "--retry-initial-backoff-ms=100", "--retry-jitter=0")).build();
     }
 
     /** Picks the first untried candidate, as cache_aware would with the exact index's rank 1 on it. */

@@ -1,0 +1,208 @@
+package io.kvroute.router.config;
+
+import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.OptionSpec;
+
+/**
+ * Binds a settings record (every component annotated with {@link Setting}) to the command line:
+ * {@link #options()} declares one picocli option per component, whose setter only keeps the text
+ * given; {@link #build()} converts each value (or the declared default), checks the declared
+ * bounds, and calls the record's canonical constructor, whose compact constructor checks anything
+ * that spans several settings. Every failure is a {@link ConfigException} naming the flag and the
+ * value, in the same words as {@link ConfigValidator}.
+ *
+ * <p>One binder per parse (it holds the parsed text); not thread-safe. The record itself is
+ * immutable and is handed straight to the component that uses it.
+ *
+ * @param <R> the settings record
+ */
+public final class SettingsBinder<R extends Record> {
+
+    private final Class<R> type;
+    private final RecordComponent[] components;
+    private final Setting[] settings;
+    private final String[] given;
+
+    private SettingsBinder(Class<R> type) {
+        this.type = Objects.requireNonNull(type, "type");
+        this.components = type.getRecordComponents();
+        this.settings = new Setting[components.length];
+        for (int i = 0; i < components.length; i++) {
+            settings[i] = components[i].getAnnotation(Setting.class);
+            if (settings[i] == null) {
+                throw new IllegalStateException(type.getSimpleName() + "." + components[i].getName()
+                        + " has no @Setting");
+            }
+        }
+        this.given = new String[components.length];
+    }
+
+    /** A fresh binder for {@code type}. */
+    public static <R extends Record> SettingsBinder<R> of(Class<R> type) {
+        return new SettingsBinder<>(type);
+    }
+
+    /** The record built from its declared defaults. */
+    public static <R extends Record> R defaults(Class<R> type) {
+        return of(type).build();
+    }
+
+    /**
+     * The record built from flags alone, e.g. {@code parse(RetrySettings.class, "--retry-max-attempts=5")}:
+     * for embedders and tests that need one concern's settings without a whole router config.
+     */
+    public static <R extends Record> R parse(Class<R> type, String... args) {
+        SettingsBinder<R> binder = of(type);
+        CommandLine cli = new CommandLine(CommandLine.Model.CommandSpec.create());
+        binder.options().forEach(cli.getCommandSpec()::addOption);
+        cli.setOverwrittenOptionsAllowed(true);
+        try {
+            cli.parseArgs(args);
+        } catch (CommandLine.ParameterException e) {
+            throw new ConfigException(e.getMessage(), e);
+        }
+        return binder.build();
+    }
+
+    /** The picocli options of this record's settings; their values are kept by this binder. */
+    public List<OptionSpec> options() {
+        List<OptionSpec> out = new ArrayList<>(components.length);
+        for (int i = 0; i < components.length; i++) {
+            int index = i;
+            Setting s = settings[i];
+            OptionSpec.Builder option = OptionSpec.builder("--" + s.name())
+                    .type(String.class)
+                    .paramLabel("<" + components[i].getName() + ">")
+                    .description(description(s))
+                    .initialValue(s.defaultValue().equals(Setting.UNSET) ? null : s.defaultValue())
+                    .setter(new CommandLine.Model.ISetter() {
+                        @Override
+                        @SuppressWarnings("unchecked")
+                        public <T> T set(T value) {
+                            String previous = given[index];
+                            given[index] = (String) value;
+                            return (T) previous;
+                        }
+                    })
+                    .getter(new CommandLine.Model.IGetter() {
+                        @Override
+                        @SuppressWarnings("unchecked")
+                        public <T> T get() {
+                            // the default when nothing was given, so picocli's initial value is the declared one
+                            String value = given[index] != null ? given[index] : s.defaultValue();
+                            return (T) (value.equals(Setting.UNSET) ? null : value);
+                        }
+                    });
+            if (components[i].getType() == boolean.class) {
+                option.arity("0..1").fallbackValue("true");
+            }
+            out.add(option.build());
+        }
+        return out;
+    }
+
+    /** The description shown by {@code --help} and in the configuration reference: with "(default X)" when set. */
+    public static String description(Setting s) {
+        if (s.defaultValue().equals(Setting.UNSET)) {
+            return s.description();
+        }
+        String shown = s.defaultValue().isEmpty() ? "empty" : s.defaultValue();
+        return s.description() + " (default " + shown + ").";
+    }
+
+    /** Builds the record from the values given (or the declared defaults). */
+    public R build() {
+        Object[] values = new Object[components.length];
+        Class<?>[] types = new Class<?>[components.length];
+        for (int i = 0; i < components.length; i++) {
+            types[i] = components[i].getType();
+            String text = given[i] != null ? given[i] : settings[i].defaultValue();
+            values[i] = text.equals(Setting.UNSET) ? unset(types[i], settings[i]) : convert(types[i], settings[i], text);
+        }
+        try {
+            Constructor<R> constructor = type.getDeclaredConstructor(types);
+            constructor.setAccessible(true);
+            return constructor.newInstance(values);
+        } catch (InvocationTargetException e) {
+            if (e.getCause() instanceof ConfigException ce) {
+                throw ce;
+            }
+            if (e.getCause() instanceof IllegalArgumentException iae) {
+                throw new ConfigException(iae.getMessage(), iae);
+            }
+            throw new IllegalStateException("cannot build " + type.getSimpleName(), e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot build " + type.getSimpleName(), e);
+        }
+    }
+
+    private static Object unset(Class<?> type, Setting s) {
+        if (type.isPrimitive()) {
+            throw new IllegalStateException("--" + s.name() + " is primitive and cannot be unset");
+        }
+        return null;
+    }
+
+    private static Object convert(Class<?> type, Setting s, String raw) {
+        String text = raw.trim();
+        String flag = "--" + s.name();
+        try {
+            if (type == String.class) {
+                return text;
+            }
+            if (type == boolean.class || type == Boolean.class) {
+                String lower = text.toLowerCase(Locale.ROOT);
+                if (!lower.equals("true") && !lower.equals("false")) {
+                    throw ConfigValidator.fail(flag, raw, "must be true or false");
+                }
+                return Boolean.parseBoolean(lower);
+            }
+            if (type == List.class) {
+                return text.isEmpty() ? List.of() : Arrays.stream(text.split(",")).map(String::trim).toList();
+            }
+            if (type == int.class || type == Integer.class) {
+                return (int) bounded(s, raw, Integer.parseInt(text));
+            }
+            if (type == long.class || type == Long.class) {
+                return (long) bounded(s, raw, Long.parseLong(text));
+            }
+            if (type == double.class || type == Double.class) {
+                return bounded(s, raw, Double.parseDouble(text));
+            }
+        } catch (NumberFormatException e) {
+            throw ConfigValidator.fail(flag, raw, "must be a " + (type == double.class || type == Double.class
+                    ? "number" : "whole number"));
+        }
+        throw new IllegalStateException(flag + " has unsupported type " + type.getName());
+    }
+
+    private static double bounded(Setting s, String raw, double value) {
+        String flag = "--" + s.name();
+        if (Double.isNaN(value) || Double.isInfinite(value)) {
+            throw ConfigValidator.fail(flag, raw, "must be a finite number");
+        }
+        if (s.positive() && !(value > 0)) {
+            throw ConfigValidator.fail(flag, raw, "must be a positive number");
+        }
+        if (value < s.min() || value > s.max()) {
+            boolean hasMin = s.min() != Double.NEGATIVE_INFINITY;
+            boolean hasMax = s.max() != Double.POSITIVE_INFINITY;
+            throw ConfigValidator.fail(flag, raw, hasMin && hasMax
+                    ? "must be between " + number(s.min()) + " and " + number(s.max())
+                    : hasMin ? "must be at least " + number(s.min()) : "must be at most " + number(s.max()));
+        }
+        return value;
+    }
+
+    private static String number(double value) {
+        return value == Math.rint(value) && Math.abs(value) < 1e15 ? Long.toString((long) value) : Double.toString(value);
+    }
+}
