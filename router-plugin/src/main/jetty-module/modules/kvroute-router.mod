@@ -235,6 +235,9 @@ etc/kvroute-router.xml
 ## Consecutive good probes to mark healthy (default 2).
 # kvroute.health-success-threshold=2
 
+## Path of the health probe on every worker: vLLM and SGLang answer /health; SGLang's /health_generate also runs a one-token generation, and gateways in front of engines may differ (default /health).
+# kvroute.health-check-path=/health
+
 ## Attempts per request, the first included; 1 disables retries (default 3).
 # kvroute.retry-max-attempts=3
 

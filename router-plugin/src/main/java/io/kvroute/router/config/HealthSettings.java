@@ -16,7 +16,17 @@ public record HealthSettings(
         int failureThreshold,
         @Setting(name = "health-success-threshold", defaultValue = "2", min = 1,
                 description = "Consecutive good probes to mark healthy")
-        int successThreshold) {
+        int successThreshold,
+        @Setting(name = "health-check-path", defaultValue = "/health",
+                description = "Path of the health probe on every worker: vLLM and SGLang answer /health; SGLang's "
+                        + "/health_generate also runs a one-token generation, and gateways in front of engines may differ")
+        String checkPath) {
+
+    public HealthSettings {
+        if (!checkPath.startsWith("/")) {
+            throw ConfigValidator.fail("--health-check-path", checkPath, "must start with /");
+        }
+    }
 
     public static final HealthSettings DEFAULTS = SettingsBinder.defaults(HealthSettings.class);
 

@@ -103,7 +103,7 @@ public final class HealthChecker implements AutoCloseable {
     }
 
     private void probe(Worker worker) {
-        client.newRequest(worker.url() + "/health")
+        client.newRequest(worker.url() + settings.checkPath())
                 .timeout(timeoutMillis, TimeUnit.MILLISECONDS)
                 .send(result -> {
                     boolean ok = result.isSucceeded() && result.getResponse().getStatus() == 200;

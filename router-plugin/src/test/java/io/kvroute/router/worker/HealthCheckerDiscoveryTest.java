@@ -33,6 +33,7 @@ class HealthCheckerDiscoveryTest {
     private WorkerRegistry registry;
     private String url;
     private volatile boolean deadEngine;
+    private final java.util.Set<String> probedPaths = ConcurrentHashMap.newKeySet();
 
     @BeforeEach
     void setUp() throws Exception {
@@ -44,6 +45,7 @@ class HealthCheckerDiscoveryTest {
             @Override
             public boolean handle(Request request, Response response, Callback callback) {
                 String path = Request.getPathInContext(request);
+                probedPaths.add(path);
                 String body = routes.get(path);
                 if (path.equals("/health") && deadEngine) {
                     response.setStatus(503); // vLLM once EngineDeadError was raised
@@ -83,6 +85,26 @@ class HealthCheckerDiscoveryTest {
         health.probeAll();
         await().atMost(WAIT).until(() -> registry.get(w.id()).orElseThrow().modelId() != null);
         return registry.get(w.id()).orElseThrow();
+    }
+
+    @Test
+    void theHealthProbe_goesToTheConfiguredPath_andAWorkerWithoutItTurnsUnhealthy() {
+        routes.remove("/health");
+        routes.put("/health_generate", "");
+        Worker w = Worker.regular(url);
+        registry.add(w);
+        health = new HealthChecker(registry, client, io.kvroute.router.config.SettingsBinder.parse(
+                io.kvroute.router.config.HealthSettings.class, "--health-check-path=/health_generate",
+                "--health-failure-threshold=1"), null, null);
+        health.probeAll();
+        await().atMost(WAIT).until(() -> probedPaths.contains("/health_generate"));
+        assertThat(probedPaths).doesNotContain("/health");
+        assertThat(registry.fleet().isHealthy(w.id())).isTrue();
+
+        health.close();
+        health = new HealthChecker(registry, client, 1000, 1000, 1, 1, null); // default path: /health, absent here
+        health.probeAll();
+        await().atMost(WAIT).until(() -> !registry.fleet().isHealthy(w.id()));
     }
 
     @Test
