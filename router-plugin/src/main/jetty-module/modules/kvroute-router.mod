@@ -133,15 +133,6 @@ etc/kvroute-router.xml
 ## Where cache_aware learns what each worker has cached: exact (the engines' KV events; workers without live events count as holding nothing), approximate (the router's own prefix tree), auto (exact for workers whose events are live, the tree for the rest) (default auto).
 # kvroute.cache-index=auto
 
-## A worker's KV-event publisher silent this long is reported (kvroute_kv_events_silences_total, a warning, kvroute_kv_events_publisher_silent{worker,rank} = 1 while it lasts) and resubscribed (default 60).
-# kvroute.kv-events-silence-secs=60
-
-## Blocks the exact index keeps per engine dp rank; stores beyond are refused (default 1048576). In tokens mode also bounds each rank's engine-to-own hash map.
-# kvroute.kv-events-max-blocks-per-rank=1048576
-
-## How the exact index keys KV-event blocks: engine (the engine's own block hashes, reproducible for SGLang), tokens (the router's own chained hash of each event's token_ids, for engines with unreproducible hashes such as vLLM's per-process seed) (default engine). /server_info cannot tell which applies (SGLang's kv_events block has no hash field), so it is a flag.
-# kvroute.kv-events-hash=engine
-
 ## cache_aware prefix key: auto (tokens when the request has token ids, else sampled), tokens, chars or sampled (default auto).
 # kvroute.cache-key-mode=auto
 
@@ -150,15 +141,6 @@ etc/kvroute-router.xml
 
 ## cache_aware prefix index capacity per worker, in key elements (default 4194304), per key kind (tokens, chars and sampled keys have separate trees).
 # kvroute.cache-max-tree-size=4194304
-
-## Header carrying the session key for session affinity (default x-session-id).
-# kvroute.session-id-header=x-session-id
-
-## A session unused this long forgets its worker (default 600).
-# kvroute.session-idle-secs=600
-
-## Policy choosing a new session's worker under --policy sticky (default power_of_two).
-# kvroute.sticky-fallback-policy=power_of_two
 
 ## Per model, bytes of chat-prefix token ids kept so a conversation's earlier turns are not tokenized again (default 67108864 = 64 MiB; 0 = off).
 # kvroute.tokenizer-cache-bytes=67108864
@@ -264,6 +246,24 @@ etc/kvroute-router.xml
 
 ## Turn the per-worker circuit breakers off (default false).
 # kvroute.disable-circuit-breaker=false
+
+## Header carrying the session key for session affinity (default x-session-id).
+# kvroute.session-id-header=x-session-id
+
+## A session unused this long forgets its worker (default 600).
+# kvroute.session-idle-secs=600
+
+## Policy choosing a new session's worker under --policy sticky (default power_of_two).
+# kvroute.sticky-fallback-policy=power_of_two
+
+## A worker's KV-event publisher silent this long is reported (kvroute_kv_events_silences_total, a warning, kvroute_kv_events_publisher_silent{worker,rank} = 1 while it lasts) and resubscribed (default 60).
+# kvroute.kv-events-silence-secs=60
+
+## Blocks the exact index keeps per engine dp rank; stores beyond are refused; in tokens mode also bounds each rank's engine-to-own hash map (default 1048576).
+# kvroute.kv-events-max-blocks-per-rank=1048576
+
+## How the exact index keys KV-event blocks: engine (the engine's own block hashes, reproducible for SGLang), tokens (the router's own chained hash of each event's token_ids, for engines with unreproducible hashes such as vLLM's per-process seed); /server_info cannot tell which applies (SGLang's kv_events block has no hash field), so it is a flag (default engine).
+# kvroute.kv-events-hash=engine
 
 ## --- end generated ---
 # end::documentation[]

@@ -166,13 +166,6 @@ public final class ConfigValidator {
         if (b.cacheIndex == null || !List.of("auto", "exact", "approximate").contains(b.cacheIndex.toLowerCase(Locale.ROOT))) {
             throw fail("--cache-index", b.cacheIndex, "is not one of: auto, exact, approximate");
         }
-        positive("--kv-events-silence-secs", b.kvEventsSilenceSecs);
-        if (b.kvEventsMaxBlocksPerRank < 1) {
-            throw fail("--kv-events-max-blocks-per-rank", b.kvEventsMaxBlocksPerRank, "must be at least 1");
-        }
-        if (b.kvEventsHash == null || !List.of("engine", "tokens").contains(b.kvEventsHash.toLowerCase(Locale.ROOT))) {
-            throw fail("--kv-events-hash", b.kvEventsHash, "is not one of: engine, tokens");
-        }
         if (b.cacheKeyMode == null || !List.of("auto", "tokens", "chars", "sampled").contains(b.cacheKeyMode.toLowerCase(Locale.ROOT))) {
             throw fail("--cache-key-mode", b.cacheKeyMode, "is not one of: auto, tokens, chars, sampled");
         }
@@ -229,16 +222,8 @@ public final class ConfigValidator {
     }
 
     private static void validateSessionAffinity(RouterConfig.Builder b) {
-        if (b.sessionIdHeader == null || b.sessionIdHeader.isBlank()) {
-            throw fail("--session-id-header", b.sessionIdHeader, "must not be empty");
-        }
-        positive("--session-idle-secs", b.sessionIdleSecs);
         if (b.tokenizerCacheBytes < 0) {
             throw fail("--tokenizer-cache-bytes", b.tokenizerCacheBytes, "must be >= 0 (0 turns the cache off)");
-        }
-        String fallback = b.stickyFallbackPolicy == null ? null : b.stickyFallbackPolicy.toLowerCase(Locale.ROOT);
-        if (fallback == null || !Policies.NAMES.contains(fallback) || fallback.equals("sticky")) {
-            throw fail("--sticky-fallback-policy", b.stickyFallbackPolicy, "must be a policy other than sticky");
         }
     }
 
@@ -296,7 +281,7 @@ public final class ConfigValidator {
     /** True when {@code name} builds a cache_aware instance: itself, or sticky over a cache_aware fallback. */
     private static boolean runsCacheAware(String name, RouterConfig.Builder b) {
         return "cache_aware".equalsIgnoreCase(name)
-                || ("sticky".equalsIgnoreCase(name) && "cache_aware".equalsIgnoreCase(b.stickyFallbackPolicy));
+                || ("sticky".equalsIgnoreCase(name) && "cache_aware".equalsIgnoreCase(b.session.fallbackPolicy()));
     }
 
     /** Null when {@code url} is an http(s) URL with a host and no query; a reason otherwise. */

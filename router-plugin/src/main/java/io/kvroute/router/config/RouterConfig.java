@@ -50,17 +50,13 @@ public record RouterConfig(
         String cacheKeyMode,
         int cacheSampleStride,
         long cacheMaxTreeSize,
-        String sessionIdHeader,
-        double sessionIdleSecs,
-        String stickyFallbackPolicy,
+        SessionSettings session,
         long tokenizerCacheBytes,
         ServiceDiscoveryConfig serviceDiscovery,
         Integer metricsPort,
         Long cacheMaxIndexBytes,
         String cacheIndex,
-        double kvEventsSilenceSecs,
-        int kvEventsMaxBlocksPerRank,
-        String kvEventsHash,
+        KvEventsSettings kvEvents,
         int maxN,
         ObservabilityConfig observability,
         LoadSourceConfig loadSource) {
@@ -83,6 +79,8 @@ public record RouterConfig(
         health = health == null ? HealthSettings.DEFAULTS : health;
         retry = retry == null ? RetrySettings.DEFAULTS : retry;
         breaker = breaker == null ? BreakerSettings.DEFAULTS : breaker;
+        session = session == null ? SessionSettings.DEFAULTS : session;
+        kvEvents = kvEvents == null ? KvEventsSettings.DEFAULTS : kvEvents;
     }
 
     public static Builder builder() {
@@ -151,9 +149,7 @@ public record RouterConfig(
         String cacheKeyMode = "auto";
         int cacheSampleStride = 512;
         long cacheMaxTreeSize = PrefixIndexConfig.DEFAULT_PER_WORKER_CAPACITY_ELEMENTS;
-        String sessionIdHeader = "x-session-id";
-        double sessionIdleSecs = 600;
-        String stickyFallbackPolicy = "power_of_two";
+        SessionSettings session = SessionSettings.DEFAULTS;
         /** Per-model chat prefix token cache: 64 MiB holds a few hundred 100k-token conversations' ids. */
         long tokenizerCacheBytes = 64L << 20;
         boolean serviceDiscovery = false;
@@ -166,9 +162,7 @@ public record RouterConfig(
         Integer metricsPort = null;
         Long cacheMaxIndexBytes = null;
         String cacheIndex = "auto";
-        double kvEventsSilenceSecs = 60;
-        int kvEventsMaxBlocksPerRank = 1 << 20;
-        String kvEventsHash = "engine";
+        KvEventsSettings kvEvents = KvEventsSettings.DEFAULTS;
         int maxN = DEFAULT_MAX_N;
         String accessLog = null;
         String otlpTracesEndpoint = null;
@@ -221,9 +215,7 @@ public record RouterConfig(
         public Builder cacheKeyMode(String v) { cacheKeyMode = v; return this; }
         public Builder cacheSampleStride(int v) { cacheSampleStride = v; return this; }
         public Builder cacheMaxTreeSize(long v) { cacheMaxTreeSize = v; return this; }
-        public Builder sessionIdHeader(String v) { sessionIdHeader = v; return this; }
-        public Builder sessionIdleSecs(double v) { sessionIdleSecs = v; return this; }
-        public Builder stickyFallbackPolicy(String v) { stickyFallbackPolicy = v; return this; }
+        public Builder session(SessionSettings v) { session = v; return this; }
         public Builder tokenizerCacheBytes(long v) { tokenizerCacheBytes = v; return this; }
         public Builder serviceDiscovery(boolean v) { serviceDiscovery = v; return this; }
         public Builder selector(List<String> v) { selector = v; return this; }
@@ -235,9 +227,7 @@ public record RouterConfig(
         public Builder metricsPort(Integer v) { metricsPort = v; return this; }
         public Builder cacheMaxIndexBytes(Long v) { cacheMaxIndexBytes = v; return this; }
         public Builder cacheIndex(String v) { cacheIndex = v; return this; }
-        public Builder kvEventsSilenceSecs(double v) { kvEventsSilenceSecs = v; return this; }
-        public Builder kvEventsMaxBlocksPerRank(int v) { kvEventsMaxBlocksPerRank = v; return this; }
-        public Builder kvEventsHash(String v) { kvEventsHash = v; return this; }
+        public Builder kvEvents(KvEventsSettings v) { kvEvents = v; return this; }
         public Builder maxN(int v) { maxN = v; return this; }
         public Builder accessLog(String v) { accessLog = v; return this; }
         public Builder otlpTracesEndpoint(String v) { otlpTracesEndpoint = v; return this; }
@@ -253,7 +243,7 @@ public record RouterConfig(
 
         public RouterConfig build() {
             ServiceDiscoveryConfig discovery = ConfigValidator.validate(this);
-            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, health, retry, breaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy, tokenizerCacheBytes, discovery, metricsPort, cacheMaxIndexBytes, cacheIndex, kvEventsSilenceSecs, kvEventsMaxBlocksPerRank, kvEventsHash, maxN, new ObservabilityConfig(accessLog, otlpTracesEndpoint, traceSamplingRatio),
+            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, health, retry, breaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, session, tokenizerCacheBytes, discovery, metricsPort, cacheMaxIndexBytes, cacheIndex, kvEvents, maxN, new ObservabilityConfig(accessLog, otlpTracesEndpoint, traceSamplingRatio),
                     new LoadSourceConfig(loadSource, engineType, metricsScrapeIntervalMs, metricsScrapeTimeoutMs,
                             metricsStalenessMs, metricsWaitingName, metricsRunningName, metricsKvUsageName));
         }

@@ -63,6 +63,8 @@ public final class RouterOptions {
     private final SettingsBinder<HealthSettings> health = SettingsBinder.of(HealthSettings.class);
     private final SettingsBinder<RetrySettings> retry = SettingsBinder.of(RetrySettings.class);
     private final SettingsBinder<BreakerSettings> breaker = SettingsBinder.of(BreakerSettings.class);
+    private final SettingsBinder<SessionSettings> session = SettingsBinder.of(SessionSettings.class);
+    private final SettingsBinder<KvEventsSettings> kvEvents = SettingsBinder.of(KvEventsSettings.class);
 
     @Option(names = "--shutdown-drain-secs", description = "On shutdown, how long in-flight requests may finish (default 30).")
     double shutdownDrainSecs = 30;
@@ -141,21 +143,6 @@ public final class RouterOptions {
             + "prefix tree), auto (exact for workers whose events are live, the tree for the rest) (default auto).")
     String cacheIndex = "auto";
 
-    @Option(names = "--kv-events-silence-secs", description = "A worker's KV-event publisher silent this long is reported "
-            + "(kvroute_kv_events_silences_total, a warning, kvroute_kv_events_publisher_silent{worker,rank} = 1 while it "
-            + "lasts) and resubscribed (default 60).")
-    double kvEventsSilenceSecs = 60;
-
-    @Option(names = "--kv-events-max-blocks-per-rank", description = "Blocks the exact index keeps per engine dp rank; stores beyond are refused (default 1048576). In "
-            + "tokens mode also bounds each rank's engine-to-own hash map.")
-    int kvEventsMaxBlocksPerRank = 1 << 20;
-
-    @Option(names = "--kv-events-hash", description = "How the exact index keys KV-event blocks: engine (the engine's own block hashes, reproducible for "
-            + "SGLang), tokens (the router's own chained hash of each event's token_ids, for engines with "
-            + "unreproducible hashes such as vLLM's per-process seed) (default engine). /server_info cannot tell "
-            + "which applies (SGLang's kv_events block has no hash field), so it is a flag.")
-    String kvEventsHash = "engine";
-
     @Option(names = "--cache-key-mode", description = "cache_aware prefix key: auto (tokens when the request has token ids, else sampled), tokens, chars or sampled (default auto).")
     String cacheKeyMode = "auto";
 
@@ -165,15 +152,6 @@ public final class RouterOptions {
     @Option(names = "--cache-max-tree-size", description = "cache_aware prefix index capacity per worker, in key elements (default 4194304), per key kind "
             + "(tokens, chars and sampled keys have separate trees).")
     long cacheMaxTreeSize = io.kvroute.router.prefix.PrefixIndexConfig.DEFAULT_PER_WORKER_CAPACITY_ELEMENTS;
-
-    @Option(names = "--session-id-header", description = "Header carrying the session key for session affinity (default x-session-id).")
-    String sessionIdHeader = "x-session-id";
-
-    @Option(names = "--session-idle-secs", description = "A session unused this long forgets its worker (default 600).")
-    double sessionIdleSecs = 600;
-
-    @Option(names = "--sticky-fallback-policy", description = "Policy choosing a new session's worker under --policy sticky (default power_of_two).")
-    String stickyFallbackPolicy = "power_of_two";
 
     @Option(names = "--tokenizer-cache-bytes", description = "Per model, bytes of chat-prefix token ids kept so a conversation's earlier turns are not tokenized again (default 67108864 = 64 MiB; 0 = off).")
     long tokenizerCacheBytes = 64L << 20;
@@ -310,7 +288,7 @@ public final class RouterOptions {
     public static CommandLine newCommandLine(Object options) {
         CommandLine cli = new CommandLine(options);
         if (options instanceof RouterOptions router) {
-            for (SettingsBinder<?> binder : List.of(router.health, router.retry, router.breaker)) {
+            for (SettingsBinder<?> binder : List.of(router.health, router.retry, router.breaker, router.session, router.kvEvents)) {
                 binder.options().forEach(cli.getCommandSpec()::addOption);
             }
         }
@@ -338,6 +316,8 @@ public final class RouterOptions {
                 .health(health.build())
                 .retry(retry.build())
                 .breaker(breaker.build())
+                .session(session.build())
+                .kvEvents(kvEvents.build())
                 .shutdownDrainSecs(shutdownDrainSecs)
                 .adminApiKey(adminApiKey)
                 .apiKey(apiKey)
@@ -364,14 +344,8 @@ public final class RouterOptions {
                 .saturationQueueFloor(saturationQueueFloor)
                 .cacheKeyMode(cacheKeyMode)
                 .cacheIndex(cacheIndex)
-                .kvEventsSilenceSecs(kvEventsSilenceSecs)
-                .kvEventsMaxBlocksPerRank(kvEventsMaxBlocksPerRank)
-                .kvEventsHash(kvEventsHash)
                 .cacheSampleStride(cacheSampleStride)
                 .cacheMaxTreeSize(cacheMaxTreeSize)
-                .sessionIdHeader(sessionIdHeader)
-                .sessionIdleSecs(sessionIdleSecs)
-                .stickyFallbackPolicy(stickyFallbackPolicy)
                 .tokenizerCacheBytes(tokenizerCacheBytes)
                 .serviceDiscovery(serviceDiscovery)
                 .selector(selector)

@@ -37,4 +37,7 @@ public @interface Setting {
 
     /** Numeric values must be strictly above zero (and finite). */
     boolean positive() default false;
+
+    /** The accepted words of a text setting, compared case-insensitively and kept lower-case; empty = any. */
+    String[] choices() default {};
 }

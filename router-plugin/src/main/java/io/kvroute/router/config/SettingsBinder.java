@@ -156,7 +156,14 @@ public final class SettingsBinder<R extends Record> {
         String flag = "--" + s.name();
         try {
             if (type == String.class) {
-                return text;
+                if (s.choices().length == 0) {
+                    return text;
+                }
+                String lower = text.toLowerCase(Locale.ROOT);
+                if (!Arrays.asList(s.choices()).contains(lower)) {
+                    throw ConfigValidator.fail(flag, raw, "is not one of: " + String.join(", ", s.choices()));
+                }
+                return lower;
             }
             if (type == boolean.class || type == Boolean.class) {
                 String lower = text.toLowerCase(Locale.ROOT);

@@ -183,7 +183,7 @@ public final class InferenceFrontDoor {
         Supplier<List<Worker>> prefills = pool(WorkerRole.PREFILL, model);
         Supplier<List<Worker>> decodes = pool(WorkerRole.DECODE, model);
         boolean pd = !prefills.get().isEmpty() && !decodes.get().isEmpty();
-        String sessionKey = headers.apply(config.sessionIdHeader());
+        String sessionKey = headers.apply(config.session().idHeader());
         boolean callerSentIds = probe.inputIds == JsonToken.START_ARRAY;
         String modelLabel = model == null ? "default" : model;
         if (pd) {

@@ -32,9 +32,9 @@ final class KvEventsWiring {
             return null;
         }
         KvEventsPlane plane = new KvEventsPlane(KvEventsConfig.defaults()
-                .withSilence(Duration.ofMillis((long) (config.kvEventsSilenceSecs() * 1000)))
-                .withMaxBlocksPerRank(config.kvEventsMaxBlocksPerRank())
-                .withHashMode(KvHashMode.parse(config.kvEventsHash())), System::nanoTime, registry, null);
+                .withSilence(Duration.ofMillis(config.kvEvents().silenceMillis()))
+                .withMaxBlocksPerRank(config.kvEvents().maxBlocksPerRank())
+                .withHashMode(KvHashMode.parse(config.kvEvents().hash())), System::nanoTime, registry, null);
         ExactCacheIndex exact = new ExactCacheIndex(plane);
         for (CacheAwarePolicy p : policies) {
             p.useExactIndex(exact, mode.equals("exact"));

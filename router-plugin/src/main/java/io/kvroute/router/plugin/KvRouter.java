@@ -132,10 +132,10 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
                 config.loadSource().scrapeTimeoutMs(), LoadSourceConfig.MAX_SCRAPE_BACKOFF_MS, System::nanoTime,
                 metrics.registry());
         RoutingPolicy sessionPolicy = policy instanceof StickySessionPolicy ? policy
-                : Policies.sticky(policy, policy.name(), config.sessionIdleSecs(), System::nanoTime);
+                : Policies.sticky(policy, policy.name(), config.session().idleSecs(), System::nanoTime);
         RoutingPolicy prefillSessionPolicy = prefillPolicy == policy ? sessionPolicy
                 : prefillPolicy instanceof StickySessionPolicy ? prefillPolicy
-                : Policies.sticky(prefillPolicy, prefillPolicy.name(), config.sessionIdleSecs(), System::nanoTime);
+                : Policies.sticky(prefillPolicy, prefillPolicy.name(), config.session().idleSecs(), System::nanoTime);
         this.context = new RouterContext(config, registry, inFlight, breakers, health, policy, client, metrics, active,
                 tokenizers, prefillPolicy, decodePolicy, loads, sessionPolicy, prefillSessionPolicy,
                 java.util.List.copyOf(cacheAwarePolicies.values()), tracer, readyPool);
@@ -277,7 +277,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
                         config.minLoadChoices(), java.util.concurrent.ThreadLocalRandom::current, System::currentTimeMillis,
                         config.effectiveCacheMaxIndexBytes()));
             case "sticky":
-                return Policies.sticky(buildPolicy(config.stickyFallbackPolicy()), "sticky", config.sessionIdleSecs(),
+                return Policies.sticky(buildPolicy(config.session().fallbackPolicy()), "sticky", config.session().idleSecs(),
                         System::nanoTime);
             default:
                 return Policies.create(name, config.minLoadChoices());

@@ -25,9 +25,9 @@ class CacheAwareOptionsTest {
         assertThat(c.saturationQueueFloor()).isNull();
         assertThat(c.cacheKeyMode()).isEqualTo("auto");
         assertThat(c.cacheSampleStride()).isEqualTo(512);
-        assertThat(c.sessionIdHeader()).isEqualTo("x-session-id");
-        assertThat(c.sessionIdleSecs()).isEqualTo(600);
-        assertThat(c.stickyFallbackPolicy()).isEqualTo("power_of_two");
+        assertThat(c.session().idHeader()).isEqualTo("x-session-id");
+        assertThat(c.session().idleSecs()).isEqualTo(600);
+        assertThat(c.session().fallbackPolicy()).isEqualTo("power_of_two");
         assertThat(c.cacheAwareConfig()).isEqualTo(CacheAwareConfig.defaults());
     }
 
