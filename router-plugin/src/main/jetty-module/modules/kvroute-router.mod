@@ -49,18 +49,6 @@ etc/kvroute-router.xml
 ## Largest n (sequences per request) a client may ask for; more is a 400 invalid_request_error naming n (default 128, OpenAI's limit). Checked on every endpoint, top level and sampling_params.n.
 # kvroute.max-n=128
 
-## Whole-request timeout towards a worker (default 1800).
-# kvroute.request-timeout-secs=1800
-
-## TCP connect timeout towards a worker (default 5).
-# kvroute.connect-timeout-secs=5
-
-## Streaming requests: longest silence from a worker before the stream ends with an SSE error event (default 180).
-# kvroute.stream-idle-timeout-secs=180
-
-## On shutdown, how long in-flight requests may finish (default 30).
-# kvroute.shutdown-drain-secs=30
-
 ## Bearer token for the admin API; env KVROUTE_ADMIN_API_KEY. Unset = admin API disabled.
 # kvroute.admin-api-key=
 
@@ -172,15 +160,6 @@ etc/kvroute-router.xml
 ## Serve /metrics on this port (same --host, no API key) instead of the main port; 0 picks a free one (default unset: /metrics on the main port, behind --api-key when set).
 # kvroute.metrics-port=
 
-## One JSON line per inference request (time, endpoint, model, status, bytes, TTFT, total, worker, policy, decision reason, matched tokens, retries, trace id): stdout or a file path appended to (default off).
-# kvroute.access-log=
-
-## OTLP/HTTP (protobuf) traces URL of a collector, e.g. http://collector:4318/v1/traces; enables tracing (default off: no tracing objects are created).
-# kvroute.otlp-traces-endpoint=
-
-## Share of new traces sampled, 0..1; a request with a traceparent keeps its caller's decision (default 1).
-# kvroute.trace-sampling-ratio=1
-
 ## Where engine load comes from: auto (LoadStat when the worker advertises a load endpoint, else its Prometheus /metrics), loadstat, metrics or none (default auto).
 # kvroute.load-source=auto
 
@@ -264,6 +243,27 @@ etc/kvroute-router.xml
 
 ## How the exact index keys KV-event blocks: engine (the engine's own block hashes, reproducible for SGLang), tokens (the router's own chained hash of each event's token_ids, for engines with unreproducible hashes such as vLLM's per-process seed); /server_info cannot tell which applies (SGLang's kv_events block has no hash field), so it is a flag (default engine).
 # kvroute.kv-events-hash=engine
+
+## Whole-request timeout towards a worker (default 1800).
+# kvroute.request-timeout-secs=1800
+
+## TCP connect timeout towards a worker (default 5).
+# kvroute.connect-timeout-secs=5
+
+## Streaming requests: longest silence from a worker before the stream ends with an SSE error event (default 180).
+# kvroute.stream-idle-timeout-secs=180
+
+## On shutdown, how long in-flight requests may finish (default 30).
+# kvroute.shutdown-drain-secs=30
+
+## One JSON line per inference request (time, endpoint, model, status, bytes, TTFT, total, worker, policy, decision reason, matched tokens, retries, trace id): stdout or a file path appended to (default off).
+# kvroute.access-log=
+
+## OTLP/HTTP (protobuf) traces URL of a collector, e.g. http://collector:4318/v1/traces; enables tracing (default off: no tracing objects are created).
+# kvroute.otlp-traces-endpoint=
+
+## Share of new traces sampled, 0..1; a request with a traceparent keeps its caller's decision (default 1).
+# kvroute.trace-sampling-ratio=1
 
 ## --- end generated ---
 # end::documentation[]

@@ -110,7 +110,7 @@ class KubernetesManifestsTest {
         long preStopSecs = Long.parseLong(container.getLifecycle().getPreStop().getExec().getCommand().get(1));
         long graceSecs = router.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds();
         assertThat(graceSecs).as("grace covers preStop + --shutdown-drain-secs, with at most a 10 s margin")
-                .isBetween(preStopSecs + (long) config.shutdownDrainSecs(), preStopSecs + (long) config.shutdownDrainSecs() + 10);
+                .isBetween(preStopSecs + (long) config.timeouts().shutdownDrainSecs(), preStopSecs + (long) config.timeouts().shutdownDrainSecs() + 10);
     }
 
     @Test

@@ -34,13 +34,7 @@ public final class ConfigValidator {
         if (b.maxN < 1 || b.maxN > 65_536) {
             throw fail("--max-n", b.maxN, "must be between 1 and 65536");
         }
-        positive("--request-timeout-secs", b.requestTimeoutSecs);
-        positive("--connect-timeout-secs", b.connectTimeoutSecs);
-        positive("--stream-idle-timeout-secs", b.streamIdleTimeoutSecs);
         positive("--load-freshness-secs", b.loadFreshnessSecs);
-        if (!(b.shutdownDrainSecs >= 0) || Double.isInfinite(b.shutdownDrainSecs)) {
-            throw fail("--shutdown-drain-secs", b.shutdownDrainSecs, "must be >= 0");
-        }
         if (b.adminApiKey != null && b.adminApiKey.length() < 8) {
             throw new ConfigException("--admin-api-key must be at least 8 characters (value not shown)");
         }
@@ -181,18 +175,6 @@ public final class ConfigValidator {
     }
 
     private static void validateObservability(RouterConfig.Builder b) {
-        if (b.accessLog != null && b.accessLog.isBlank()) {
-            throw fail("--access-log", b.accessLog, "must be stdout or a file path");
-        }
-        if (b.otlpTracesEndpoint != null) {
-            String problem = urlProblem(b.otlpTracesEndpoint);
-            if (problem != null) {
-                throw fail("--otlp-traces-endpoint", b.otlpTracesEndpoint, problem);
-            }
-        }
-        if (!(b.traceSamplingRatio >= 0 && b.traceSamplingRatio <= 1)) {
-            throw fail("--trace-sampling-ratio", b.traceSamplingRatio, "must be between 0 and 1");
-        }
     }
 
     private static void validateLoadSource(RouterConfig.Builder b) {

@@ -17,13 +17,10 @@ public record RouterConfig(
         String policy,
         int minLoadChoices,
         long maxBodyBytes,
-        double requestTimeoutSecs,
-        double connectTimeoutSecs,
-        double streamIdleTimeoutSecs,
+        TimeoutSettings timeouts,
         HealthSettings health,
         RetrySettings retry,
         BreakerSettings breaker,
-        double shutdownDrainSecs,
         String adminApiKey,
         String apiKey,
         List<String> modelIds,
@@ -81,6 +78,7 @@ public record RouterConfig(
         breaker = breaker == null ? BreakerSettings.DEFAULTS : breaker;
         session = session == null ? SessionSettings.DEFAULTS : session;
         kvEvents = kvEvents == null ? KvEventsSettings.DEFAULTS : kvEvents;
+        timeouts = timeouts == null ? TimeoutSettings.DEFAULTS : timeouts;
     }
 
     public static Builder builder() {
@@ -116,13 +114,10 @@ public record RouterConfig(
         String policy = "round_robin";
         int minLoadChoices = 2;
         long maxBodyBytes = DEFAULT_MAX_BODY_BYTES;
-        double requestTimeoutSecs = 1800;
-        double connectTimeoutSecs = 5;
-        double streamIdleTimeoutSecs = 180;
+        TimeoutSettings timeouts = TimeoutSettings.DEFAULTS;
         HealthSettings health = HealthSettings.DEFAULTS;
         RetrySettings retry = RetrySettings.DEFAULTS;
         BreakerSettings breaker = BreakerSettings.DEFAULTS;
-        double shutdownDrainSecs = 30;
         String adminApiKey = null;
         String apiKey = null;
         List<String> modelIds = List.of();
@@ -164,9 +159,7 @@ public record RouterConfig(
         String cacheIndex = "auto";
         KvEventsSettings kvEvents = KvEventsSettings.DEFAULTS;
         int maxN = DEFAULT_MAX_N;
-        String accessLog = null;
-        String otlpTracesEndpoint = null;
-        double traceSamplingRatio = 1.0;
+        ObservabilityConfig observability = ObservabilityConfig.OFF;
         String loadSource = LoadSourceConfig.DEFAULTS.loadSource();
         String engineType = LoadSourceConfig.DEFAULTS.engineType();
         long metricsScrapeIntervalMs = LoadSourceConfig.DEFAULTS.scrapeIntervalMs();
@@ -182,13 +175,10 @@ public record RouterConfig(
         public Builder policy(String v) { policy = v; return this; }
         public Builder minLoadChoices(int v) { minLoadChoices = v; return this; }
         public Builder maxBodyBytes(long v) { maxBodyBytes = v; return this; }
-        public Builder requestTimeoutSecs(double v) { requestTimeoutSecs = v; return this; }
-        public Builder connectTimeoutSecs(double v) { connectTimeoutSecs = v; return this; }
-        public Builder streamIdleTimeoutSecs(double v) { streamIdleTimeoutSecs = v; return this; }
+        public Builder timeouts(TimeoutSettings v) { timeouts = v; return this; }
         public Builder health(HealthSettings v) { health = v; return this; }
         public Builder retry(RetrySettings v) { retry = v; return this; }
         public Builder breaker(BreakerSettings v) { breaker = v; return this; }
-        public Builder shutdownDrainSecs(double v) { shutdownDrainSecs = v; return this; }
         public Builder adminApiKey(String v) { adminApiKey = v; return this; }
         public Builder apiKey(String v) { apiKey = v; return this; }
         public Builder modelIds(List<String> v) { modelIds = v; return this; }
@@ -229,9 +219,7 @@ public record RouterConfig(
         public Builder cacheIndex(String v) { cacheIndex = v; return this; }
         public Builder kvEvents(KvEventsSettings v) { kvEvents = v; return this; }
         public Builder maxN(int v) { maxN = v; return this; }
-        public Builder accessLog(String v) { accessLog = v; return this; }
-        public Builder otlpTracesEndpoint(String v) { otlpTracesEndpoint = v; return this; }
-        public Builder traceSamplingRatio(double v) { traceSamplingRatio = v; return this; }
+        public Builder observability(ObservabilityConfig v) { observability = v; return this; }
         public Builder loadSource(String v) { loadSource = v; return this; }
         public Builder engineType(String v) { engineType = v; return this; }
         public Builder metricsScrapeIntervalMs(long v) { metricsScrapeIntervalMs = v; return this; }
@@ -243,7 +231,7 @@ public record RouterConfig(
 
         public RouterConfig build() {
             ServiceDiscoveryConfig discovery = ConfigValidator.validate(this);
-            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, health, retry, breaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, session, tokenizerCacheBytes, discovery, metricsPort, cacheMaxIndexBytes, cacheIndex, kvEvents, maxN, new ObservabilityConfig(accessLog, otlpTracesEndpoint, traceSamplingRatio),
+            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, timeouts, health, retry, breaker, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, session, tokenizerCacheBytes, discovery, metricsPort, cacheMaxIndexBytes, cacheIndex, kvEvents, maxN, observability,
                     new LoadSourceConfig(loadSource, engineType, metricsScrapeIntervalMs, metricsScrapeTimeoutMs,
                             metricsStalenessMs, metricsWaitingName, metricsRunningName, metricsKvUsageName));
         }

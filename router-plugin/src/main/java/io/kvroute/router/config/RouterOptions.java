@@ -50,24 +50,14 @@ public final class RouterOptions {
             + " (default 128, OpenAI's limit). Checked on every endpoint, top level and sampling_params.n.")
     int maxN = RouterConfig.DEFAULT_MAX_N;
 
-    @Option(names = "--request-timeout-secs", description = "Whole-request timeout towards a worker (default 1800).")
-    double requestTimeoutSecs = 1800;
-
-    @Option(names = "--connect-timeout-secs", description = "TCP connect timeout towards a worker (default 5).")
-    double connectTimeoutSecs = 5;
-
-    @Option(names = "--stream-idle-timeout-secs", description = "Streaming requests: longest silence from a worker before the stream ends with an SSE error event (default 180).")
-    double streamIdleTimeoutSecs = 180;
-
     /** Settings declared on records ({@link Setting}); their options are added by {@link #newCommandLine}. */
     private final SettingsBinder<HealthSettings> health = SettingsBinder.of(HealthSettings.class);
     private final SettingsBinder<RetrySettings> retry = SettingsBinder.of(RetrySettings.class);
     private final SettingsBinder<BreakerSettings> breaker = SettingsBinder.of(BreakerSettings.class);
     private final SettingsBinder<SessionSettings> session = SettingsBinder.of(SessionSettings.class);
     private final SettingsBinder<KvEventsSettings> kvEvents = SettingsBinder.of(KvEventsSettings.class);
-
-    @Option(names = "--shutdown-drain-secs", description = "On shutdown, how long in-flight requests may finish (default 30).")
-    double shutdownDrainSecs = 30;
+    private final SettingsBinder<TimeoutSettings> timeouts = SettingsBinder.of(TimeoutSettings.class);
+    private final SettingsBinder<ObservabilityConfig> observability = SettingsBinder.of(ObservabilityConfig.class);
 
     @Option(names = "--admin-api-key", description = "Bearer token for the admin API; env KVROUTE_ADMIN_API_KEY. Unset = admin API disabled.")
     String adminApiKey = null;
@@ -183,19 +173,6 @@ public final class RouterOptions {
     @Option(names = "--metrics-port", description = "Serve /metrics on this port (same --host, no API key) instead of the main port; 0 picks a free one (default unset: /metrics on the main port, behind --api-key when set).")
     Integer metricsPort;
 
-    @Option(names = "--access-log", description = "One JSON line per inference request (time, endpoint, model, status, bytes, TTFT, total, worker, "
-            + "policy, decision reason, matched tokens, retries, trace id): stdout or a file path appended to "
-            + "(default off).")
-    String accessLog;
-
-    @Option(names = "--otlp-traces-endpoint", description = "OTLP/HTTP (protobuf) traces URL of a collector, e.g. http://collector:4318/v1/traces; enables "
-            + "tracing (default off: no tracing objects are created).")
-    String otlpTracesEndpoint;
-
-    @Option(names = "--trace-sampling-ratio", description = "Share of new traces sampled, 0..1; a request with a traceparent keeps its caller's decision (default"
-            + " 1).")
-    double traceSamplingRatio = 1.0;
-
     @Option(names = "--load-source", description = "Where engine load comes from: auto (LoadStat when the worker advertises a load endpoint, else its "
             + "Prometheus /metrics), loadstat, metrics or none (default auto).")
     String loadSource = "auto";
@@ -288,7 +265,8 @@ public final class RouterOptions {
     public static CommandLine newCommandLine(Object options) {
         CommandLine cli = new CommandLine(options);
         if (options instanceof RouterOptions router) {
-            for (SettingsBinder<?> binder : List.of(router.health, router.retry, router.breaker, router.session, router.kvEvents)) {
+            for (SettingsBinder<?> binder : List.of(router.health, router.retry, router.breaker, router.session, router.kvEvents,
+                    router.timeouts, router.observability)) {
                 binder.options().forEach(cli.getCommandSpec()::addOption);
             }
         }
@@ -310,15 +288,13 @@ public final class RouterOptions {
                 .policy(policy)
                 .minLoadChoices(minLoadChoices)
                 .maxBodyBytes(maxBodyBytes)
-                .requestTimeoutSecs(requestTimeoutSecs)
-                .connectTimeoutSecs(connectTimeoutSecs)
-                .streamIdleTimeoutSecs(streamIdleTimeoutSecs)
                 .health(health.build())
                 .retry(retry.build())
                 .breaker(breaker.build())
                 .session(session.build())
                 .kvEvents(kvEvents.build())
-                .shutdownDrainSecs(shutdownDrainSecs)
+                .timeouts(timeouts.build())
+                .observability(observability.build())
                 .adminApiKey(adminApiKey)
                 .apiKey(apiKey)
                 .modelIds(modelIds)
@@ -356,9 +332,6 @@ public final class RouterOptions {
                 .bootstrapPortAnnotation(bootstrapPortAnnotation)
                 .metricsPort(metricsPort)
                 .cacheMaxIndexBytes(cacheMaxIndexBytes)
-                .accessLog(emptyToNull(accessLog))
-                .otlpTracesEndpoint(emptyToNull(otlpTracesEndpoint))
-                .traceSamplingRatio(traceSamplingRatio)
                 .maxN(maxN)
                 .loadSource(loadSource)
                 .engineType(engineType)

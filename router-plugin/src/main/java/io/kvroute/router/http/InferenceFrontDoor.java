@@ -79,8 +79,8 @@ public final class InferenceFrontDoor {
         this.config = ctx.config();
         this.inferenceAuth = BearerAuth.of(config.apiKey());
         this.tokenization = new IngressTokenization(ctx.tokenizers(), config.disableInputIdsForwarding(), ctx.metrics());
-        this.requests = new UpstreamRequests((long) (config.requestTimeoutSecs() * 1000),
-                (long) (config.streamIdleTimeoutSecs() * 1000));
+        this.requests = new UpstreamRequests(config.timeouts().requestMillis(),
+                config.timeouts().streamIdleMillis());
         // W3C trace context of the call's own span on every upstream request (no-op when tracing is off)
         requests.addHook((target, headers) -> target.span().inject(headers::put));
         this.outcomes = new OutcomeListeners(new MetricsOutcomes(ctx.metrics()));

@@ -88,7 +88,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         clientThreads.setDaemon(true);
         this.client = new HttpClient();
         client.setExecutor(clientThreads);
-        client.setConnectTimeout((long) (config.connectTimeoutSecs() * 1000));
+        client.setConnectTimeout(config.timeouts().connectMillis());
         client.setMaxConnectionsPerDestination(4096);
         client.setMaxRequestsQueuedPerDestination(65536);
         client.setFollowRedirects(false);
@@ -195,7 +195,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         }
         this.discovery = !config.serviceDiscovery().enabled() ? null : KubernetesDiscovery.create(kubernetes,
                 config.serviceDiscovery(), registry, inFlight::get, health::probeAll,
-                (long) (config.shutdownDrainSecs() * 1e9), metrics.registry());
+                config.timeouts().shutdownDrainNanos(), metrics.registry());
     }
 
     /** A router for {@code config}; not started. */
@@ -382,9 +382,9 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
      */
     public int drain() throws InterruptedException {
         beginDrain();
-        long deadline = drainStartNanos + (long) (config.shutdownDrainSecs() * 1e9);
+        long deadline = drainStartNanos + config.timeouts().shutdownDrainNanos();
         int aborted = active.awaitThenAbort(deadline, "the router is shutting down and the drain period ("
-                + config.shutdownDrainSecs() + " s) has ended");
+                + config.timeouts().shutdownDrainSecs() + " s) has ended");
         if (aborted > 0) {
             LOG.warn("drain period over: aborted {} in-flight request(s)", aborted);
         }

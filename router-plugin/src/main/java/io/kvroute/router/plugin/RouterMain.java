@@ -95,7 +95,7 @@ public final class RouterMain {
         ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http));
         connector.setHost(config.host());
         connector.setPort(config.port());
-        connector.setIdleTimeout(Math.max(30_000L, (long) (config.requestTimeoutSecs() * 1000)));
+        connector.setIdleTimeout(Math.max(30_000L, config.timeouts().requestMillis()));
         server.addConnector(connector);
         server.setHandler(MetricsPort.install(server, config, router.metrics(), router.handler(true)));
         server.setErrorHandler(new io.kvroute.router.http.JsonErrorHandler());

@@ -17,7 +17,7 @@ class RouterOptionsTest {
         assertThat(config.maxBodyBytes()).isEqualTo(32L * 1024 * 1024);
         assertThat(config.policy()).isEqualTo("round_robin");
         assertThat(config.minLoadChoices()).isEqualTo(2);
-        assertThat(config.requestTimeoutSecs()).isEqualTo(1800);
+        assertThat(config.timeouts().requestSecs()).isEqualTo(1800);
     }
 
     @Test
