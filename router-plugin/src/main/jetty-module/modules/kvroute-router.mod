@@ -82,54 +82,6 @@ etc/kvroute-router.xml
 ## Served model ids; learned from workers' /server_info when empty.
 # kvroute.model-ids=
 
-## cache_aware: a worker is a cache candidate with at least this many matched tokens (default 1024; char modes estimate 4 chars per token).
-# kvroute.cache-affinity-min-matched-tokens=1024
-
-## cache_aware: and at least this fraction of the request's key matched, 0..1; 0 = off (default 0).
-# kvroute.cache-affinity-min-match-ratio=0
-
-## cache_aware: upper bound of the candidate cap (default 32).
-# kvroute.cache-candidate-max-workers=32
-
-## cache_aware: lower bound of the proportional candidate cap (default 8).
-# kvroute.cache-candidate-min-workers=8
-
-## cache_aware: proportional candidate cap, ceil(ratio x pool) (default 0.05).
-# kvroute.cache-candidate-ratio=0.05
-
-## cache_aware: a rival with at most this much more uncached work may win on pressure (default 1024).
-# kvroute.cache-switch-margin-tokens=1024
-
-## cache_aware pressure guard: absolute gap in waiting uncached tokens (default 1024).
-# kvroute.pressure-abs-threshold-tokens=1024
-
-## cache_aware pressure guard: relative gap, > 1 (default 1.5).
-# kvroute.pressure-rel-threshold=1.5
-
-## cache_aware pressure guard: absolute gap in estimated prefill queue ms, used when both workers have estimates (default 100).
-# kvroute.pressure-abs-threshold-ms=100
-
-## cache_aware: the least-uncached admitted owner always wins.
-# kvroute.disable-pressure-guard=false
-
-## cache_aware queue gate: owners with a fresh num_waiting_reqs >= N are not cache winners (default unset).
-# kvroute.worker-queue-limit=
-
-## cache_aware saturation pin: stay on a queued owner when no routable worker is fresh below F (default unset; needs --worker-queue-limit).
-# kvroute.saturation-queue-floor=
-
-## Where cache_aware learns what each worker has cached: exact (the engines' KV events; workers without live events count as holding nothing), approximate (the router's own prefix tree), auto (exact for workers whose events are live, the tree for the rest) (default auto).
-# kvroute.cache-index=auto
-
-## cache_aware prefix key: auto (tokens when the request has token ids, else sampled), tokens, chars or sampled (default auto).
-# kvroute.cache-key-mode=auto
-
-## cache_aware sampled mode: keep one code point every N (default 512).
-# kvroute.cache-sample-stride=512
-
-## cache_aware prefix index capacity per worker, in key elements (default 4194304), per key kind (tokens, chars and sampled keys have separate trees).
-# kvroute.cache-max-tree-size=4194304
-
 ## Per model, bytes of chat-prefix token ids kept so a conversation's earlier turns are not tokenized again (default 67108864 = 64 MiB; 0 = off).
 # kvroute.tokenizer-cache-bytes=67108864
 
@@ -153,9 +105,6 @@ etc/kvroute-router.xml
 
 ## Service discovery: pod annotation holding a prefill worker's bootstrap port (default sglang.ai/bootstrap-port).
 # kvroute.bootstrap-port-annotation=sglang.ai/bootstrap-port
-
-## cache_aware prefix index: global bound on its estimated memory across all workers and key kinds, in bytes; the least recently used leaves are evicted whoever owns them (default: 1/8 of the max heap).
-# kvroute.cache-max-index-bytes=
 
 ## Serve /metrics on this port (same --host, no API key) instead of the main port; 0 picks a free one (default unset: /metrics on the main port, behind --api-key when set).
 # kvroute.metrics-port=
@@ -235,6 +184,9 @@ etc/kvroute-router.xml
 ## Policy choosing a new session's worker under --policy sticky (default power_of_two).
 # kvroute.sticky-fallback-policy=power_of_two
 
+## Where cache_aware learns what each worker has cached: exact (the engines' KV events; workers without live events count as holding nothing), approximate (the router's own prefix tree), auto (exact for workers whose events are live, the tree for the rest) (default auto).
+# kvroute.cache-index=auto
+
 ## A worker's KV-event publisher silent this long is reported (kvroute_kv_events_silences_total, a warning, kvroute_kv_events_publisher_silent{worker,rank} = 1 while it lasts) and resubscribed (default 60).
 # kvroute.kv-events-silence-secs=60
 
@@ -264,6 +216,54 @@ etc/kvroute-router.xml
 
 ## Share of new traces sampled, 0..1; a request with a traceparent keeps its caller's decision (default 1).
 # kvroute.trace-sampling-ratio=1
+
+## cache_aware: a worker is a cache candidate with at least this many matched tokens (char modes estimate 4 chars per token) (default 1024).
+# kvroute.cache-affinity-min-matched-tokens=1024
+
+## cache_aware: and at least this fraction of the request's key matched, 0..1; 0 = off (default 0).
+# kvroute.cache-affinity-min-match-ratio=0
+
+## cache_aware: upper bound of the candidate cap (default 32).
+# kvroute.cache-candidate-max-workers=32
+
+## cache_aware: lower bound of the proportional candidate cap (default 8).
+# kvroute.cache-candidate-min-workers=8
+
+## cache_aware: proportional candidate cap, ceil(ratio x pool) (default 0.05).
+# kvroute.cache-candidate-ratio=0.05
+
+## cache_aware: a rival with at most this much more uncached work may win on pressure (default 1024).
+# kvroute.cache-switch-margin-tokens=1024
+
+## cache_aware pressure guard: absolute gap in waiting uncached tokens (default 1024).
+# kvroute.pressure-abs-threshold-tokens=1024
+
+## cache_aware pressure guard: relative gap, > 1 (default 1.5).
+# kvroute.pressure-rel-threshold=1.5
+
+## cache_aware pressure guard: absolute gap in estimated prefill queue ms, used when both workers have estimates (default 100).
+# kvroute.pressure-abs-threshold-ms=100
+
+## cache_aware: the least-uncached admitted owner always wins (default false).
+# kvroute.disable-pressure-guard=false
+
+## cache_aware queue gate: owners with a fresh num_waiting_reqs >= N are not cache winners (default unset).
+# kvroute.worker-queue-limit=
+
+## cache_aware saturation pin: stay on a queued owner when no routable worker is fresh below F (default unset; needs --worker-queue-limit).
+# kvroute.saturation-queue-floor=
+
+## cache_aware prefix key: auto (tokens when the request has token ids, else sampled), tokens, chars or sampled (default auto).
+# kvroute.cache-key-mode=auto
+
+## cache_aware sampled mode: keep one code point every N (default 512).
+# kvroute.cache-sample-stride=512
+
+## cache_aware prefix index capacity per worker, in key elements, per key kind (tokens, chars and sampled keys have separate trees) (default 4194304).
+# kvroute.cache-max-tree-size=4194304
+
+## cache_aware prefix index: global bound on its estimated memory across all workers and key kinds, in bytes, at least 1 MiB; the least recently used leaves are evicted whoever owns them (default: 1/8 of the max heap).
+# kvroute.cache-max-index-bytes=
 
 ## --- end generated ---
 # end::documentation[]

@@ -88,9 +88,7 @@ public final class ConfigValidator {
             throw new ConfigException("--prefill-urls and --decode-urls go together: PD needs at least one of each (got "
                     + b.prefillUrls.size() + " prefill, " + b.decodeUrls.size() + " decode)");
         }
-        validateCacheAwareNumbers(b);
         validateSessionAffinity(b);
-        validateObservability(b);
         validateLoadSource(b);
         if (b.prefillPolicy != null && !Policies.NAMES.contains(b.prefillPolicy.toLowerCase(Locale.ROOT))) {
             throw fail("--prefill-policy", b.prefillPolicy, "is not one of: " + String.join(", ", Policies.NAMES));
@@ -107,74 +105,6 @@ public final class ConfigValidator {
         }
         validateCacheAwarePolicy(b);
         return ServiceDiscoveryValidator.validate(b);
-    }
-
-    /**
-     * The cache_aware numbers, the queue limit first (the floor is checked against it), then the floor's three
-     * invariants (it needs the limit, it is at least 1, it is at most the limit).
-     */
-    private static void validateCacheAwareNumbers(RouterConfig.Builder b) {
-        if (b.cacheAffinityMinMatchedTokens < 0) {
-            throw fail("--cache-affinity-min-matched-tokens", b.cacheAffinityMinMatchedTokens, "must be >= 0");
-        }
-        if (!(b.cacheAffinityMinMatchRatio >= 0 && b.cacheAffinityMinMatchRatio <= 1)) {
-            throw fail("--cache-affinity-min-match-ratio", b.cacheAffinityMinMatchRatio, "must be between 0 and 1");
-        }
-        if (b.cacheCandidateMaxWorkers < 1) {
-            throw fail("--cache-candidate-max-workers", b.cacheCandidateMaxWorkers, "must be at least 1");
-        }
-        if (b.cacheCandidateMinWorkers < 1) {
-            throw fail("--cache-candidate-min-workers", b.cacheCandidateMinWorkers, "must be at least 1");
-        }
-        if (!(b.cacheCandidateRatio >= 0 && b.cacheCandidateRatio <= 1)) {
-            throw fail("--cache-candidate-ratio", b.cacheCandidateRatio, "must be between 0 and 1");
-        }
-        if (b.cacheSwitchMarginTokens < 0) {
-            throw fail("--cache-switch-margin-tokens", b.cacheSwitchMarginTokens, "must be >= 0");
-        }
-        if (b.pressureAbsThresholdTokens < 0) {
-            throw fail("--pressure-abs-threshold-tokens", b.pressureAbsThresholdTokens, "must be >= 0");
-        }
-        if (!(b.pressureRelThreshold >= 1) || Double.isInfinite(b.pressureRelThreshold)) {
-            throw fail("--pressure-rel-threshold", b.pressureRelThreshold, "must be >= 1");
-        }
-        if (!(b.pressureAbsThresholdMs >= 0) || Double.isInfinite(b.pressureAbsThresholdMs)) {
-            throw fail("--pressure-abs-threshold-ms", b.pressureAbsThresholdMs, "must be >= 0");
-        }
-        if (b.workerQueueLimit != null && b.workerQueueLimit < 1) {
-            throw new ConfigException("--worker-queue-limit must be at least 1 (got '" + b.workerQueueLimit + "')");
-        }
-        if (b.saturationQueueFloor != null) {
-            if (b.workerQueueLimit == null) {
-                throw new ConfigException("--saturation-queue-floor requires --worker-queue-limit (there is no diversion"
-                        + " to cancel without it)");
-            }
-            if (b.saturationQueueFloor < 1) {
-                throw fail("--saturation-queue-floor", b.saturationQueueFloor, "must be at least 1");
-            }
-            if (b.saturationQueueFloor > b.workerQueueLimit) {
-                throw new ConfigException("--saturation-queue-floor (" + b.saturationQueueFloor
-                        + ") must be at most --worker-queue-limit (" + b.workerQueueLimit + ")");
-            }
-        }
-        if (b.cacheIndex == null || !List.of("auto", "exact", "approximate").contains(b.cacheIndex.toLowerCase(Locale.ROOT))) {
-            throw fail("--cache-index", b.cacheIndex, "is not one of: auto, exact, approximate");
-        }
-        if (b.cacheKeyMode == null || !List.of("auto", "tokens", "chars", "sampled").contains(b.cacheKeyMode.toLowerCase(Locale.ROOT))) {
-            throw fail("--cache-key-mode", b.cacheKeyMode, "is not one of: auto, tokens, chars, sampled");
-        }
-        if (b.cacheSampleStride < 1) {
-            throw fail("--cache-sample-stride", b.cacheSampleStride, "must be at least 1");
-        }
-        if (b.cacheMaxTreeSize < 1) {
-            throw fail("--cache-max-tree-size", b.cacheMaxTreeSize, "must be at least 1");
-        }
-        if (b.cacheMaxIndexBytes != null && b.cacheMaxIndexBytes < 1024 * 1024) {
-            throw fail("--cache-max-index-bytes", b.cacheMaxIndexBytes, "must be at least 1048576 (1 MiB)");
-        }
-    }
-
-    private static void validateObservability(RouterConfig.Builder b) {
     }
 
     private static void validateLoadSource(RouterConfig.Builder b) {
@@ -219,41 +149,7 @@ public final class ConfigValidator {
         if (runsCacheAware(b.policy, b) || runsCacheAware(prefillPolicy, b)) {
             return;
         }
-        RouterConfig.Builder d = new RouterConfig.Builder();
-        String tuned = null;
-        if (b.cacheAffinityMinMatchedTokens != d.cacheAffinityMinMatchedTokens) {
-            tuned = "--cache-affinity-min-matched-tokens";
-        } else if (b.cacheAffinityMinMatchRatio != d.cacheAffinityMinMatchRatio) {
-            tuned = "--cache-affinity-min-match-ratio";
-        } else if (b.cacheCandidateMaxWorkers != d.cacheCandidateMaxWorkers) {
-            tuned = "--cache-candidate-max-workers";
-        } else if (b.cacheCandidateMinWorkers != d.cacheCandidateMinWorkers) {
-            tuned = "--cache-candidate-min-workers";
-        } else if (b.cacheCandidateRatio != d.cacheCandidateRatio) {
-            tuned = "--cache-candidate-ratio";
-        } else if (b.cacheSwitchMarginTokens != d.cacheSwitchMarginTokens) {
-            tuned = "--cache-switch-margin-tokens";
-        } else if (b.pressureAbsThresholdTokens != d.pressureAbsThresholdTokens) {
-            tuned = "--pressure-abs-threshold-tokens";
-        } else if (b.pressureRelThreshold != d.pressureRelThreshold) {
-            tuned = "--pressure-rel-threshold";
-        } else if (b.pressureAbsThresholdMs != d.pressureAbsThresholdMs) {
-            tuned = "--pressure-abs-threshold-ms";
-        } else if (b.disablePressureGuard) {
-            tuned = "--disable-pressure-guard";
-        } else if (b.workerQueueLimit != null) {
-            tuned = "--worker-queue-limit";
-        } else if (b.saturationQueueFloor != null) {
-            tuned = "--saturation-queue-floor";
-        } else if (!b.cacheKeyMode.equalsIgnoreCase(d.cacheKeyMode)) {
-            tuned = "--cache-key-mode";
-        } else if (b.cacheSampleStride != d.cacheSampleStride) {
-            tuned = "--cache-sample-stride";
-        } else if (b.cacheMaxTreeSize != d.cacheMaxTreeSize) {
-            tuned = "--cache-max-tree-size";
-        } else if (b.cacheMaxIndexBytes != null) {
-            tuned = "--cache-max-index-bytes";
-        }
+        String tuned = SettingsBinder.firstChangedFlag(b.cacheAware, CacheAwareSettings.DEFAULTS);
         if (tuned != null) {
             throw new ConfigException(tuned + " requires --policy cache_aware or --prefill-policy cache_aware (got --policy "
                     + b.policy + (b.prefillPolicy == null ? "" : ", --prefill-policy " + b.prefillPolicy) + ")");

@@ -6,6 +6,11 @@ package io.kvroute.router.config;
  * KV-events plane by {@code plugin/KvEventsWiring}.
  */
 public record KvEventsSettings(
+        @Setting(name = "cache-index", defaultValue = "auto", choices = {"auto", "exact", "approximate"},
+                description = "Where cache_aware learns what each worker has cached: exact (the engines' KV events; workers "
+                        + "without live events count as holding nothing), approximate (the router's own prefix tree), auto "
+                        + "(exact for workers whose events are live, the tree for the rest)")
+        String cacheIndex,
         @Setting(name = "kv-events-silence-secs", defaultValue = "60", positive = true,
                 description = "A worker's KV-event publisher silent this long is reported (kvroute_kv_events_silences_total, "
                         + "a warning, kvroute_kv_events_publisher_silent{worker,rank} = 1 while it lasts) and resubscribed")

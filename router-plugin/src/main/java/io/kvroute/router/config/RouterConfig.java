@@ -1,7 +1,6 @@
 package io.kvroute.router.config;
 
 import io.kvroute.router.policy.CacheAwareConfig;
-import io.kvroute.router.prefix.PrefixIndexConfig;
 import java.util.List;
 import java.util.Objects;
 
@@ -32,27 +31,11 @@ public record RouterConfig(
         String decodePolicy,
         double pdBusyRetryTimeoutSecs,
         double loadFreshnessSecs,
-        long cacheAffinityMinMatchedTokens,
-        double cacheAffinityMinMatchRatio,
-        int cacheCandidateMaxWorkers,
-        int cacheCandidateMinWorkers,
-        double cacheCandidateRatio,
-        long cacheSwitchMarginTokens,
-        long pressureAbsThresholdTokens,
-        double pressureRelThreshold,
-        double pressureAbsThresholdMs,
-        boolean disablePressureGuard,
-        Integer workerQueueLimit,
-        Integer saturationQueueFloor,
-        String cacheKeyMode,
-        int cacheSampleStride,
-        long cacheMaxTreeSize,
+        CacheAwareSettings cacheAware,
         SessionSettings session,
         long tokenizerCacheBytes,
         ServiceDiscoveryConfig serviceDiscovery,
         Integer metricsPort,
-        Long cacheMaxIndexBytes,
-        String cacheIndex,
         KvEventsSettings kvEvents,
         int maxN,
         ObservabilityConfig observability,
@@ -78,6 +61,7 @@ public record RouterConfig(
         breaker = breaker == null ? BreakerSettings.DEFAULTS : breaker;
         session = session == null ? SessionSettings.DEFAULTS : session;
         kvEvents = kvEvents == null ? KvEventsSettings.DEFAULTS : kvEvents;
+        cacheAware = cacheAware == null ? CacheAwareSettings.DEFAULTS : cacheAware;
         timeouts = timeouts == null ? TimeoutSettings.DEFAULTS : timeouts;
     }
 
@@ -85,18 +69,9 @@ public record RouterConfig(
         return new Builder();
     }
 
-    /** The cache_aware policy's knobs ({@code --cache-*}, {@code --pressure-*}, queue gate and floor). */
-    /** {@code --cache-max-index-bytes}, or its default: 1/8 of the max heap ({@link PrefixIndexConfig#defaultMaxBytes()}). */
-    public long effectiveCacheMaxIndexBytes() {
-        return cacheMaxIndexBytes != null ? cacheMaxIndexBytes : PrefixIndexConfig.defaultMaxBytes();
-    }
-
+    /** The cache_aware policy's knobs, as the policy reads them. */
     public CacheAwareConfig cacheAwareConfig() {
-        return new CacheAwareConfig(cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers,
-                cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens,
-                pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard,
-                workerQueueLimit == null ? 0 : workerQueueLimit, saturationQueueFloor == null ? 0 : saturationQueueFloor,
-                cacheKeyMode, cacheSampleStride, cacheMaxTreeSize);
+        return cacheAware.toPolicyConfig();
     }
 
     /** The admin key is never printed. */
@@ -129,21 +104,6 @@ public record RouterConfig(
         String decodePolicy = "power_of_two";
         double pdBusyRetryTimeoutSecs = 0;
         double loadFreshnessSecs = 5;
-        long cacheAffinityMinMatchedTokens = 1024;
-        double cacheAffinityMinMatchRatio = 0;
-        int cacheCandidateMaxWorkers = 32;
-        int cacheCandidateMinWorkers = 8;
-        double cacheCandidateRatio = 0.05;
-        long cacheSwitchMarginTokens = 1024;
-        long pressureAbsThresholdTokens = 1024;
-        double pressureRelThreshold = 1.5;
-        double pressureAbsThresholdMs = 100;
-        boolean disablePressureGuard = false;
-        Integer workerQueueLimit = null;
-        Integer saturationQueueFloor = null;
-        String cacheKeyMode = "auto";
-        int cacheSampleStride = 512;
-        long cacheMaxTreeSize = PrefixIndexConfig.DEFAULT_PER_WORKER_CAPACITY_ELEMENTS;
         SessionSettings session = SessionSettings.DEFAULTS;
         /** Per-model chat prefix token cache: 64 MiB holds a few hundred 100k-token conversations' ids. */
         long tokenizerCacheBytes = 64L << 20;
@@ -155,9 +115,8 @@ public record RouterConfig(
         int serviceDiscoveryPort = ServiceDiscoveryConfig.DEFAULT_PORT;
         String bootstrapPortAnnotation = ServiceDiscoveryConfig.DEFAULT_BOOTSTRAP_PORT_ANNOTATION;
         Integer metricsPort = null;
-        Long cacheMaxIndexBytes = null;
-        String cacheIndex = "auto";
         KvEventsSettings kvEvents = KvEventsSettings.DEFAULTS;
+        CacheAwareSettings cacheAware = CacheAwareSettings.DEFAULTS;
         int maxN = DEFAULT_MAX_N;
         ObservabilityConfig observability = ObservabilityConfig.OFF;
         String loadSource = LoadSourceConfig.DEFAULTS.loadSource();
@@ -190,21 +149,6 @@ public record RouterConfig(
         public Builder decodePolicy(String v) { decodePolicy = v; return this; }
         public Builder pdBusyRetryTimeoutSecs(double v) { pdBusyRetryTimeoutSecs = v; return this; }
         public Builder loadFreshnessSecs(double v) { loadFreshnessSecs = v; return this; }
-        public Builder cacheAffinityMinMatchedTokens(long v) { cacheAffinityMinMatchedTokens = v; return this; }
-        public Builder cacheAffinityMinMatchRatio(double v) { cacheAffinityMinMatchRatio = v; return this; }
-        public Builder cacheCandidateMaxWorkers(int v) { cacheCandidateMaxWorkers = v; return this; }
-        public Builder cacheCandidateMinWorkers(int v) { cacheCandidateMinWorkers = v; return this; }
-        public Builder cacheCandidateRatio(double v) { cacheCandidateRatio = v; return this; }
-        public Builder cacheSwitchMarginTokens(long v) { cacheSwitchMarginTokens = v; return this; }
-        public Builder pressureAbsThresholdTokens(long v) { pressureAbsThresholdTokens = v; return this; }
-        public Builder pressureRelThreshold(double v) { pressureRelThreshold = v; return this; }
-        public Builder pressureAbsThresholdMs(double v) { pressureAbsThresholdMs = v; return this; }
-        public Builder disablePressureGuard(boolean v) { disablePressureGuard = v; return this; }
-        public Builder workerQueueLimit(Integer v) { workerQueueLimit = v; return this; }
-        public Builder saturationQueueFloor(Integer v) { saturationQueueFloor = v; return this; }
-        public Builder cacheKeyMode(String v) { cacheKeyMode = v; return this; }
-        public Builder cacheSampleStride(int v) { cacheSampleStride = v; return this; }
-        public Builder cacheMaxTreeSize(long v) { cacheMaxTreeSize = v; return this; }
         public Builder session(SessionSettings v) { session = v; return this; }
         public Builder tokenizerCacheBytes(long v) { tokenizerCacheBytes = v; return this; }
         public Builder serviceDiscovery(boolean v) { serviceDiscovery = v; return this; }
@@ -215,9 +159,8 @@ public record RouterConfig(
         public Builder serviceDiscoveryPort(int v) { serviceDiscoveryPort = v; return this; }
         public Builder bootstrapPortAnnotation(String v) { bootstrapPortAnnotation = v; return this; }
         public Builder metricsPort(Integer v) { metricsPort = v; return this; }
-        public Builder cacheMaxIndexBytes(Long v) { cacheMaxIndexBytes = v; return this; }
-        public Builder cacheIndex(String v) { cacheIndex = v; return this; }
         public Builder kvEvents(KvEventsSettings v) { kvEvents = v; return this; }
+        public Builder cacheAware(CacheAwareSettings v) { cacheAware = v; return this; }
         public Builder maxN(int v) { maxN = v; return this; }
         public Builder observability(ObservabilityConfig v) { observability = v; return this; }
         public Builder loadSource(String v) { loadSource = v; return this; }
@@ -231,7 +174,7 @@ public record RouterConfig(
 
         public RouterConfig build() {
             ServiceDiscoveryConfig discovery = ConfigValidator.validate(this);
-            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, timeouts, health, retry, breaker, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, session, tokenizerCacheBytes, discovery, metricsPort, cacheMaxIndexBytes, cacheIndex, kvEvents, maxN, observability,
+            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, timeouts, health, retry, breaker, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAware, session, tokenizerCacheBytes, discovery, metricsPort, kvEvents, maxN, observability,
                     new LoadSourceConfig(loadSource, engineType, metricsScrapeIntervalMs, metricsScrapeTimeoutMs,
                             metricsStalenessMs, metricsWaitingName, metricsRunningName, metricsKvUsageName));
         }

@@ -56,6 +56,7 @@ public final class RouterOptions {
     private final SettingsBinder<BreakerSettings> breaker = SettingsBinder.of(BreakerSettings.class);
     private final SettingsBinder<SessionSettings> session = SettingsBinder.of(SessionSettings.class);
     private final SettingsBinder<KvEventsSettings> kvEvents = SettingsBinder.of(KvEventsSettings.class);
+    private final SettingsBinder<CacheAwareSettings> cacheAware = SettingsBinder.of(CacheAwareSettings.class);
     private final SettingsBinder<TimeoutSettings> timeouts = SettingsBinder.of(TimeoutSettings.class);
     private final SettingsBinder<ObservabilityConfig> observability = SettingsBinder.of(ObservabilityConfig.class);
 
@@ -92,57 +93,6 @@ public final class RouterOptions {
     @Option(names = "--model-ids", split = ",", description = "Served model ids; learned from workers' /server_info when empty.")
     List<String> modelIds = new ArrayList<>();
 
-    @Option(names = "--cache-affinity-min-matched-tokens", description = "cache_aware: a worker is a cache candidate with at least this many matched tokens (default 1024; char modes estimate 4 chars per token).")
-    long cacheAffinityMinMatchedTokens = 1024;
-
-    @Option(names = "--cache-affinity-min-match-ratio", description = "cache_aware: and at least this fraction of the request's key matched, 0..1; 0 = off (default 0).")
-    double cacheAffinityMinMatchRatio = 0;
-
-    @Option(names = "--cache-candidate-max-workers", description = "cache_aware: upper bound of the candidate cap (default 32).")
-    int cacheCandidateMaxWorkers = 32;
-
-    @Option(names = "--cache-candidate-min-workers", description = "cache_aware: lower bound of the proportional candidate cap (default 8).")
-    int cacheCandidateMinWorkers = 8;
-
-    @Option(names = "--cache-candidate-ratio", description = "cache_aware: proportional candidate cap, ceil(ratio x pool) (default 0.05).")
-    double cacheCandidateRatio = 0.05;
-
-    @Option(names = "--cache-switch-margin-tokens", description = "cache_aware: a rival with at most this much more uncached work may win on pressure (default 1024).")
-    long cacheSwitchMarginTokens = 1024;
-
-    @Option(names = "--pressure-abs-threshold-tokens", description = "cache_aware pressure guard: absolute gap in waiting uncached tokens (default 1024).")
-    long pressureAbsThresholdTokens = 1024;
-
-    @Option(names = "--pressure-rel-threshold", description = "cache_aware pressure guard: relative gap, > 1 (default 1.5).")
-    double pressureRelThreshold = 1.5;
-
-    @Option(names = "--pressure-abs-threshold-ms", description = "cache_aware pressure guard: absolute gap in estimated prefill queue ms, used when both workers have estimates (default 100).")
-    double pressureAbsThresholdMs = 100;
-
-    @Option(names = "--disable-pressure-guard", arity = "0..1", fallbackValue = "true", description = "cache_aware: the least-uncached admitted owner always wins.")
-    boolean disablePressureGuard;
-
-    @Option(names = "--worker-queue-limit", description = "cache_aware queue gate: owners with a fresh num_waiting_reqs >= N are not cache winners (default unset).")
-    Integer workerQueueLimit = null;
-
-    @Option(names = "--saturation-queue-floor", description = "cache_aware saturation pin: stay on a queued owner when no routable worker is fresh below F (default unset; needs --worker-queue-limit).")
-    Integer saturationQueueFloor = null;
-
-    @Option(names = "--cache-index", description = "Where cache_aware learns what each worker has cached: exact (the "
-            + "engines' KV events; workers without live events count as holding nothing), approximate (the router's own "
-            + "prefix tree), auto (exact for workers whose events are live, the tree for the rest) (default auto).")
-    String cacheIndex = "auto";
-
-    @Option(names = "--cache-key-mode", description = "cache_aware prefix key: auto (tokens when the request has token ids, else sampled), tokens, chars or sampled (default auto).")
-    String cacheKeyMode = "auto";
-
-    @Option(names = "--cache-sample-stride", description = "cache_aware sampled mode: keep one code point every N (default 512).")
-    int cacheSampleStride = 512;
-
-    @Option(names = "--cache-max-tree-size", description = "cache_aware prefix index capacity per worker, in key elements (default 4194304), per key kind "
-            + "(tokens, chars and sampled keys have separate trees).")
-    long cacheMaxTreeSize = io.kvroute.router.prefix.PrefixIndexConfig.DEFAULT_PER_WORKER_CAPACITY_ELEMENTS;
-
     @Option(names = "--tokenizer-cache-bytes", description = "Per model, bytes of chat-prefix token ids kept so a conversation's earlier turns are not tokenized again (default 67108864 = 64 MiB; 0 = off).")
     long tokenizerCacheBytes = 64L << 20;
 
@@ -166,9 +116,6 @@ public final class RouterOptions {
 
     @Option(names = "--bootstrap-port-annotation", description = "Service discovery: pod annotation holding a prefill worker's bootstrap port (default sglang.ai/bootstrap-port).")
     String bootstrapPortAnnotation = ServiceDiscoveryConfig.DEFAULT_BOOTSTRAP_PORT_ANNOTATION;
-
-    @Option(names = "--cache-max-index-bytes", description = "cache_aware prefix index: global bound on its estimated memory across all workers and key kinds, in bytes; the least recently used leaves are evicted whoever owns them (default: 1/8 of the max heap).")
-    Long cacheMaxIndexBytes;
 
     @Option(names = "--metrics-port", description = "Serve /metrics on this port (same --host, no API key) instead of the main port; 0 picks a free one (default unset: /metrics on the main port, behind --api-key when set).")
     Integer metricsPort;
@@ -266,7 +213,7 @@ public final class RouterOptions {
         CommandLine cli = new CommandLine(options);
         if (options instanceof RouterOptions router) {
             for (SettingsBinder<?> binder : List.of(router.health, router.retry, router.breaker, router.session, router.kvEvents,
-                    router.timeouts, router.observability)) {
+                    router.timeouts, router.observability, router.cacheAware)) {
                 binder.options().forEach(cli.getCommandSpec()::addOption);
             }
         }
@@ -293,6 +240,7 @@ public final class RouterOptions {
                 .breaker(breaker.build())
                 .session(session.build())
                 .kvEvents(kvEvents.build())
+                .cacheAware(cacheAware.build())
                 .timeouts(timeouts.build())
                 .observability(observability.build())
                 .adminApiKey(adminApiKey)
@@ -306,22 +254,6 @@ public final class RouterOptions {
                 .pdBusyRetryTimeoutSecs(pdBusyRetryTimeoutSecs)
                 .loadFreshnessSecs(loadFreshnessSecs)
                 .disableInputIdsForwarding(disableInputIdsForwarding)
-                .cacheAffinityMinMatchedTokens(cacheAffinityMinMatchedTokens)
-                .cacheAffinityMinMatchRatio(cacheAffinityMinMatchRatio)
-                .cacheCandidateMaxWorkers(cacheCandidateMaxWorkers)
-                .cacheCandidateMinWorkers(cacheCandidateMinWorkers)
-                .cacheCandidateRatio(cacheCandidateRatio)
-                .cacheSwitchMarginTokens(cacheSwitchMarginTokens)
-                .pressureAbsThresholdTokens(pressureAbsThresholdTokens)
-                .pressureRelThreshold(pressureRelThreshold)
-                .pressureAbsThresholdMs(pressureAbsThresholdMs)
-                .disablePressureGuard(disablePressureGuard)
-                .workerQueueLimit(workerQueueLimit)
-                .saturationQueueFloor(saturationQueueFloor)
-                .cacheKeyMode(cacheKeyMode)
-                .cacheIndex(cacheIndex)
-                .cacheSampleStride(cacheSampleStride)
-                .cacheMaxTreeSize(cacheMaxTreeSize)
                 .tokenizerCacheBytes(tokenizerCacheBytes)
                 .serviceDiscovery(serviceDiscovery)
                 .selector(selector)
@@ -331,7 +263,6 @@ public final class RouterOptions {
                 .serviceDiscoveryPort(serviceDiscoveryPort)
                 .bootstrapPortAnnotation(bootstrapPortAnnotation)
                 .metricsPort(metricsPort)
-                .cacheMaxIndexBytes(cacheMaxIndexBytes)
                 .maxN(maxN)
                 .loadSource(loadSource)
                 .engineType(engineType)

@@ -72,6 +72,25 @@ public final class SettingsBinder<R extends Record> {
         return binder.build();
     }
 
+    /**
+     * The flag of the first component in which {@code settings} differs from {@code defaults}, or null when
+     * none does: for rules such as "these flags need that policy".
+     */
+    public static <R extends Record> String firstChangedFlag(R settings, R defaults) {
+        for (RecordComponent component : settings.getClass().getRecordComponents()) {
+            try {
+                Object a = component.getAccessor().invoke(settings);
+                Object b = component.getAccessor().invoke(defaults);
+                if (!Objects.equals(a, b)) {
+                    return "--" + component.getAnnotation(Setting.class).name();
+                }
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("cannot read " + component.getName(), e);
+            }
+        }
+        return null;
+    }
+
     /** The picocli options of this record's settings; their values are kept by this binder. */
     public List<OptionSpec> options() {
         List<OptionSpec> out = new ArrayList<>(components.length);

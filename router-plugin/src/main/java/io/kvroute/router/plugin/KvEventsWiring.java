@@ -27,7 +27,7 @@ final class KvEventsWiring {
     private KvEventsWiring() {}
 
     static KvEventsPlane create(RouterConfig config, MeterRegistry registry, Collection<CacheAwarePolicy> policies) {
-        String mode = config.cacheIndex().toLowerCase(Locale.ROOT);
+        String mode = config.kvEvents().cacheIndex().toLowerCase(Locale.ROOT);
         if (mode.equals("approximate")) {
             return null;
         }

@@ -275,7 +275,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
             case "cache_aware":
                 return cacheAwarePolicies.computeIfAbsent("cache_aware", n -> Policies.cacheAware(config.cacheAwareConfig(),
                         config.minLoadChoices(), java.util.concurrent.ThreadLocalRandom::current, System::currentTimeMillis,
-                        config.effectiveCacheMaxIndexBytes()));
+                        config.cacheAware().effectiveMaxIndexBytes()));
             case "sticky":
                 return Policies.sticky(buildPolicy(config.session().fallbackPolicy()), "sticky", config.session().idleSecs(),
                         System::nanoTime);

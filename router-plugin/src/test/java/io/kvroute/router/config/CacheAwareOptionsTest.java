@@ -14,17 +14,17 @@ class CacheAwareOptionsTest {
     @Test
     void defaults_matchTheDocumentedValues() {
         RouterConfig c = RouterOptions.parse();
-        assertThat(c.cacheAffinityMinMatchedTokens()).isEqualTo(1024);
-        assertThat(c.cacheCandidateMaxWorkers()).isEqualTo(32);
-        assertThat(c.cacheCandidateMinWorkers()).isEqualTo(8);
-        assertThat(c.cacheCandidateRatio()).isEqualTo(0.05);
-        assertThat(c.cacheSwitchMarginTokens()).isEqualTo(1024);
-        assertThat(c.pressureAbsThresholdTokens()).isEqualTo(1024);
-        assertThat(c.pressureRelThreshold()).isEqualTo(1.5);
-        assertThat(c.workerQueueLimit()).isNull();
-        assertThat(c.saturationQueueFloor()).isNull();
-        assertThat(c.cacheKeyMode()).isEqualTo("auto");
-        assertThat(c.cacheSampleStride()).isEqualTo(512);
+        assertThat(c.cacheAware().minMatchedTokens()).isEqualTo(1024);
+        assertThat(c.cacheAware().candidateMaxWorkers()).isEqualTo(32);
+        assertThat(c.cacheAware().candidateMinWorkers()).isEqualTo(8);
+        assertThat(c.cacheAware().candidateRatio()).isEqualTo(0.05);
+        assertThat(c.cacheAware().switchMarginTokens()).isEqualTo(1024);
+        assertThat(c.cacheAware().pressureAbsThresholdTokens()).isEqualTo(1024);
+        assertThat(c.cacheAware().pressureRelThreshold()).isEqualTo(1.5);
+        assertThat(c.cacheAware().workerQueueLimit()).isNull();
+        assertThat(c.cacheAware().saturationQueueFloor()).isNull();
+        assertThat(c.cacheAware().keyMode()).isEqualTo("auto");
+        assertThat(c.cacheAware().sampleStride()).isEqualTo(512);
         assertThat(c.session().idHeader()).isEqualTo("x-session-id");
         assertThat(c.session().idleSecs()).isEqualTo(600);
         assertThat(c.session().fallbackPolicy()).isEqualTo("power_of_two");
@@ -60,7 +60,7 @@ class CacheAwareOptionsTest {
                 "--saturation-queue-floor", "5"))
                 .hasMessageContaining("--saturation-queue-floor (5) must be at most --worker-queue-limit (4)");
         assertThat(RouterOptions.parse("--policy", "cache_aware", "--worker-queue-limit", "4",
-                "--saturation-queue-floor", "4").saturationQueueFloor()).isEqualTo(4);
+                "--saturation-queue-floor", "4").cacheAware().saturationQueueFloor()).isEqualTo(4);
     }
 
     @Test
@@ -74,10 +74,10 @@ class CacheAwareOptionsTest {
                 .hasMessageContaining("--disable-pressure-guard requires --policy cache_aware");
         // A PD prefill policy of cache_aware counts.
         assertThat(RouterOptions.parse("--prefill-urls", "http://p:1", "--decode-urls", "http://d:1",
-                "--prefill-policy", "cache_aware", "--worker-queue-limit", "4").workerQueueLimit()).isEqualTo(4);
+                "--prefill-policy", "cache_aware", "--worker-queue-limit", "4").cacheAware().workerQueueLimit()).isEqualTo(4);
         // So does cache_aware behind --policy sticky.
         assertThat(RouterOptions.parse("--policy", "sticky", "--sticky-fallback-policy", "cache_aware",
-                "--worker-queue-limit", "4").workerQueueLimit()).isEqualTo(4);
+                "--worker-queue-limit", "4").cacheAware().workerQueueLimit()).isEqualTo(4);
     }
 
     @Test
@@ -90,7 +90,7 @@ class CacheAwareOptionsTest {
         assertThatThrownBy(() -> RouterOptions.parse("--worker-queue-limit", "2", "--saturation-queue-floor", "3"))
                 .hasMessageContaining("must be at most --worker-queue-limit (2)");
         assertThatThrownBy(() -> RouterOptions.parse("--cache-candidate-ratio", "2"))
-                .hasMessageContaining("--cache-candidate-ratio").hasMessageContaining("'2.0'");
+                .hasMessageContaining("--cache-candidate-ratio").hasMessageContaining("'2'");
     }
 
     @Test

@@ -21,7 +21,7 @@ class ConfigFileTest {
         assertThat(config.policy()).isEqualTo("random");
         assertThat(config.workerUrls()).containsExactly("http://a:1", "http://b:2");
         assertThat(config.retry().maxAttempts()).isEqualTo(1);
-        assertThat(config.workerQueueLimit()).isNull();
+        assertThat(config.cacheAware().workerQueueLimit()).isNull();
         assertThat(config.minLoadChoices()).isEqualTo(2);
     }
 

@@ -67,4 +67,18 @@ class SettingsBinderTest {
         assertThatThrownBy(() -> RouterOptions.parse("--worker-urls=http://a:1", "--cb-failure-threshold=-1"))
                 .hasMessage("--cb-failure-threshold must be at least 1 (got '-1')");
     }
+
+    @Test
+    void cacheAwareDefaults_areThePolicysOwnDefaults() {
+        assertThat(CacheAwareSettings.DEFAULTS.toPolicyConfig())
+                .isEqualTo(io.kvroute.router.policy.CacheAwareConfig.defaults());
+    }
+
+    @Test
+    void firstChangedFlag_namesTheFirstComponentThatDiffers() {
+        assertThat(SettingsBinder.firstChangedFlag(CacheAwareSettings.DEFAULTS, CacheAwareSettings.DEFAULTS)).isNull();
+        CacheAwareSettings tuned = SettingsBinder.parse(CacheAwareSettings.class, "--cache-sample-stride=64",
+                "--disable-pressure-guard");
+        assertThat(SettingsBinder.firstChangedFlag(tuned, CacheAwareSettings.DEFAULTS)).isEqualTo("--disable-pressure-guard");
+    }
 }

@@ -50,9 +50,9 @@ class PrefillPolicyDefaultTest {
                 .hasMessageContaining("--worker-queue-limit requires --policy cache_aware or --prefill-policy cache_aware");
         // The prefill policy is cache_aware behind sticky: the gate really runs there, so it is accepted.
         assertThat(RouterOptions.parse(pd("--prefill-policy", "sticky", "--sticky-fallback-policy", "cache_aware",
-                "--worker-queue-limit", "4", "--saturation-queue-floor", "2")).saturationQueueFloor()).isEqualTo(2);
+                "--worker-queue-limit", "4", "--saturation-queue-floor", "2")).cacheAware().saturationQueueFloor()).isEqualTo(2);
         // --policy cache_aware is the prefill policy when --prefill-policy is unset.
-        assertThat(RouterOptions.parse(pd("--policy", "cache_aware", "--worker-queue-limit", "4")).workerQueueLimit())
+        assertThat(RouterOptions.parse(pd("--policy", "cache_aware", "--worker-queue-limit", "4")).cacheAware().workerQueueLimit())
                 .isEqualTo(4);
     }
 
