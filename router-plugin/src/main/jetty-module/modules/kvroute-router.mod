@@ -76,9 +76,6 @@ etc/kvroute-router.xml
 ## Retry a PD request answered busy (429) before any output for up to this long; 0 = off (default 0).
 # kvroute.pd-busy-retry-timeout-secs=0
 
-## How long an engine load report stays fresh, judged by the router's clock (default 5).
-# kvroute.load-freshness-secs=5
-
 ## Served model ids; learned from workers' /server_info when empty.
 # kvroute.model-ids=
 
@@ -108,30 +105,6 @@ etc/kvroute-router.xml
 
 ## Serve /metrics on this port (same --host, no API key) instead of the main port; 0 picks a free one (default unset: /metrics on the main port, behind --api-key when set).
 # kvroute.metrics-port=
-
-## Where engine load comes from: auto (LoadStat when the worker advertises a load endpoint, else its Prometheus /metrics), loadstat, metrics or none (default auto).
-# kvroute.load-source=auto
-
-## The workers' engine: auto (a worker with /server_info is SGLang, one without is vLLM), sglang, vllm or trtllm (default auto). Picks the /metrics names and whether input_ids may go to chat.
-# kvroute.engine-type=auto
-
-## Time between two /metrics scrapes of one worker (default 200).
-# kvroute.metrics-scrape-interval-ms=200
-
-## Timeout of one /metrics scrape (default 500); failures back off, doubling up to 5 s.
-# kvroute.metrics-scrape-timeout-ms=500
-
-## A /metrics reading older than this counts as saturated for the queue gate and the saturation tiers (default 1000; must exceed the interval).
-# kvroute.metrics-staleness-ms=1000
-
-## Queued-requests gauge read from /metrics instead of the engine's (vllm:num_requests_waiting, sglang:num_queue_reqs, trtllm_num_requests_waiting), for forks.
-# kvroute.metrics-waiting-name=
-
-## Running-requests gauge read from /metrics instead of the engine's (vllm:num_requests_running, sglang:num_running_reqs, trtllm_num_requests_running), for forks.
-# kvroute.metrics-running-name=
-
-## KV-usage gauge (fraction 0..1) read from /metrics instead of the engine's (vllm:kv_cache_usage_perc, sglang:token_usage, trtllm_kv_cache_utilization), for forks.
-# kvroute.metrics-kv-usage-name=
 
 ## Active /health probe interval (default 10).
 # kvroute.health-check-interval-secs=10
@@ -264,6 +237,33 @@ etc/kvroute-router.xml
 
 ## cache_aware prefix index: global bound on its estimated memory across all workers and key kinds, in bytes, at least 1 MiB; the least recently used leaves are evicted whoever owns them (default: 1/8 of the max heap).
 # kvroute.cache-max-index-bytes=
+
+## Where engine load comes from: auto (LoadStat when the worker advertises a load endpoint, else its Prometheus /metrics), loadstat, metrics or none (default auto).
+# kvroute.load-source=auto
+
+## The workers' engine: auto (a worker with /server_info is SGLang, one without is vLLM), sglang, vllm or trtllm; picks the /metrics names and whether input_ids may go to chat (default auto).
+# kvroute.engine-type=auto
+
+## Time between two /metrics scrapes of one worker (default 200).
+# kvroute.metrics-scrape-interval-ms=200
+
+## Timeout of one /metrics scrape; failures back off, doubling up to 5 s (default 500).
+# kvroute.metrics-scrape-timeout-ms=500
+
+## A /metrics reading older than this counts as saturated for the queue gate and the saturation tiers; must exceed the interval (default 1000).
+# kvroute.metrics-staleness-ms=1000
+
+## Queued-requests gauge read from /metrics instead of the engine's (vllm:num_requests_waiting, sglang:num_queue_reqs, trtllm_num_requests_waiting), for forks.
+# kvroute.metrics-waiting-name=
+
+## Running-requests gauge read from /metrics instead of the engine's (vllm:num_requests_running, sglang:num_running_reqs, trtllm_num_requests_running), for forks.
+# kvroute.metrics-running-name=
+
+## KV-usage gauge (fraction 0..1) read from /metrics instead of the engine's (vllm:kv_cache_usage_perc, sglang:token_usage, trtllm_kv_cache_utilization), for forks.
+# kvroute.metrics-kv-usage-name=
+
+## How long an engine load report stays fresh, judged by the router's clock (default 5).
+# kvroute.load-freshness-secs=5
 
 ## --- end generated ---
 # end::documentation[]

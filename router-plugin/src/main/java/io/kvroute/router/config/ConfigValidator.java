@@ -34,7 +34,6 @@ public final class ConfigValidator {
         if (b.maxN < 1 || b.maxN > 65_536) {
             throw fail("--max-n", b.maxN, "must be between 1 and 65536");
         }
-        positive("--load-freshness-secs", b.loadFreshnessSecs);
         if (b.adminApiKey != null && b.adminApiKey.length() < 8) {
             throw new ConfigException("--admin-api-key must be at least 8 characters (value not shown)");
         }
@@ -89,7 +88,6 @@ public final class ConfigValidator {
                     + b.prefillUrls.size() + " prefill, " + b.decodeUrls.size() + " decode)");
         }
         validateSessionAffinity(b);
-        validateLoadSource(b);
         if (b.prefillPolicy != null && !Policies.NAMES.contains(b.prefillPolicy.toLowerCase(Locale.ROOT))) {
             throw fail("--prefill-policy", b.prefillPolicy, "is not one of: " + String.join(", ", Policies.NAMES));
         }
@@ -107,31 +105,6 @@ public final class ConfigValidator {
         return ServiceDiscoveryValidator.validate(b);
     }
 
-    private static void validateLoadSource(RouterConfig.Builder b) {
-        if (b.loadSource == null || !List.of("auto", "loadstat", "metrics", "none").contains(b.loadSource)) {
-            throw fail("--load-source", b.loadSource, "is not one of: auto, loadstat, metrics, none");
-        }
-        if (b.engineType == null || !List.of("auto", "sglang", "vllm", "trtllm").contains(b.engineType)) {
-            throw fail("--engine-type", b.engineType, "is not one of: auto, sglang, vllm, trtllm");
-        }
-        if (b.metricsScrapeIntervalMs < 10 || b.metricsScrapeIntervalMs > LoadSourceConfig.MAX_SCRAPE_BACKOFF_MS) {
-            throw fail("--metrics-scrape-interval-ms", b.metricsScrapeIntervalMs,
-                    "must be within 10.." + LoadSourceConfig.MAX_SCRAPE_BACKOFF_MS);
-        }
-        if (b.metricsScrapeTimeoutMs < 1 || b.metricsScrapeTimeoutMs > 60_000) {
-            throw fail("--metrics-scrape-timeout-ms", b.metricsScrapeTimeoutMs, "must be within 1..60000");
-        }
-        if (b.metricsStalenessMs <= b.metricsScrapeIntervalMs || b.metricsStalenessMs > 3_600_000) {
-            throw fail("--metrics-staleness-ms", b.metricsStalenessMs,
-                    "must be above --metrics-scrape-interval-ms and at most 3600000");
-        }
-        for (String[] n : new String[][] {{"--metrics-waiting-name", b.metricsWaitingName},
-                {"--metrics-running-name", b.metricsRunningName}, {"--metrics-kv-usage-name", b.metricsKvUsageName}}) {
-            if (n[1] != null && !n[1].matches("[a-zA-Z_:][a-zA-Z0-9_:]*")) {
-                throw fail(n[0], n[1], "is not a Prometheus metric name");
-            }
-        }
-    }
 
     private static void validateSessionAffinity(RouterConfig.Builder b) {
         if (b.tokenizerCacheBytes < 0) {

@@ -30,7 +30,6 @@ public record RouterConfig(
         String prefillPolicy,
         String decodePolicy,
         double pdBusyRetryTimeoutSecs,
-        double loadFreshnessSecs,
         CacheAwareSettings cacheAware,
         SessionSettings session,
         long tokenizerCacheBytes,
@@ -103,7 +102,6 @@ public record RouterConfig(
         String prefillPolicy = null;
         String decodePolicy = "power_of_two";
         double pdBusyRetryTimeoutSecs = 0;
-        double loadFreshnessSecs = 5;
         SessionSettings session = SessionSettings.DEFAULTS;
         /** Per-model chat prefix token cache: 64 MiB holds a few hundred 100k-token conversations' ids. */
         long tokenizerCacheBytes = 64L << 20;
@@ -117,16 +115,9 @@ public record RouterConfig(
         Integer metricsPort = null;
         KvEventsSettings kvEvents = KvEventsSettings.DEFAULTS;
         CacheAwareSettings cacheAware = CacheAwareSettings.DEFAULTS;
+        LoadSourceConfig loadSource = LoadSourceConfig.DEFAULTS;
         int maxN = DEFAULT_MAX_N;
         ObservabilityConfig observability = ObservabilityConfig.OFF;
-        String loadSource = LoadSourceConfig.DEFAULTS.loadSource();
-        String engineType = LoadSourceConfig.DEFAULTS.engineType();
-        long metricsScrapeIntervalMs = LoadSourceConfig.DEFAULTS.scrapeIntervalMs();
-        long metricsScrapeTimeoutMs = LoadSourceConfig.DEFAULTS.scrapeTimeoutMs();
-        long metricsStalenessMs = LoadSourceConfig.DEFAULTS.stalenessMs();
-        String metricsWaitingName = null;
-        String metricsRunningName = null;
-        String metricsKvUsageName = null;
 
         public Builder host(String v) { host = v; return this; }
         public Builder port(int v) { port = v; return this; }
@@ -148,7 +139,6 @@ public record RouterConfig(
         public Builder prefillPolicy(String v) { prefillPolicy = v; return this; }
         public Builder decodePolicy(String v) { decodePolicy = v; return this; }
         public Builder pdBusyRetryTimeoutSecs(double v) { pdBusyRetryTimeoutSecs = v; return this; }
-        public Builder loadFreshnessSecs(double v) { loadFreshnessSecs = v; return this; }
         public Builder session(SessionSettings v) { session = v; return this; }
         public Builder tokenizerCacheBytes(long v) { tokenizerCacheBytes = v; return this; }
         public Builder serviceDiscovery(boolean v) { serviceDiscovery = v; return this; }
@@ -161,22 +151,14 @@ public record RouterConfig(
         public Builder metricsPort(Integer v) { metricsPort = v; return this; }
         public Builder kvEvents(KvEventsSettings v) { kvEvents = v; return this; }
         public Builder cacheAware(CacheAwareSettings v) { cacheAware = v; return this; }
+        public Builder loadSource(LoadSourceConfig v) { loadSource = v; return this; }
         public Builder maxN(int v) { maxN = v; return this; }
         public Builder observability(ObservabilityConfig v) { observability = v; return this; }
-        public Builder loadSource(String v) { loadSource = v; return this; }
-        public Builder engineType(String v) { engineType = v; return this; }
-        public Builder metricsScrapeIntervalMs(long v) { metricsScrapeIntervalMs = v; return this; }
-        public Builder metricsScrapeTimeoutMs(long v) { metricsScrapeTimeoutMs = v; return this; }
-        public Builder metricsStalenessMs(long v) { metricsStalenessMs = v; return this; }
-        public Builder metricsWaitingName(String v) { metricsWaitingName = v; return this; }
-        public Builder metricsRunningName(String v) { metricsRunningName = v; return this; }
-        public Builder metricsKvUsageName(String v) { metricsKvUsageName = v; return this; }
 
         public RouterConfig build() {
             ServiceDiscoveryConfig discovery = ConfigValidator.validate(this);
-            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, timeouts, health, retry, breaker, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAware, session, tokenizerCacheBytes, discovery, metricsPort, kvEvents, maxN, observability,
-                    new LoadSourceConfig(loadSource, engineType, metricsScrapeIntervalMs, metricsScrapeTimeoutMs,
-                            metricsStalenessMs, metricsWaitingName, metricsRunningName, metricsKvUsageName));
+            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, timeouts, health, retry, breaker, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, cacheAware, session, tokenizerCacheBytes, discovery, metricsPort, kvEvents, maxN, observability,
+                    loadSource);
         }
     }
 }

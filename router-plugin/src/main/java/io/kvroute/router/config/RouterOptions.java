@@ -57,6 +57,7 @@ public final class RouterOptions {
     private final SettingsBinder<SessionSettings> session = SettingsBinder.of(SessionSettings.class);
     private final SettingsBinder<KvEventsSettings> kvEvents = SettingsBinder.of(KvEventsSettings.class);
     private final SettingsBinder<CacheAwareSettings> cacheAware = SettingsBinder.of(CacheAwareSettings.class);
+    private final SettingsBinder<LoadSourceConfig> loadSource = SettingsBinder.of(LoadSourceConfig.class);
     private final SettingsBinder<TimeoutSettings> timeouts = SettingsBinder.of(TimeoutSettings.class);
     private final SettingsBinder<ObservabilityConfig> observability = SettingsBinder.of(ObservabilityConfig.class);
 
@@ -87,9 +88,6 @@ public final class RouterOptions {
     @Option(names = "--pd-busy-retry-timeout-secs", description = "Retry a PD request answered busy (429) before any output for up to this long; 0 = off (default 0).")
     double pdBusyRetryTimeoutSecs;
 
-    @Option(names = "--load-freshness-secs", description = "How long an engine load report stays fresh, judged by the router's clock (default 5).")
-    double loadFreshnessSecs = 5;
-
     @Option(names = "--model-ids", split = ",", description = "Served model ids; learned from workers' /server_info when empty.")
     List<String> modelIds = new ArrayList<>();
 
@@ -119,36 +117,6 @@ public final class RouterOptions {
 
     @Option(names = "--metrics-port", description = "Serve /metrics on this port (same --host, no API key) instead of the main port; 0 picks a free one (default unset: /metrics on the main port, behind --api-key when set).")
     Integer metricsPort;
-
-    @Option(names = "--load-source", description = "Where engine load comes from: auto (LoadStat when the worker advertises a load endpoint, else its "
-            + "Prometheus /metrics), loadstat, metrics or none (default auto).")
-    String loadSource = "auto";
-
-    @Option(names = "--engine-type", description = "The workers' engine: auto (a worker with /server_info is SGLang, one without is vLLM), sglang, vllm "
-            + "or trtllm (default auto). Picks the /metrics names and whether input_ids may go to chat.")
-    String engineType = "auto";
-
-    @Option(names = "--metrics-scrape-interval-ms", description = "Time between two /metrics scrapes of one worker (default 200).")
-    long metricsScrapeIntervalMs = 200;
-
-    @Option(names = "--metrics-scrape-timeout-ms", description = "Timeout of one /metrics scrape (default 500); failures back off, doubling up to 5 s.")
-    long metricsScrapeTimeoutMs = 500;
-
-    @Option(names = "--metrics-staleness-ms", description = "A /metrics reading older than this counts as saturated for the queue gate and the saturation tiers "
-            + "(default 1000; must exceed the interval).")
-    long metricsStalenessMs = 1000;
-
-    @Option(names = "--metrics-waiting-name", description = "Queued-requests gauge read from /metrics instead of the "
-            + "engine's (vllm:num_requests_waiting, sglang:num_queue_reqs, trtllm_num_requests_waiting), for forks.")
-    String metricsWaitingName;
-
-    @Option(names = "--metrics-running-name", description = "Running-requests gauge read from /metrics instead of the "
-            + "engine's (vllm:num_requests_running, sglang:num_running_reqs, trtllm_num_requests_running), for forks.")
-    String metricsRunningName;
-
-    @Option(names = "--metrics-kv-usage-name", description = "KV-usage gauge (fraction 0..1) read from /metrics instead of "
-            + "the engine's (vllm:kv_cache_usage_perc, sglang:token_usage, trtllm_kv_cache_utilization), for forks.")
-    String metricsKvUsageName;
 
     /**
      * Parses flags (and the config file they name) into a validated config.
@@ -213,7 +181,8 @@ public final class RouterOptions {
         CommandLine cli = new CommandLine(options);
         if (options instanceof RouterOptions router) {
             for (SettingsBinder<?> binder : List.of(router.health, router.retry, router.breaker, router.session, router.kvEvents,
-                    router.timeouts, router.observability, router.cacheAware)) {
+                    router.timeouts, router.observability, router.cacheAware,
+                    router.loadSource)) {
                 binder.options().forEach(cli.getCommandSpec()::addOption);
             }
         }
@@ -241,6 +210,7 @@ public final class RouterOptions {
                 .session(session.build())
                 .kvEvents(kvEvents.build())
                 .cacheAware(cacheAware.build())
+                .loadSource(loadSource.build())
                 .timeouts(timeouts.build())
                 .observability(observability.build())
                 .adminApiKey(adminApiKey)
@@ -252,7 +222,6 @@ public final class RouterOptions {
                 .prefillPolicy(prefillPolicy)
                 .decodePolicy(decodePolicy)
                 .pdBusyRetryTimeoutSecs(pdBusyRetryTimeoutSecs)
-                .loadFreshnessSecs(loadFreshnessSecs)
                 .disableInputIdsForwarding(disableInputIdsForwarding)
                 .tokenizerCacheBytes(tokenizerCacheBytes)
                 .serviceDiscovery(serviceDiscovery)
@@ -264,14 +233,6 @@ public final class RouterOptions {
                 .bootstrapPortAnnotation(bootstrapPortAnnotation)
                 .metricsPort(metricsPort)
                 .maxN(maxN)
-                .loadSource(loadSource)
-                .engineType(engineType)
-                .metricsScrapeIntervalMs(metricsScrapeIntervalMs)
-                .metricsScrapeTimeoutMs(metricsScrapeTimeoutMs)
-                .metricsStalenessMs(metricsStalenessMs)
-                .metricsWaitingName(emptyToNull(metricsWaitingName))
-                .metricsRunningName(emptyToNull(metricsRunningName))
-                .metricsKvUsageName(emptyToNull(metricsKvUsageName))
                 .build();
     }
 

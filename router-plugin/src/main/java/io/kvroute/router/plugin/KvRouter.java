@@ -118,7 +118,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         RoutingPolicy prefillPolicy = config.prefillPolicy() == null ? policy : buildPolicy(config.prefillPolicy());
         RoutingPolicy decodePolicy = Policies.createDecode(config.decodePolicy(), config.minLoadChoices());
         this.loads = new LoadPlane(LoadPlaneConfig.defaults().withFreshnessWindow(
-                java.time.Duration.ofNanos((long) (config.loadFreshnessSecs() * 1e9)))
+                java.time.Duration.ofNanos(config.loadSource().freshnessNanos()))
                 .withMetricsStaleness(java.time.Duration.ofMillis(config.loadSource().stalenessMs())),
                 System::nanoTime, metrics.registry());
         // A client of its own for /metrics scrapes: one connection per worker, never competing with traffic.

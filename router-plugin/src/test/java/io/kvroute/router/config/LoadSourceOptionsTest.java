@@ -22,7 +22,7 @@ class LoadSourceOptionsTest {
                 "--metrics-waiting-name", "fork:waiting", "--metrics-running-name", "fork:running",
                 "--metrics-kv-usage-name", "fork_kv").loadSource();
         assertThat(c).isEqualTo(new LoadSourceConfig("metrics", "vllm", 50, 40, 200, "fork:waiting", "fork:running",
-                "fork_kv"));
+                "fork_kv", 5));
     }
 
     @Test
