@@ -55,32 +55,8 @@ etc/kvroute-router.xml
 ## Bearer token required on every path but /healthz and /readyz (inference, /v1/models, /v1/loads, /metrics); env KVROUTE_API_KEY. Unset = open.
 # kvroute.api-key=
 
-## Tokenizer directories (tokenizer.json + tokenizer_config.json): DIR for every model, or MODEL=DIR, comma separated.
-# kvroute.tokenizer-path=
-
-## Never forward ingress token ids as input_ids (routing still tokenizes).
-# kvroute.disable-input-ids-forwarding=false
-
-## PD prefill workers: URL or URL=BOOTSTRAP_PORT, comma separated.
-# kvroute.prefill-urls=
-
-## PD decode workers, comma separated.
-# kvroute.decode-urls=
-
-## Policy choosing the PD prefill worker (default: --policy).
-# kvroute.prefill-policy=
-
-## Policy choosing the PD decode worker (default power_of_two).
-# kvroute.decode-policy=power_of_two
-
-## Retry a PD request answered busy (429) before any output for up to this long; 0 = off (default 0).
-# kvroute.pd-busy-retry-timeout-secs=0
-
 ## Served model ids; learned from workers' /server_info when empty.
 # kvroute.model-ids=
-
-## Per model, bytes of chat-prefix token ids kept so a conversation's earlier turns are not tokenized again (default 67108864 = 64 MiB; 0 = off).
-# kvroute.tokenizer-cache-bytes=67108864
 
 ## Discover workers from Kubernetes pods (excludes --worker-urls, --prefill-urls, --decode-urls).
 # kvroute.service-discovery=false
@@ -264,6 +240,30 @@ etc/kvroute-router.xml
 
 ## How long an engine load report stays fresh, judged by the router's clock (default 5).
 # kvroute.load-freshness-secs=5
+
+## Tokenizer directories (tokenizer.json + tokenizer_config.json): DIR for every model, or MODEL=DIR, comma separated.
+# kvroute.tokenizer-path=
+
+## Per model, bytes of chat-prefix token ids kept so a conversation's earlier turns are not tokenized again (64 MiB; 0 = off) (default 67108864).
+# kvroute.tokenizer-cache-bytes=67108864
+
+## Never forward ingress token ids as input_ids (routing still tokenizes) (default false).
+# kvroute.disable-input-ids-forwarding=false
+
+## PD prefill workers: URL or URL=BOOTSTRAP_PORT, comma separated.
+# kvroute.prefill-urls=
+
+## PD decode workers, comma separated.
+# kvroute.decode-urls=
+
+## Policy choosing the PD prefill worker (default: --policy).
+# kvroute.prefill-policy=
+
+## Policy choosing the PD decode worker (default power_of_two).
+# kvroute.decode-policy=power_of_two
+
+## Retry a PD request answered busy (429) before any output for up to this long; 0 = off (default 0).
+# kvroute.pd-busy-retry-timeout-secs=0
 
 ## --- end generated ---
 # end::documentation[]

@@ -49,55 +49,6 @@ public final class ConfigValidator {
                 throw fail("--worker-urls", url, problem);
             }
         }
-        for (String entry : b.tokenizerPaths) {
-            int eq = entry.indexOf('=');
-            String dir = eq < 0 ? entry : entry.substring(eq + 1);
-            if (eq == 0 || dir.isBlank() || !java.nio.file.Files.isRegularFile(java.nio.file.Path.of(dir).resolve("tokenizer.json"))) {
-                throw fail("--tokenizer-path", entry, "must be DIR or MODEL=DIR where DIR holds tokenizer.json");
-            }
-        }
-        if (!(b.pdBusyRetryTimeoutSecs >= 0) || Double.isInfinite(b.pdBusyRetryTimeoutSecs)) {
-            throw fail("--pd-busy-retry-timeout-secs", b.pdBusyRetryTimeoutSecs, "must be >= 0 (0 turns busy retry off)");
-        }
-        for (String entry : b.prefillUrls) {
-            int eq = entry.lastIndexOf('=');
-            String url = eq < 0 ? entry : entry.substring(0, eq);
-            String problem = urlProblem(url);
-            if (problem != null) {
-                throw fail("--prefill-urls", entry, problem);
-            }
-            if (eq >= 0) {
-                try {
-                    int port = Integer.parseInt(entry.substring(eq + 1));
-                    if (port < 1 || port > 65535) {
-                        throw fail("--prefill-urls", entry, "bootstrap port must be 1..65535");
-                    }
-                } catch (NumberFormatException e) {
-                    throw fail("--prefill-urls", entry, "bootstrap port must be a number");
-                }
-            }
-        }
-        for (String url : b.decodeUrls) {
-            String problem = urlProblem(url);
-            if (problem != null) {
-                throw fail("--decode-urls", url, problem);
-            }
-        }
-        if (b.prefillUrls.isEmpty() != b.decodeUrls.isEmpty()) {
-            throw new ConfigException("--prefill-urls and --decode-urls go together: PD needs at least one of each (got "
-                    + b.prefillUrls.size() + " prefill, " + b.decodeUrls.size() + " decode)");
-        }
-        validateSessionAffinity(b);
-        if (b.prefillPolicy != null && !Policies.NAMES.contains(b.prefillPolicy.toLowerCase(Locale.ROOT))) {
-            throw fail("--prefill-policy", b.prefillPolicy, "is not one of: " + String.join(", ", Policies.NAMES));
-        }
-        if (java.util.List.of("cache_aware", "sticky").contains(b.decodePolicy.toLowerCase(Locale.ROOT))) {
-            throw fail("--decode-policy", b.decodePolicy, "must be a load policy (round_robin, random, power_of_two): "
-                    + "the decode side has no prefix to reuse");
-        }
-        if (!Policies.NAMES.contains(b.decodePolicy.toLowerCase(Locale.ROOT))) {
-            throw fail("--decode-policy", b.decodePolicy, "is not one of: " + String.join(", ", Policies.NAMES));
-        }
         if (!Policies.NAMES.contains(b.policy.toLowerCase(Locale.ROOT))) {
             throw fail("--policy", b.policy, "is not one of: " + String.join(", ", Policies.NAMES));
         }
@@ -106,11 +57,6 @@ public final class ConfigValidator {
     }
 
 
-    private static void validateSessionAffinity(RouterConfig.Builder b) {
-        if (b.tokenizerCacheBytes < 0) {
-            throw fail("--tokenizer-cache-bytes", b.tokenizerCacheBytes, "must be >= 0 (0 turns the cache off)");
-        }
-    }
 
     /**
      * Every cache flag changed from its default needs a policy that really runs cache_aware: {@code --policy},
@@ -118,14 +64,14 @@ public final class ConfigValidator {
      * either when it is {@code sticky}.
      */
     private static void validateCacheAwarePolicy(RouterConfig.Builder b) {
-        String prefillPolicy = b.prefillPolicy == null ? b.policy : b.prefillPolicy;
+        String prefillPolicy = b.pd.prefillPolicy() == null ? b.policy : b.pd.prefillPolicy();
         if (runsCacheAware(b.policy, b) || runsCacheAware(prefillPolicy, b)) {
             return;
         }
         String tuned = SettingsBinder.firstChangedFlag(b.cacheAware, CacheAwareSettings.DEFAULTS);
         if (tuned != null) {
             throw new ConfigException(tuned + " requires --policy cache_aware or --prefill-policy cache_aware (got --policy "
-                    + b.policy + (b.prefillPolicy == null ? "" : ", --prefill-policy " + b.prefillPolicy) + ")");
+                    + b.policy + (b.pd.prefillPolicy() == null ? "" : ", --prefill-policy " + b.pd.prefillPolicy()) + ")");
         }
     }
 

@@ -23,16 +23,10 @@ public record RouterConfig(
         String adminApiKey,
         String apiKey,
         List<String> modelIds,
-        List<String> tokenizerPaths,
-        boolean disableInputIdsForwarding,
-        List<String> prefillUrls,
-        List<String> decodeUrls,
-        String prefillPolicy,
-        String decodePolicy,
-        double pdBusyRetryTimeoutSecs,
+        TokenizationSettings tokenization,
+        PdSettings pd,
         CacheAwareSettings cacheAware,
         SessionSettings session,
-        long tokenizerCacheBytes,
         ServiceDiscoveryConfig serviceDiscovery,
         Integer metricsPort,
         KvEventsSettings kvEvents,
@@ -49,9 +43,8 @@ public record RouterConfig(
         Objects.requireNonNull(policy, "policy");
         workerUrls = List.copyOf(workerUrls);
         modelIds = modelIds == null ? List.of() : List.copyOf(modelIds);
-        tokenizerPaths = tokenizerPaths == null ? List.of() : List.copyOf(tokenizerPaths);
-        prefillUrls = prefillUrls == null ? List.of() : List.copyOf(prefillUrls);
-        decodeUrls = decodeUrls == null ? List.of() : List.copyOf(decodeUrls);
+        tokenization = tokenization == null ? TokenizationSettings.DEFAULTS : tokenization;
+        pd = pd == null ? PdSettings.DEFAULTS : pd;
         serviceDiscovery = serviceDiscovery == null ? ServiceDiscoveryConfig.disabled() : serviceDiscovery;
         observability = observability == null ? ObservabilityConfig.OFF : observability;
         loadSource = loadSource == null ? LoadSourceConfig.DEFAULTS : loadSource;
@@ -95,16 +88,7 @@ public record RouterConfig(
         String adminApiKey = null;
         String apiKey = null;
         List<String> modelIds = List.of();
-        List<String> tokenizerPaths = List.of();
-        boolean disableInputIdsForwarding = false;
-        List<String> prefillUrls = List.of();
-        List<String> decodeUrls = List.of();
-        String prefillPolicy = null;
-        String decodePolicy = "power_of_two";
-        double pdBusyRetryTimeoutSecs = 0;
         SessionSettings session = SessionSettings.DEFAULTS;
-        /** Per-model chat prefix token cache: 64 MiB holds a few hundred 100k-token conversations' ids. */
-        long tokenizerCacheBytes = 64L << 20;
         boolean serviceDiscovery = false;
         List<String> selector = List.of();
         List<String> prefillSelector = List.of();
@@ -116,6 +100,8 @@ public record RouterConfig(
         KvEventsSettings kvEvents = KvEventsSettings.DEFAULTS;
         CacheAwareSettings cacheAware = CacheAwareSettings.DEFAULTS;
         LoadSourceConfig loadSource = LoadSourceConfig.DEFAULTS;
+        TokenizationSettings tokenization = TokenizationSettings.DEFAULTS;
+        PdSettings pd = PdSettings.DEFAULTS;
         int maxN = DEFAULT_MAX_N;
         ObservabilityConfig observability = ObservabilityConfig.OFF;
 
@@ -132,15 +118,7 @@ public record RouterConfig(
         public Builder adminApiKey(String v) { adminApiKey = v; return this; }
         public Builder apiKey(String v) { apiKey = v; return this; }
         public Builder modelIds(List<String> v) { modelIds = v; return this; }
-        public Builder tokenizerPaths(List<String> v) { tokenizerPaths = v; return this; }
-        public Builder disableInputIdsForwarding(boolean v) { disableInputIdsForwarding = v; return this; }
-        public Builder prefillUrls(List<String> v) { prefillUrls = v; return this; }
-        public Builder decodeUrls(List<String> v) { decodeUrls = v; return this; }
-        public Builder prefillPolicy(String v) { prefillPolicy = v; return this; }
-        public Builder decodePolicy(String v) { decodePolicy = v; return this; }
-        public Builder pdBusyRetryTimeoutSecs(double v) { pdBusyRetryTimeoutSecs = v; return this; }
         public Builder session(SessionSettings v) { session = v; return this; }
-        public Builder tokenizerCacheBytes(long v) { tokenizerCacheBytes = v; return this; }
         public Builder serviceDiscovery(boolean v) { serviceDiscovery = v; return this; }
         public Builder selector(List<String> v) { selector = v; return this; }
         public Builder prefillSelector(List<String> v) { prefillSelector = v; return this; }
@@ -152,12 +130,14 @@ public record RouterConfig(
         public Builder kvEvents(KvEventsSettings v) { kvEvents = v; return this; }
         public Builder cacheAware(CacheAwareSettings v) { cacheAware = v; return this; }
         public Builder loadSource(LoadSourceConfig v) { loadSource = v; return this; }
+        public Builder tokenization(TokenizationSettings v) { tokenization = v; return this; }
+        public Builder pd(PdSettings v) { pd = v; return this; }
         public Builder maxN(int v) { maxN = v; return this; }
         public Builder observability(ObservabilityConfig v) { observability = v; return this; }
 
         public RouterConfig build() {
             ServiceDiscoveryConfig discovery = ConfigValidator.validate(this);
-            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, timeouts, health, retry, breaker, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, cacheAware, session, tokenizerCacheBytes, discovery, metricsPort, kvEvents, maxN, observability,
+            return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, timeouts, health, retry, breaker, adminApiKey, apiKey, modelIds, tokenization, pd, cacheAware, session, discovery, metricsPort, kvEvents, maxN, observability,
                     loadSource);
         }
     }

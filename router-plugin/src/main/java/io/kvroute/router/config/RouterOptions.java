@@ -58,6 +58,8 @@ public final class RouterOptions {
     private final SettingsBinder<KvEventsSettings> kvEvents = SettingsBinder.of(KvEventsSettings.class);
     private final SettingsBinder<CacheAwareSettings> cacheAware = SettingsBinder.of(CacheAwareSettings.class);
     private final SettingsBinder<LoadSourceConfig> loadSource = SettingsBinder.of(LoadSourceConfig.class);
+    private final SettingsBinder<TokenizationSettings> tokenization = SettingsBinder.of(TokenizationSettings.class);
+    private final SettingsBinder<PdSettings> pd = SettingsBinder.of(PdSettings.class);
     private final SettingsBinder<TimeoutSettings> timeouts = SettingsBinder.of(TimeoutSettings.class);
     private final SettingsBinder<ObservabilityConfig> observability = SettingsBinder.of(ObservabilityConfig.class);
 
@@ -67,32 +69,8 @@ public final class RouterOptions {
     @Option(names = "--api-key", description = "Bearer token required on every path but /healthz and /readyz (inference, /v1/models, /v1/loads, /metrics); env KVROUTE_API_KEY. Unset = open.")
     String apiKey = null;
 
-    @Option(names = "--tokenizer-path", split = ",", description = "Tokenizer directories (tokenizer.json + tokenizer_config.json): DIR for every model, or MODEL=DIR, comma separated.")
-    List<String> tokenizerPaths = new ArrayList<>();
-
-    @Option(names = "--disable-input-ids-forwarding", arity = "0..1", fallbackValue = "true", description = "Never forward ingress token ids as input_ids (routing still tokenizes).")
-    boolean disableInputIdsForwarding;
-
-    @Option(names = "--prefill-urls", split = ",", description = "PD prefill workers: URL or URL=BOOTSTRAP_PORT, comma separated.")
-    List<String> prefillUrls = new ArrayList<>();
-
-    @Option(names = "--decode-urls", split = ",", description = "PD decode workers, comma separated.")
-    List<String> decodeUrls = new ArrayList<>();
-
-    @Option(names = "--prefill-policy", description = "Policy choosing the PD prefill worker (default: --policy).")
-    String prefillPolicy;
-
-    @Option(names = "--decode-policy", description = "Policy choosing the PD decode worker (default power_of_two).")
-    String decodePolicy = "power_of_two";
-
-    @Option(names = "--pd-busy-retry-timeout-secs", description = "Retry a PD request answered busy (429) before any output for up to this long; 0 = off (default 0).")
-    double pdBusyRetryTimeoutSecs;
-
     @Option(names = "--model-ids", split = ",", description = "Served model ids; learned from workers' /server_info when empty.")
     List<String> modelIds = new ArrayList<>();
-
-    @Option(names = "--tokenizer-cache-bytes", description = "Per model, bytes of chat-prefix token ids kept so a conversation's earlier turns are not tokenized again (default 67108864 = 64 MiB; 0 = off).")
-    long tokenizerCacheBytes = 64L << 20;
 
     @Option(names = "--service-discovery", arity = "0..1", fallbackValue = "true", description = "Discover workers from Kubernetes pods (excludes --worker-urls, --prefill-urls, --decode-urls).")
     boolean serviceDiscovery;
@@ -182,7 +160,7 @@ public final class RouterOptions {
         if (options instanceof RouterOptions router) {
             for (SettingsBinder<?> binder : List.of(router.health, router.retry, router.breaker, router.session, router.kvEvents,
                     router.timeouts, router.observability, router.cacheAware,
-                    router.loadSource)) {
+                    router.loadSource, router.tokenization, router.pd)) {
                 binder.options().forEach(cli.getCommandSpec()::addOption);
             }
         }
@@ -211,19 +189,13 @@ public final class RouterOptions {
                 .kvEvents(kvEvents.build())
                 .cacheAware(cacheAware.build())
                 .loadSource(loadSource.build())
+                .tokenization(tokenization.build())
+                .pd(pd.build())
                 .timeouts(timeouts.build())
                 .observability(observability.build())
                 .adminApiKey(adminApiKey)
                 .apiKey(apiKey)
                 .modelIds(modelIds)
-                .tokenizerPaths(tokenizerPaths)
-                .prefillUrls(prefillUrls)
-                .decodeUrls(decodeUrls)
-                .prefillPolicy(prefillPolicy)
-                .decodePolicy(decodePolicy)
-                .pdBusyRetryTimeoutSecs(pdBusyRetryTimeoutSecs)
-                .disableInputIdsForwarding(disableInputIdsForwarding)
-                .tokenizerCacheBytes(tokenizerCacheBytes)
                 .serviceDiscovery(serviceDiscovery)
                 .selector(selector)
                 .prefillSelector(prefillSelector)

@@ -46,8 +46,8 @@ final class ServiceDiscoveryValidator {
             }
             return ServiceDiscoveryConfig.disabled();
         }
-        String staticList = !b.workerUrls.isEmpty() ? "--worker-urls" : !b.prefillUrls.isEmpty() ? "--prefill-urls"
-                : !b.decodeUrls.isEmpty() ? "--decode-urls" : null;
+        String staticList = !b.workerUrls.isEmpty() ? "--worker-urls" : !b.pd.prefillUrls().isEmpty() ? "--prefill-urls"
+                : !b.pd.decodeUrls().isEmpty() ? "--decode-urls" : null;
         if (staticList != null) {
             throw new ConfigException(staticList + " and --service-discovery are mutually exclusive: workers come either"
                     + " from a static list or from Kubernetes pods, not both");

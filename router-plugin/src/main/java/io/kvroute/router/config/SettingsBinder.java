@@ -97,6 +97,7 @@ public final class SettingsBinder<R extends Record> {
         for (int i = 0; i < components.length; i++) {
             int index = i;
             Setting s = settings[i];
+            boolean listTyped = components[i].getType() == List.class;
             OptionSpec.Builder option = OptionSpec.builder("--" + s.name())
                     .type(String.class)
                     .paramLabel("<" + components[i].getName() + ">")
@@ -107,7 +108,9 @@ public final class SettingsBinder<R extends Record> {
                         @SuppressWarnings("unchecked")
                         public <T> T set(T value) {
                             String previous = given[index];
-                            given[index] = (String) value;
+                            // a list flag given twice keeps both values, as picocli's own list options do
+                            boolean append = listTyped && previous != null && !previous.isEmpty() && value != null;
+                            given[index] = append ? previous + "," + value : (String) value;
                             return (T) previous;
                         }
                     })
@@ -133,8 +136,10 @@ public final class SettingsBinder<R extends Record> {
         if (s.defaultValue().equals(Setting.UNSET)) {
             return s.description();
         }
-        String shown = s.defaultValue().isEmpty() ? "empty" : s.defaultValue();
-        return s.description() + " (default " + shown + ").";
+        if (s.defaultValue().isEmpty()) {
+            return s.description() + "."; // an empty list or text: nothing to show
+        }
+        return s.description() + " (default " + s.defaultValue() + ").";
     }
 
     /** Builds the record from the values given (or the declared defaults). */
@@ -192,7 +197,7 @@ public final class SettingsBinder<R extends Record> {
                 return Boolean.parseBoolean(lower);
             }
             if (type == List.class) {
-                return text.isEmpty() ? List.of() : Arrays.stream(text.split(",")).map(String::trim).toList();
+                return Arrays.stream(text.split(",")).map(String::trim).filter(part -> !part.isEmpty()).toList();
             }
             if (type == int.class || type == Integer.class) {
                 return (int) bounded(s, raw, Integer.parseInt(text));

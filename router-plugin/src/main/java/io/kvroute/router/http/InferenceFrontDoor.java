@@ -78,7 +78,7 @@ public final class InferenceFrontDoor {
         this.ctx = ctx;
         this.config = ctx.config();
         this.inferenceAuth = BearerAuth.of(config.apiKey());
-        this.tokenization = new IngressTokenization(ctx.tokenizers(), config.disableInputIdsForwarding(), ctx.metrics());
+        this.tokenization = new IngressTokenization(ctx.tokenizers(), config.tokenization().disableInputIdsForwarding(), ctx.metrics());
         this.requests = new UpstreamRequests(config.timeouts().requestMillis(),
                 config.timeouts().streamIdleMillis());
         // W3C trace context of the call's own span on every upstream request (no-op when tracing is off)
@@ -87,7 +87,7 @@ public final class InferenceFrontDoor {
         this.deps = new DispatchDeps(config, ctx.policy(), ctx.sessionPolicy(), ctx.prefillPolicy(),
                 ctx.prefillSessionPolicy(), ctx.decodePolicy(), ctx.inFlight(), ctx.breakers(), ctx.metrics(), ctx.loads(),
                 ctx::onDispatched, ctx.active(), new JettyUpstream(ctx.client(), ctx.metrics()), requests, new JettyClock(ctx.client()),
-                RetryRule.from(config.retry(), (long) (config.pdBusyRetryTimeoutSecs() * 1e9),
+                RetryRule.from(config.retry(), config.pd().busyRetryNanos(),
                         () -> ThreadLocalRandom.current().nextDouble()), outcomes,
                 () -> ThreadLocalRandom.current().nextLong());
     }

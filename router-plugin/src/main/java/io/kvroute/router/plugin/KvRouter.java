@@ -115,8 +115,8 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
                 });
         this.tokenizers = loadTokenizers(config);
         // PD prefill: --policy unless --prefill-policy names another (the same instance, so one prefix index).
-        RoutingPolicy prefillPolicy = config.prefillPolicy() == null ? policy : buildPolicy(config.prefillPolicy());
-        RoutingPolicy decodePolicy = Policies.createDecode(config.decodePolicy(), config.minLoadChoices());
+        RoutingPolicy prefillPolicy = config.pd().prefillPolicy() == null ? policy : buildPolicy(config.pd().prefillPolicy());
+        RoutingPolicy decodePolicy = Policies.createDecode(config.pd().decodePolicy(), config.minLoadChoices());
         this.loads = new LoadPlane(LoadPlaneConfig.defaults().withFreshnessWindow(
                 java.time.Duration.ofNanos(config.loadSource().freshnessNanos()))
                 .withMetricsStaleness(java.time.Duration.ofMillis(config.loadSource().stalenessMs())),
@@ -185,12 +185,12 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         for (String url : config.workerUrls()) {
             registry.add(Worker.regular(url));
         }
-        for (String entry : config.prefillUrls()) {
+        for (String entry : config.pd().prefillUrls()) {
             int eq = entry.lastIndexOf('=');
             registry.add(eq < 0 ? Worker.of(entry, WorkerRole.PREFILL, null)
                     : Worker.of(entry.substring(0, eq), WorkerRole.PREFILL, Integer.parseInt(entry.substring(eq + 1))));
         }
-        for (String url : config.decodeUrls()) {
+        for (String url : config.pd().decodeUrls()) {
             registry.add(Worker.of(url, WorkerRole.DECODE, null));
         }
         this.discovery = !config.serviceDiscovery().enabled() ? null : KubernetesDiscovery.create(kubernetes,
@@ -350,17 +350,17 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
 
     /** Loads {@code --tokenizer-path} entries: {@code DIR} serves every model ({@code *}), {@code MODEL=DIR} one. */
     static TokenizerRegistry loadTokenizers(RouterConfig config) {
-        if (config.tokenizerPaths().isEmpty()) {
+        if (config.tokenization().tokenizerPaths().isEmpty()) {
             return TokenizerRegistry.empty();
         }
         java.util.Map<String, Path> dirs = new java.util.LinkedHashMap<>();
-        for (String entry : config.tokenizerPaths()) {
+        for (String entry : config.tokenization().tokenizerPaths()) {
             int eq = entry.indexOf('=');
             dirs.put(eq < 0 ? "*" : entry.substring(0, eq), Path.of(eq < 0 ? entry : entry.substring(eq + 1)));
         }
         try {
             // chats are rendered as the fleet's engine preprocesses them; auto = SGLang, whose chat takes input_ids
-            return TokenizerRegistry.load(dirs, config.tokenizerCacheBytes(),
+            return TokenizerRegistry.load(dirs, config.tokenization().cacheBytes(),
                     EngineType.parse(config.loadSource().engineType()));
         } catch (java.io.IOException | RuntimeException e) {
             throw new io.kvroute.router.config.ConfigException("--tokenizer-path could not be loaded: " + e.getMessage(), e);

@@ -54,7 +54,7 @@ final class CoreFixture {
                         active.remove(request);
                     }
                 }, upstream, new UpstreamRequests(60_000, 10_000), clock,
-                RetryRule.from(config.retry(), (long) (config.pdBusyRetryTimeoutSecs() * 1e9), () -> 0.5), outcomes::add, () -> 42L);
+                RetryRule.from(config.retry(), config.pd().busyRetryNanos(), () -> 0.5), outcomes::add, () -> 42L);
     }
 
     Route route(boolean streaming, Worker... workers) {

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvroute.router.config.PdSettings;
 import io.kvroute.router.config.RouterConfig;
+import io.kvroute.router.config.SettingsBinder;
 import io.kvroute.router.worker.Worker;
 import io.kvroute.router.worker.WorkerRole;
 import java.nio.charset.StandardCharsets;
@@ -21,7 +23,8 @@ class PdDispatchTest {
     private final Worker decode = Worker.of("http://d:1", WorkerRole.DECODE, null);
 
     private static RouterConfig config(double busyWindowSecs) {
-        return RouterConfig.builder().workerUrls(List.of()).pdBusyRetryTimeoutSecs(busyWindowSecs).build();
+        return RouterConfig.builder().workerUrls(List.of()).pd(SettingsBinder.parse(PdSettings.class,
+                "--pd-busy-retry-timeout-secs=" + busyWindowSecs)).build();
     }
 
     private PdDispatch start(CoreFixture f, CoreFixture.RecordingSink client) throws Exception {

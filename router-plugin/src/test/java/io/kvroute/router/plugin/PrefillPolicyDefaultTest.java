@@ -59,9 +59,11 @@ class PrefillPolicyDefaultTest {
     @Test
     void help_saysTheDefaultIsThePolicy() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        new picocli.CommandLine(new RouterOptions()).usage(new PrintStream(out, true, StandardCharsets.UTF_8));
+        RouterOptions.newCommandLine(new RouterOptions()).usage(new PrintStream(out, true, StandardCharsets.UTF_8));
         String help = out.toString(StandardCharsets.UTF_8).replaceAll("\\s+", " ");
         assertThat(help).contains("Policy choosing the PD prefill worker (default: --policy)");
         assertThat(help).contains("also the PD prefill policy unless --prefill-policy is set");
+        assertThat(help).contains("--retry-max-attempts=<maxAttempts> Attempts per request, the first included; "
+                + "1 disables retries (default 3).");
     }
 }
