@@ -3,7 +3,7 @@ package io.kvroute.mock;
 import io.kvroute.mock.engine.Engine;
 import io.kvroute.mock.engine.EngineStats;
 import io.kvroute.scheduler.engine.SchedulerEngine;
-import io.kvroute.scheduler.report.LoadStat;
+import io.kvroute.protocol.LoadStat;
 import java.util.Map;
 import java.util.function.IntSupplier;
 

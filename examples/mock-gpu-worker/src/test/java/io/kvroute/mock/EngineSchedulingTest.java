@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvroute.mock.engine.EngineStats;
 import io.kvroute.scheduler.engine.SchedulerEngine;
-import io.kvroute.scheduler.report.LoadStat;
+import io.kvroute.protocol.LoadStat;
 import org.junit.jupiter.api.Test;
 
 /**

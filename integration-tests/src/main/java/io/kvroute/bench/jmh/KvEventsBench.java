@@ -1,6 +1,6 @@
 package io.kvroute.bench.jmh;
 
-import io.kvroute.router.kvevents.BlockHasher;
+import io.kvroute.protocol.PageHash;
 import io.kvroute.router.kvevents.BlockIndex;
 import io.kvroute.router.kvevents.KvEventIngest;
 import java.io.IOException;
@@ -231,6 +231,6 @@ public class KvEventsBench {
     @Benchmark
     @BenchmarkMode(Mode.SampleTime)
     public long[] hash128k(Loaded s) {
-        return new BlockHasher(BLOCK_SIZE).hashes(s.requestTokens, s.requestTokens.length);
+        return new PageHash(BLOCK_SIZE).hashes(s.requestTokens, s.requestTokens.length);
     }
 }

@@ -5,7 +5,7 @@ import io.kvroute.router.load.LoadPlane;
 import io.kvroute.router.load.LoadPlaneConfig;
 import io.kvroute.router.load.WorkerLoad;
 import io.kvroute.scheduler.report.LoadPublisher;
-import io.kvroute.scheduler.report.LoadStat;
+import io.kvroute.protocol.LoadStat;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;

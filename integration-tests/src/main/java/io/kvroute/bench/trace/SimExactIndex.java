@@ -1,6 +1,6 @@
 package io.kvroute.bench.trace;
 
-import io.kvroute.router.kvevents.BlockHasher;
+import io.kvroute.protocol.PageHash;
 import io.kvroute.router.kvevents.BlockIndex;
 import io.kvroute.router.policy.ExactPrefixSource;
 import io.kvroute.router.worker.Worker;
@@ -12,21 +12,21 @@ import java.util.Map;
  * The router's exact KV-event index without its ZeroMQ plane, for virtual time: the router's own
  * {@link BlockIndex} fed directly with the simulated engines' BlockStored / BlockRemoved events
  * (one slot per worker), queried the way {@code ExactCacheIndex} does (the request's tokens hashed
- * once with the engines' {@link BlockHasher}, one {@link BlockIndex#match} for all slots, an answer,
+ * once with the engines' {@link PageHash}, one {@link BlockIndex#match} for all slots, an answer,
  * 0 included, for every worker the index knows). Not thread-safe: the simulation thread only.
  */
 final class SimExactIndex implements ExactPrefixSource {
 
     private final BlockIndex index;
     private final BlockIndex.Key key;
-    private final BlockHasher hasher;
+    private final PageHash hasher;
     private final int blockSize;
     private final Map<String, Integer> slotById = new HashMap<>();
 
     SimExactIndex(String model, int blockSize, int maxBlocksPerSlot) {
         this.index = new BlockIndex(maxBlocksPerSlot);
         this.key = new BlockIndex.Key(model, -1, blockSize);
-        this.hasher = new BlockHasher(blockSize);
+        this.hasher = new PageHash(blockSize);
         this.blockSize = blockSize;
     }
 

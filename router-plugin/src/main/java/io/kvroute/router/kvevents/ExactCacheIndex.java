@@ -1,5 +1,6 @@
 package io.kvroute.router.kvevents;
 
+import io.kvroute.protocol.PageHash;
 import static java.util.Objects.requireNonNull;
 
 import io.kvroute.router.policy.ExactPrefixSource;
@@ -10,7 +11,7 @@ import java.util.Map;
 
 /**
  * The cache-aware policy's view of the {@link KvEventsPlane}: cuts the request's tokens into each
- * worker's engine blocks, hashes them the way that worker's blocks are keyed ({@link BlockHasher},
+ * worker's engine blocks, hashes them the way that worker's blocks are keyed ({@link PageHash},
  * the engine's own hash, or {@link TokenChainHash}, the router's own hash of the tokens, for
  * {@link KvHashMode#TOKENS} workers; once per block size and mode), and answers matched tokens =
  * matched blocks × block size for every candidate whose every dp rank
@@ -121,6 +122,6 @@ public final class ExactCacheIndex implements ExactPrefixSource {
     private static long[] hash(int[] tokenIds, Hashing h) {
         return h.mode() == KvHashMode.TOKENS
                 ? TokenChainHash.hashes(tokenIds, tokenIds.length, h.blockSize(), h.loraId())
-                : new BlockHasher(h.blockSize()).hashes(tokenIds, tokenIds.length);
+                : new PageHash(h.blockSize()).hashes(tokenIds, tokenIds.length);
     }
 }

@@ -1,5 +1,6 @@
 package io.kvroute.router.kvevents;
 
+import io.kvroute.protocol.PageHash;
 import java.util.Locale;
 
 /**
@@ -8,7 +9,7 @@ import java.util.Locale;
  * reproducible, so {@link #ENGINE} is right for it) and vLLM serves no {@code kv_events} block.
  */
 public enum KvHashMode {
-    /** By the engine's own block hashes, which the router reproduces ({@link BlockHasher}, SGLang's page hash). */
+    /** By the engine's own block hashes, which the router reproduces ({@link PageHash}, SGLang's page hash). */
     ENGINE,
     /**
      * By the router's own chained hash of each event's {@code token_ids} ({@link TokenChainHash}),

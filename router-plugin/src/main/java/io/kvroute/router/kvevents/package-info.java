@@ -9,7 +9,7 @@
  * through {@link io.kvroute.router.kvevents.ExactCacheIndex}). The pure parts, with no ZeroMQ import:
  * {@link io.kvroute.router.kvevents.KvEventDecoder} (both wire encodings),
  * {@link io.kvroute.router.kvevents.PublisherStream} (sequence, gaps, replay, restarts),
- * {@link io.kvroute.router.kvevents.BlockHasher} (SGLang's chained page hash) and the index. For
+ * {@link io.kvroute.protocol.PageHash} (SGLang's chained page hash) and the index. For
  * engines whose hashes cannot be reproduced ({@code --kv-events-hash tokens}):
  * {@link io.kvroute.router.kvevents.TokenChainHash} (the router's own hash of token ids, used for
  * events and requests alike) and {@link io.kvroute.router.kvevents.TokenKeying} (one publisher's

@@ -1,5 +1,6 @@
 package io.kvroute.router.load;
 
+import io.kvroute.protocol.MalformedReason;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

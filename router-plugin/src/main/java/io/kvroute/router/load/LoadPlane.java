@@ -1,5 +1,8 @@
 package io.kvroute.router.load;
 
+import io.kvroute.protocol.LoadReport;
+import io.kvroute.protocol.MalformedReason;
+import io.kvroute.protocol.LoadStatWire;
 import static java.util.Objects.requireNonNull;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -473,11 +476,11 @@ public final class LoadPlane implements AutoCloseable {
                 count++;
             }
             try {
-                LoadReport report = LoadReportDecoder.decode(frames, count);
-                if (report.seq() != LoadReportDecoder.END_SEQ) { // -1 marks no report (replay end); not a gap
+                LoadReport report = LoadStatWire.decode(frames, count);
+                if (report.seq() != LoadStatWire.END_SEQ) { // -1 marks no report (replay end); not a gap
                     applied |= apply(slot, slot.rankBySocket ? socketIndex : report.attnDpRank(), report);
                 }
-            } catch (LoadReportDecoder.Malformed m) {
+            } catch (LoadStatWire.Malformed m) {
                 metrics.malformed(m.reason);
             }
             Arrays.fill(frames, null);

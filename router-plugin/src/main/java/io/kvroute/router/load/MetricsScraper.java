@@ -1,5 +1,6 @@
 package io.kvroute.router.load;
 
+import io.kvroute.protocol.LoadStat;
 import static java.util.Objects.requireNonNull;
 
 import io.micrometer.core.instrument.Counter;

@@ -1,5 +1,7 @@
 package io.kvroute.router.load;
 
+import io.kvroute.protocol.LoadReport;
+
 /**
  * The latest report of one {@code (worker, rank)} with the receiver's clock at arrival and the
  * prefill throughput derived from the previous report of the same rank.

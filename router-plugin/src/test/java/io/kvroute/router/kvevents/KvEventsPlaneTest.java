@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.kvroute.scheduler.report.KvEventPublisher;
-import io.kvroute.scheduler.report.PageHasher;
+import io.kvroute.protocol.PageHash;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -57,13 +57,13 @@ class KvEventsPlaneTest {
     @Test
     void schedulerPublisher_lateJoinIsReplayed_thenStoresAndEvictionsFollowLive() throws Exception {
         int[] tokens = {5, 6, 7, 8, 9, 10, 11, 12, 70000, 1, 2, 3};
-        long[] hashes = new BlockHasher(BS).hashes(tokens, tokens.length);
+        long[] hashes = new PageHash(BS).hashes(tokens, tokens.length);
         try (KvEventPublisher pub = KvEventPublisher.bind("tcp://127.0.0.1:*", "tcp://127.0.0.1:*", 1, "kv",
                 KvEventPublisher.Options.defaults().withHeartbeatNanos(50_000_000))) {
-            PageHasher ph = new PageHasher();
-            byte[] d0 = ph.digest(null, tokens, 0, BS);
-            byte[] d1 = ph.digest(d0, tokens, BS, BS);
-            pub.blockStored(0, new long[] {PageHasher.eventHash(d0), PageHasher.eventHash(d1)}, null,
+            PageHash ph = new PageHash(BS);
+            byte[] d0 = ph.digest(null, tokens, 0);
+            byte[] d1 = ph.digest(d0, tokens, BS);
+            pub.blockStored(0, new long[] {PageHash.wireHash(d0), PageHash.wireHash(d1)}, null,
                     java.util.Arrays.copyOf(tokens, 2 * BS), BS);
             await().atMost(WAIT).until(() -> pub.sentCount() >= 3); // seq 0 and heartbeats went out before we subscribe
             startPlane(KvEventsConfig.defaults());
@@ -72,15 +72,15 @@ class KvEventsPlaneTest {
             assertThat(matched(hashes, "w")).isEqualTo(2);
             assertThat(counter("kvroute.kv.events.replays", "outcome", "completed")).isGreaterThanOrEqualTo(1);
 
-            byte[] d2 = ph.digest(d1, tokens, 2 * BS, BS);
-            pub.blockStored(0, new long[] {PageHasher.eventHash(d2)}, PageHasher.eventHash(d1),
+            byte[] d2 = ph.digest(d1, tokens, 2 * BS);
+            pub.blockStored(0, new long[] {PageHash.wireHash(d2)}, PageHash.wireHash(d1),
                     java.util.Arrays.copyOfRange(tokens, 2 * BS, 3 * BS), BS);
             await().atMost(WAIT).until(() -> matched(hashes, "w") == 3);
-            pub.blockRemoved(0, new long[] {PageHasher.eventHash(d2), PageHasher.eventHash(d1)});
+            pub.blockRemoved(0, new long[] {PageHash.wireHash(d2), PageHash.wireHash(d1)});
             await().atMost(WAIT).until(() -> matched(hashes, "w") == 1);
             pub.allBlocksCleared(0);
             await().atMost(WAIT).until(() -> matched(hashes, "w") == 0);
-            pub.blockStored(0, new long[] {PageHasher.eventHash(d0)}, null, java.util.Arrays.copyOf(tokens, BS), BS);
+            pub.blockStored(0, new long[] {PageHash.wireHash(d0)}, null, java.util.Arrays.copyOf(tokens, BS), BS);
             await().atMost(WAIT).until(() -> matched(hashes, "w") == 1);
             plane.removeWorker("w");
             await().atMost(WAIT).until(() -> plane.snapshot().get("w") == null);

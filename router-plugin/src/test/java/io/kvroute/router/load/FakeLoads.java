@@ -1,5 +1,6 @@
 package io.kvroute.router.load;
 
+import io.kvroute.protocol.LoadReport;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,5 +1,8 @@
 package io.kvroute.router.load;
 
+import io.kvroute.protocol.LoadReport;
+import io.kvroute.protocol.MalformedReason;
+import io.kvroute.protocol.LoadStatWire;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -33,7 +36,7 @@ class GoldenVectorsDecodeTest {
             if (Boolean.parseBoolean(p.getProperty("valid"))) {
                 valid++;
                 byte[] seqFrame = HexFormat.of().parseHex(p.getProperty("seq_frame_hex"));
-                LoadReport r = LoadReportDecoder.decode(new byte[][] {"load".getBytes(), seqFrame, payload}, 3);
+                LoadReport r = LoadStatWire.decode(new byte[][] {"load".getBytes(), seqFrame, payload}, 3);
                 assertThat(Long.toUnsignedString(r.seq())).as(name).isEqualTo(p.getProperty("seq"));
                 assertThat(r.numRunningReqs()).as(name).isEqualTo(Integer.parseInt(p.getProperty("num_running_reqs")));
                 assertThat(r.numWaitingReqs()).as(name).isEqualTo(Integer.parseInt(p.getProperty("num_waiting_reqs")));
@@ -49,8 +52,8 @@ class GoldenVectorsDecodeTest {
                     assertThat(r.totalPrefillBusyUs()).isEqualTo(Long.parseLong(p.getProperty("total_prefill_busy_us")));
                 }
             } else {
-                assertThatThrownBy(() -> LoadReportDecoder.decodePayload(0, payload)).as(name)
-                        .isInstanceOfSatisfying(LoadReportDecoder.Malformed.class,
+                assertThatThrownBy(() -> LoadStatWire.decodePayload(0, payload)).as(name)
+                        .isInstanceOfSatisfying(LoadStatWire.Malformed.class,
                                 m -> assertThat(m.reason.label()).as(name).isEqualTo(p.getProperty("reason")));
             }
         }
@@ -69,7 +72,7 @@ class GoldenVectorsDecodeTest {
     @Test
     void topicFrameValue_isIgnored() throws Exception {
         byte[] payload = HexFormat.of().parseHex("96a84c6f616453746174" + "0c03cdbc550001");
-        LoadReport r = LoadReportDecoder.decode(new byte[][] {new byte[0], new byte[8], payload}, 3);
+        LoadReport r = LoadStatWire.decode(new byte[][] {new byte[0], new byte[8], payload}, 3);
         assertThat(r.numRunningReqs()).isEqualTo(12);
     }
 
@@ -81,12 +84,12 @@ class GoldenVectorsDecodeTest {
         for (HandLoadVectors.Vector v : vectors) {
             Map<String, String> e = v.expected();
             if (!v.valid()) {
-                assertThatThrownBy(() -> LoadReportDecoder.decodePayload(0, v.payload())).as(v.name())
-                        .isInstanceOfSatisfying(LoadReportDecoder.Malformed.class,
+                assertThatThrownBy(() -> LoadStatWire.decodePayload(0, v.payload())).as(v.name())
+                        .isInstanceOfSatisfying(LoadStatWire.Malformed.class,
                                 m -> assertThat(m.reason.label()).as(v.name()).isEqualTo(e.get("reason")));
                 continue;
             }
-            LoadReport r = LoadReportDecoder.decodePayload(0, v.payload());
+            LoadReport r = LoadStatWire.decodePayload(0, v.payload());
             assertThat(r.numRunningReqs()).as(v.name()).isEqualTo(Integer.parseInt(e.get("num_running_reqs")));
             assertThat(r.numWaitingReqs()).as(v.name()).isEqualTo(Integer.parseInt(e.get("num_waiting_reqs")));
             assertThat(r.numTokens()).as(v.name()).isEqualTo(Long.parseLong(e.get("num_tokens")));
@@ -115,16 +118,16 @@ class GoldenVectorsDecodeTest {
                 b[0] = (byte) 0x96; // look like a 6-array to reach deeper paths
             }
             try {
-                LoadReportDecoder.decodePayload(i, b);
-            } catch (LoadReportDecoder.Malformed expected) {
+                LoadStatWire.decodePayload(i, b);
+            } catch (LoadStatWire.Malformed expected) {
                 // dropped, counted by the caller
             }
         }
     }
 
     private static void assertMalformed(byte[][] frames, int count, MalformedReason reason) {
-        assertThatThrownBy(() -> LoadReportDecoder.decode(frames, count))
-                .isInstanceOfSatisfying(LoadReportDecoder.Malformed.class, m -> assertThat(m.reason).isEqualTo(reason));
+        assertThatThrownBy(() -> LoadStatWire.decode(frames, count))
+                .isInstanceOfSatisfying(LoadStatWire.Malformed.class, m -> assertThat(m.reason).isEqualTo(reason));
     }
 
     static byte[] resource(String name) throws IOException {

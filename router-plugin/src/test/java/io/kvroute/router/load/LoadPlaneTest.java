@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.kvroute.scheduler.report.LoadPublisher;
-import io.kvroute.scheduler.report.LoadStat;
+import io.kvroute.protocol.LoadStat;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.ByteBuffer;

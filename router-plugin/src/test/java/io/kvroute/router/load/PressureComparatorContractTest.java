@@ -1,5 +1,6 @@
 package io.kvroute.router.load;
 
+import io.kvroute.protocol.LoadReport;
 import static io.kvroute.router.load.LoadFixtures.snapshot;
 import static io.kvroute.router.load.LoadFixtures.worker;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,5 +1,6 @@
 package io.kvroute.router.load;
 
+import io.kvroute.protocol.LoadReport;
 import static io.kvroute.router.load.LoadFixtures.at;
 import static io.kvroute.router.load.LoadFixtures.base;
 import static io.kvroute.router.load.LoadFixtures.snapshot;

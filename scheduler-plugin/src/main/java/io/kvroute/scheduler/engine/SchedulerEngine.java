@@ -1,6 +1,6 @@
 package io.kvroute.scheduler.engine;
 
-import io.kvroute.scheduler.report.LoadStat;
+import io.kvroute.protocol.LoadStat;
 import java.util.Map;
 
 /**

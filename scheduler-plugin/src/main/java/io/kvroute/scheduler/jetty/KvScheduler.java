@@ -8,7 +8,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvroute.scheduler.engine.SchedulerEngine;
 import io.kvroute.scheduler.report.LoadPublisher;
-import io.kvroute.scheduler.report.LoadStat;
+import io.kvroute.protocol.LoadStat;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

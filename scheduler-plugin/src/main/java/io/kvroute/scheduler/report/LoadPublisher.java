@@ -1,5 +1,7 @@
 package io.kvroute.scheduler.report;
 
+import io.kvroute.protocol.LoadStat;
+import io.kvroute.protocol.LoadStatWire;
 import static java.util.Objects.requireNonNull;
 
 import java.time.Duration;
@@ -266,9 +268,9 @@ public final class LoadPublisher implements AutoCloseable {
                         sent.incrementAndGet();
                         try {
                             // PUB never blocks: at the HWM ZeroMQ drops the message for that subscriber.
-                            s.sendMore(LoadStatEncoder.TOPIC);
-                            s.sendMore(LoadStatEncoder.seqFrame(seq[r]++));
-                            s.send(LoadStatEncoder.payload(stat), 0);
+                            s.sendMore(LoadStatWire.TOPIC);
+                            s.sendMore(LoadStatWire.seqFrame(seq[r]++));
+                            s.send(LoadStatWire.payload(stat), 0);
                         } catch (RuntimeException e) {
                             if (!running) {
                                 break;

@@ -1,5 +1,7 @@
 package io.kvroute.scheduler.report;
 
+import io.kvroute.protocol.LoadStat;
+
 /**
  * Decides, for one rank, whether the stat observed after an engine step is published.
  *

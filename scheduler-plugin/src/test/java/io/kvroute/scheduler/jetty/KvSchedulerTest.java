@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvroute.scheduler.engine.SchedulerEngine;
-import io.kvroute.scheduler.report.LoadStat;
+import io.kvroute.protocol.LoadStat;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

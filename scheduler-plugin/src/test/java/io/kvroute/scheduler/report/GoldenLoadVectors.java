@@ -1,5 +1,7 @@
 package io.kvroute.scheduler.report;
 
+import io.kvroute.protocol.LoadStat;
+import io.kvroute.protocol.LoadStatWire;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -13,7 +15,7 @@ import org.msgpack.core.MessagePack;
 
 /**
  * The golden load-report vectors: what each file under {@code src/test/resources/load-vectors}
- * must contain. Valid vectors are produced by {@link LoadStatEncoder}; invalid ones are built by
+ * must contain. Valid vectors are produced by {@link io.kvroute.protocol.LoadStatWire}; invalid ones are built by
  * hand with a raw packer. The router's tests decode the same files from the test-jar.
  *
  * <p>Files per vector {@code NAME}: {@code NAME.msgpack} (the payload frame, raw bytes) and
@@ -82,7 +84,7 @@ final class GoldenLoadVectors {
             p.packDouble(2.5);
             packInts(p, 3, 4, 0);
         }));
-        byte[] good = LoadStatEncoder.payload(new LoadStat(4, 7, 120000, 400000, 0,
+        byte[] good = LoadStatWire.payload(new LoadStat(4, 7, 120000, 400000, 0,
                 new LoadStat.Extension(30000, 150000, 256, 9_000_000, 3_000_000)));
         out.add(invalidRaw("truncated", "truncated", Arrays.copyOf(good, good.length / 2)));
         byte[] trailing = Arrays.copyOf(good, good.length + 1);
@@ -103,11 +105,11 @@ final class GoldenLoadVectors {
     }
 
     private static Vector valid(String name, long seq, LoadStat s) {
-        byte[] payload = LoadStatEncoder.payload(s);
+        byte[] payload = LoadStatWire.payload(s);
         Map<String, String> m = new LinkedHashMap<>();
         m.put("valid", "true");
         m.put("seq", Long.toUnsignedString(seq));
-        m.put("seq_frame_hex", HexFormat.of().formatHex(LoadStatEncoder.seqFrame(seq)));
+        m.put("seq_frame_hex", HexFormat.of().formatHex(LoadStatWire.seqFrame(seq)));
         m.put("payload_hex", HexFormat.of().formatHex(payload));
         m.put("num_running_reqs", Integer.toString(s.numRunningReqs()));
         m.put("num_waiting_reqs", Integer.toString(s.numWaitingReqs()));

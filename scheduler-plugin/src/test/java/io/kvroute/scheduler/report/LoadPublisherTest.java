@@ -1,5 +1,7 @@
 package io.kvroute.scheduler.report;
 
+import io.kvroute.protocol.LoadStat;
+import io.kvroute.protocol.LoadStatWire;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -70,7 +72,7 @@ class LoadPublisherTest {
                 byte[][] next = recvBlocking(sub);
                 assertThat(ByteBuffer.wrap(next[1]).getLong()).isEqualTo(lastSeq + 1);
                 lastSeq++;
-                assertThat(next[2]).isEqualTo(LoadStatEncoder.payload(LoadStat.base(1, 1000 + k, 10, 100, 1)));
+                assertThat(next[2]).isEqualTo(LoadStatWire.payload(LoadStat.base(1, 1000 + k, 10, 100, 1)));
             }
         }
     }
@@ -99,7 +101,7 @@ class LoadPublisherTest {
             long sentBefore = pub.sentCount();
             LoadStat same = LoadStat.base(5, 5, 5, 5, 0);
             pub.onStep(same);
-            assertThat(recvBlocking(sub)[2]).isEqualTo(LoadStatEncoder.payload(same));
+            assertThat(recvBlocking(sub)[2]).isEqualTo(LoadStatWire.payload(same));
             for (int i = 0; i < 50; i++) {
                 clock.addAndGet(10_000_000L); // 10 ms per step, 0.5 s in all
                 pub.onStep(same);
@@ -107,7 +109,7 @@ class LoadPublisherTest {
             assertThat(recv(sub)).isNull();
             clock.addAndGet(600_000_000L);
             pub.onStep(same);
-            assertThat(recvBlocking(sub)[2]).isEqualTo(LoadStatEncoder.payload(same));
+            assertThat(recvBlocking(sub)[2]).isEqualTo(LoadStatWire.payload(same));
             assertThat(pub.sentCount() - sentBefore).isEqualTo(2);
         }
     }

@@ -1,5 +1,6 @@
 package io.kvroute.scheduler.report;
 
+import io.kvroute.protocol.LoadStat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -7,7 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-import io.kvroute.scheduler.report.PageHasher;
+import io.kvroute.protocol.PageHash;
 
 /**
  * The engine's prefix cache: a radix tree over token ids whose edges are whole pages of
@@ -39,7 +39,7 @@ final class PrefixCache {
     /** Unreferenced non-root leaves, least recently used first (creation order breaks ties). */
     private final TreeSet<Node> evictable = new TreeSet<>(LRU);
     private long nextNodeId;
-    private final PageHasher hasher = new PageHasher();
+    private final PageHash hasher;
     /** Set once before the first request (engine start-up), read on the engine thread. */
     private volatile CacheEventSink sink;
 
@@ -48,6 +48,7 @@ final class PrefixCache {
             throw new IllegalArgumentException("page-size must be >= 1: " + pageSize);
         }
         this.pageSize = pageSize;
+        this.hasher = new PageHash(pageSize);
     }
 
     /** A locked match: release it with {@link #unlock} when the request ends. */
@@ -115,7 +116,7 @@ final class PrefixCache {
                 untrack(node); // no longer a leaf
                 child = new Node(node, key, nextNodeId++);
                 if (sink != null) {
-                    child.digest = hasher.digest(node.digest, ids, pos, pageSize);
+                    child.digest = hasher.digest(node.digest, ids, pos);
                     if (firstNewPos < 0) {
                         firstNewPos = pos;
                         beforeFirstNew = node;
@@ -142,9 +143,9 @@ final class PrefixCache {
         Node n = parent;
         for (int p = 0; p < pages; p++) {
             n = n.children.get(new PageKey(ids, from + p * pageSize, pageSize));
-            hashes[p] = PageHasher.eventHash(n.digest);
+            hashes[p] = PageHash.wireHash(n.digest);
         }
-        sink.stored(hashes, parent == root ? null : PageHasher.eventHash(parent.digest),
+        sink.stored(hashes, parent == root ? null : PageHash.wireHash(parent.digest),
                 Arrays.copyOfRange(ids, from, from + pages * pageSize), pageSize);
     }
 
@@ -186,7 +187,7 @@ final class PrefixCache {
             Node leaf = evictable.pollFirst();
             leaf.tracked = false;
             if (removed != null) {
-                removed.add(PageHasher.eventHash(leaf.digest));
+                removed.add(PageHash.wireHash(leaf.digest));
             }
             Node parent = leaf.parent;
             parent.children.remove(leaf.key);

@@ -1,10 +1,12 @@
-package io.kvroute.router.load;
+package io.kvroute.protocol;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
+import java.io.UncheckedIOException;
 import java.math.BigInteger;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import org.msgpack.core.MessageBufferPacker;
 import org.msgpack.core.MessageFormat;
 import org.msgpack.core.MessageInsufficientBufferException;
 import org.msgpack.core.MessagePack;
@@ -12,28 +14,74 @@ import org.msgpack.core.MessageUnpacker;
 import org.msgpack.value.ValueType;
 
 /**
- * Decoder of the three frames {@code [topic, seq 8-byte BE, msgpack ["LoadStat", ...]]}, as lenient
- * as SGLang's own router: the topic frame's value is not checked (the SUB filter already chose it);
- * the four base counts are required, {@code attn_dp_rank} may be absent or {@code null} (the plane
- * keys reports by the socket they came on, so it is informational; -1 here); further elements are
- * ignored unless all five extension fields are present (a 7-element fork frame decodes as base).
- * Every count is a non-negative msgpack integer in any width. Anything else is a {@link Malformed}
- * with a {@link MalformedReason}; the decoder never throws anything else, so a hostile publisher
- * cannot stop the load-plane thread. Stateless and thread-safe.
+ * The load report's wire format, both directions in one place: the three ZeroMQ frames
+ * {@code [b"load", seq as 8-byte big-endian u64, msgpack ["LoadStat", running, waiting, tokens,
+ * max_total_tokens, attn_dp_rank, (5 kvroute extension fields)]]} as SGLang's scheduler publishes them
+ * (the spec is the repository's {@code docs/load-report-protocol.md}).
+ *
+ * <p>Encoding (the scheduler plugin's publisher, the mock engine): integers in msgpack's smallest
+ * encoding and the tag as a str (fixstr {@code a8 "LoadStat"}), as Python's msgpack/msgspec produce
+ * them, so the bytes match what an SGLang engine sends.
+ *
+ * <p>Decoding (the router's load plane) is as lenient as SGLang's own router: the topic frame's
+ * value is not checked (the SUB filter already chose it); the four base counts are required,
+ * {@code attn_dp_rank} may be absent or {@code null} (-1 here: the plane keys reports by the socket
+ * they came on); further elements are ignored unless all five extension fields are present (a
+ * 7-element fork frame decodes as base). Every count is a non-negative msgpack integer in any width.
+ * Anything else is a {@link Malformed} with a {@link MalformedReason}; the decoder never throws
+ * anything else, so a hostile publisher cannot stop the load-plane thread.
+ *
+ * <p>Stateless and thread-safe. Golden vectors written by hand (not by this encoder) pin both
+ * directions: the scheduler plugin's {@code GoldenLoadVectorsTest} and the router's
+ * {@code GoldenVectorsDecodeTest}.
  */
-final class LoadReportDecoder {
+public final class LoadStatWire {
+
+    private LoadStatWire() {}
+
+    /** The first frame, a topic the SUB side subscribes to. */
+    public static final byte[] TOPIC = "load".getBytes(StandardCharsets.US_ASCII);
+
+    public static byte[] payload(LoadStat stat) {
+        LoadStat.Extension ext = stat.ext();
+        try (MessageBufferPacker packer = MessagePack.newDefaultBufferPacker()) {
+            packer.packArrayHeader(ext == null ? 6 : 11);
+            packer.packString(TAG_TEXT);
+            packer.packInt(stat.numRunningReqs());
+            packer.packInt(stat.numWaitingReqs());
+            packer.packLong(stat.numTokens());
+            packer.packLong(stat.maxTotalNumTokens());
+            packer.packInt(stat.attnDpRank());
+            if (ext != null) {
+                packer.packLong(ext.numWaitingUncachedTokens());
+                packer.packLong(ext.numTotalTokens());
+                packer.packInt(ext.maxRunningRequests());
+                packer.packLong(ext.totalPrefillUncachedTokens());
+                packer.packLong(ext.totalPrefillBusyUs());
+            }
+            return packer.toByteArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException("in-memory msgpack packing failed", e);
+        }
+    }
+
+    public static byte[] seqFrame(long seq) {
+        return ByteBuffer.allocate(Long.BYTES).putLong(seq).array();
+    }
+
     /** The seq that marks "no report" (the replay protocol's end marker); dropped without a gap. */
-    static final long END_SEQ = -1L;
+    public static final long END_SEQ = -1L;
     /** Elements of the base frame without and with the rank: tag + 4 counts (+ rank). */
     private static final int BASE_MIN_ARITY = 5;
     /** Tag + 4 counts + rank + 5 extension fields. */
     private static final int EXTENDED_ARITY = 11;
-    private static final byte[] TAG = "LoadStat".getBytes(StandardCharsets.US_ASCII);
+    private static final String TAG_TEXT = "LoadStat";
+    private static final byte[] TAG = TAG_TEXT.getBytes(StandardCharsets.US_ASCII);
 
     /** A dropped message; no stack trace, it is a value on the hot path. */
-    static final class Malformed extends Exception {
+    public static final class Malformed extends Exception {
         private static final long serialVersionUID = 1L;
-        final MalformedReason reason;
+        public final MalformedReason reason;
 
         Malformed(MalformedReason reason) {
             super(reason.label(), null, false, false);
@@ -41,16 +89,14 @@ final class LoadReportDecoder {
         }
     }
 
-    private LoadReportDecoder() {}
-
-    static LoadReport decode(byte[][] frames, int frameCount) throws Malformed {
+    public static LoadReport decode(byte[][] frames, int frameCount) throws Malformed {
         if (frameCount != 3 || frames[1].length != Long.BYTES) {
             throw new Malformed(MalformedReason.BAD_FRAMES);
         }
         return decodePayload(ByteBuffer.wrap(frames[1]).getLong(), frames[2]);
     }
 
-    static LoadReport decodePayload(long seq, byte[] payload) throws Malformed {
+    public static LoadReport decodePayload(long seq, byte[] payload) throws Malformed {
         try (MessageUnpacker u = MessagePack.newDefaultUnpacker(payload)) {
             if (!u.hasNext()) {
                 throw new Malformed(MalformedReason.TRUNCATED);

@@ -1,9 +1,9 @@
-package io.kvroute.scheduler.report;
+package io.kvroute.protocol;
 
 /**
  * One engine load report for one attention-DP rank, as SGLang's scheduler publishes it.
  *
- * <p>Field order is the wire order ({@code docs/load-report-protocol.md}). The optional
+ * <p>Field order is the wire order (the repository's {@code docs/load-report-protocol.md}). The optional
  * {@link Extension} is all or nothing: either the five extension fields are all sent, or none.
  *
  * @param numRunningReqs requests currently in the running batch

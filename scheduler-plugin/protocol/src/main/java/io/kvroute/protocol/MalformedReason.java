@@ -1,7 +1,7 @@
-package io.kvroute.router.load;
+package io.kvroute.protocol;
 
 /** Why a received message was dropped; the label is the {@code reason} tag of the malformed counter. */
-enum MalformedReason {
+public enum MalformedReason {
     /** Not exactly three frames, or a seq frame that is not 8 bytes (the topic's value is not checked). */
     BAD_FRAMES("bad_frames"),
     NOT_ARRAY("not_array"),
@@ -23,7 +23,7 @@ enum MalformedReason {
         this.label = label;
     }
 
-    String label() {
+    public String label() {
         return label;
     }
 }
