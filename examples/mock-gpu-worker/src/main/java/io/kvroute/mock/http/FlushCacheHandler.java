@@ -44,12 +44,12 @@ public final class FlushCacheHandler extends Handler.Abstract.NonBlocking {
         if (!"GET".equals(method) && !"POST".equals(method)) {
             response.getHeaders().put(HttpHeader.ALLOW, "GET, POST");
             write(response, callback, 405, "application/json",
-                    MockWorkerHandler.errorBody(405, "method_not_allowed", "/flush_cache only accepts GET and POST"));
+                    Replies.errorBody(405, "method_not_allowed", "/flush_cache only accepts GET and POST"));
             return true;
         }
         engine.flushCache().orTimeout(ENGINE_TIMEOUT_SECONDS, TimeUnit.SECONDS).whenComplete((flushed, failure) -> {
             if (failure != null) {
-                write(response, callback, 503, "application/json", MockWorkerHandler.errorBody(503,
+                write(response, callback, 503, "application/json", Replies.errorBody(503,
                         "service_unavailable", "the engine did not flush its cache: " + (failure instanceof TimeoutException
                                 ? "no answer within " + ENGINE_TIMEOUT_SECONDS + " s" : failure.getMessage())));
             } else {

@@ -1,0 +1,102 @@
+package io.kvroute.mock.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.kvroute.mock.http.Replies.BadRequest;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads the fields of a generation body the engine needs, in the shapes of both API families:
+ * OpenAI's {@code /v1/chat/completions} and {@code /v1/completions} ({@code messages},
+ * {@code prompt}, {@code max_tokens} / {@code max_completion_tokens}) and SGLang's native
+ * {@code /generate} ({@code text}, {@code sampling_params.max_new_tokens}); {@code input_ids} wins
+ * over text in every family, as in SGLang. Bad values are a {@link BadRequest}. Stateless.
+ */
+final class RequestBodies {
+
+    static final int DEFAULT_MAX_TOKENS = 16;
+    /** Largest token budget accepted; output ids are buffered per request, so an int-sized budget would not fit in memory. */
+    static final int MAX_TOKENS_LIMIT = 1_000_000;
+
+    private RequestBodies() {}
+
+    static int[] inputIds(ApiKind kind, JsonNode body, PromptEncoder encoder) {
+        JsonNode ids = body.get("input_ids");
+        if (ids != null && !ids.isNull()) {
+            if (!ids.isArray()) {
+                throw new BadRequest("'input_ids' must be an array of integers");
+            }
+            int[] out = new int[ids.size()];
+            for (int i = 0; i < out.length; i++) {
+                if (!ids.get(i).canConvertToInt()) {
+                    throw new BadRequest("'input_ids' must be an array of integers");
+                }
+                out[i] = ids.get(i).asInt();
+            }
+            return out;
+        }
+        switch (kind) {
+            case CHAT:
+                if (!body.path("messages").isArray() || body.get("messages").isEmpty()) {
+                    throw new BadRequest("'messages' must be a non-empty array");
+                }
+                return encoder.encodeChat(body);
+            case COMPLETIONS:
+                return encoder.encodeText(joinText(body.get("prompt"), "prompt"));
+            default:
+                return encoder.encodeText(joinText(body.get("text"), "text"));
+        }
+    }
+
+    static String joinText(JsonNode text, String field) {
+        if (text == null || text.isNull()) {
+            throw new BadRequest("'" + field + "' is required");
+        }
+        if (text.isTextual()) {
+            return text.asText();
+        }
+        if (text.isArray()) {
+            StringBuilder joined = new StringBuilder();
+            for (JsonNode part : text) {
+                if (joined.length() > 0) {
+                    joined.append('\n');
+                }
+                joined.append(part.asText());
+            }
+            return joined.toString();
+        }
+        throw new BadRequest("'" + field + "' must be a string or an array of strings");
+    }
+
+    static int maxTokens(ApiKind kind, JsonNode body) {
+        JsonNode value = kind == ApiKind.GENERATE
+                ? body.path("sampling_params").get("max_new_tokens")
+                : body.hasNonNull("max_completion_tokens") ? body.get("max_completion_tokens") : body.get("max_tokens");
+        if (value == null || value.isNull()) {
+            return DEFAULT_MAX_TOKENS;
+        }
+        if (!value.canConvertToInt() || value.asInt() < 0) {
+            throw new BadRequest("the token budget must be a non-negative integer");
+        }
+        if (value.asInt() > MAX_TOKENS_LIMIT) {
+            throw new BadRequest("the token budget must be at most " + MAX_TOKENS_LIMIT + " (got " + value.asInt() + ")");
+        }
+        return Math.max(1, value.asInt());
+    }
+
+    /** SGLang's PD {@code bootstrap_room}: one integer or an array of them (one per sequence). */
+    static List<Long> rooms(JsonNode room) {
+        List<Long> rooms = new ArrayList<>();
+        if (room == null || room.isNull()) {
+            return rooms;
+        }
+        if (room.isArray()) {
+            room.forEach(r -> rooms.add(r.asLong()));
+        } else if (room.canConvertToLong()) {
+            rooms.add(room.asLong());
+        } else {
+            throw new BadRequest("'bootstrap_room' must be an integer or an array of integers");
+        }
+        return rooms;
+    }
+}
