@@ -16,7 +16,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * Seed 004 scenario 3: 64 random branches sharing their first 16 samples, each 1,024 deep (64,528
+ * LightLLM prefix-tree case 3: 64 random branches sharing their first 16 samples, each 1,024 deep (64,528
  * logical samples). New-branch insert (a 65th branch by a fresh worker, removed untimed after each
  * call), re-insert, full match, half-depth match (diverges at sample 512).
  */

@@ -15,7 +15,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * Seed 004 scenario 4: a 256-turn append-only chat adding 4 samples per turn (ending at 524,288
+ * LightLLM prefix-tree case 4: a 256-turn append-only chat adding 4 samples per turn (ending at 524,288
  * chars = 1,024 samples); one call = all 256 turns of match + insert on a fresh index. The final
  * tree must be one edge ({@link #edgesAfterChat()}).
  */

@@ -16,7 +16,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * Seed 004's branch-density table: a tree built through the public insert so that every sample of
+ * LightLLM's prefix-tree branch-density table: a tree built through the public insert so that every sample of
  * the prompt branches (the compressed tree degenerates into single-element nodes), exactly one of
  * the 4 workers idle; full select of the prompt. The owner is busy, so the idle worker gets it.
  */

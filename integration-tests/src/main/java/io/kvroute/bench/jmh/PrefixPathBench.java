@@ -15,7 +15,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * Seed 004 scenario 2: one path of 524,288 chars (1,024 samples at stride 512). New insert (into
+ * LightLLM prefix-tree case 2: one path of 524,288 chars (1,024 samples at stride 512). New insert (into
  * an empty index, rebuilt untimed before each call), re-insert, full match, and insert with
  * eviction (capacity 1,024: each insert of one path evicts the other path entirely).
  */

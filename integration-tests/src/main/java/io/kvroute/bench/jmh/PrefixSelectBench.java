@@ -15,7 +15,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * Seed 004 scenario 1: full select (sample, match, decide, insert) over 4 fake prefill workers,
+ * LightLLM prefix-tree case 1: full select (sample, match, decide, insert) over 4 fake prefill workers,
  * stride 512, ASCII prompts. Cases: the owner is idle; every worker is busy; the owner is
  * overloaded and the request is reassigned; a miss (the tree is rebuilt after every invocation,
  * untimed, so every call stays a miss).

@@ -30,7 +30,7 @@ public final class TreeBenchmarkTable {
     /** One row; {@code speedup = seedMicros / medianMicros} (null without a seed figure). */
     public record Case(String name, double medianMicros, Double seedMicros, Double speedup) {}
 
-    /** Seed 004's figures for its compressed tree ("本次实现"), µs; memory in bytes. */
+    /** The figures LightLLM's compressed prefix tree reported for these cases ("本次实现"), µs; memory in bytes. */
     private static final Map<String, Double> SEED = new LinkedHashMap<>();
 
     static {

@@ -27,7 +27,7 @@ public final class ShortLongWorkloads {
      */
     public record Sizes(int longCount, int shortCount, int longTokens, int shortTokens, int outputTokens) {
 
-        /** Seed 002's figures. */
+        /** The figures of LightLLM's prefill-queue strategy study (its long-first burst), reproduced here. */
         public static Sizes burstFull() {
             return new Sizes(48, 48, 16_384, 128, 128);
         }

@@ -36,7 +36,7 @@ class WorkloadsTest {
     }
 
     @Test
-    void longFirstBurst_matchesSeed002Schedule() {
+    void longFirstBurst_matchesLightLlmStudySchedule() {
         List<ScheduledRequest> rs = ShortLongWorkloads.longFirstBurst(ShortLongWorkloads.Sizes.burstFull(),
                 new SplittableRandom(1), 4.0).requests();
 
@@ -49,7 +49,7 @@ class WorkloadsTest {
             assertThat(longs.get(i).sendAtNanosFromStart()).isEqualTo(i * MS);
             assertThat(shorts.get(i).sendAtNanosFromStart()).isEqualTo((60 + i) * MS);
         }
-        // Seed 002 drove the engine with token-id lists: the prompt is exactly that many input_ids.
+        // LightLLM's study drove the engine with token-id lists: the prompt is exactly that many input_ids.
         assertThat(body(longs.get(0)).path("input_ids").size()).isEqualTo(16_384);
         assertThat(body(shorts.get(0)).path("input_ids").size()).isEqualTo(128);
         assertThat(body(longs.get(0)).path("input_ids").get(0)).isNotEqualTo(body(longs.get(1)).path("input_ids").get(0));

@@ -377,7 +377,7 @@ public final class CacheAwarePolicy implements RoutingPolicy {
         }
 
         /**
-         * Seed 000: when no routable worker is provably below the floor (unknown is not evidence),
+         * The saturation pin: when no routable worker is provably below the floor (unknown is not evidence),
          * stay on the least-pressured gate-rejected owner that still passes hard admission;
          * pressure only, then worker id, never re-ranked by match depth. Null when it yields.
          */

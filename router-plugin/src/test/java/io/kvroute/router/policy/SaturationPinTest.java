@@ -7,7 +7,8 @@ import io.kvroute.router.load.FakeLoads;
 import org.junit.jupiter.api.Test;
 
 /**
- * Seed 000's saturation pin ({@code --saturation-queue-floor 2}, {@code --worker-queue-limit 4}):
+ * The saturation pin ({@code --saturation-queue-floor 2}, {@code --worker-queue-limit 4}: when the
+ * whole fleet is queueing, diverting from the prefix owner gains nothing, so the request stays on it):
  * owners w-a (deepest) and w-b hold the prompt; w-c holds nothing.
  */
 class SaturationPinTest {

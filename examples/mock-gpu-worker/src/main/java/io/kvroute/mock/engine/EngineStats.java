@@ -7,8 +7,8 @@ package io.kvroute.mock.engine;
  * @param numRunningReqs requests holding a running slot (decoding or mid-prefill)
  * @param numWaitingReqs requests waiting for admission or prefill
  * @param numUsedTokens KV tokens in use
- * @param numTotalTokens KV tokens in use plus the rest of admitted requests' reservations (REFERENCE
- *     section 2: {@code num_total_tokens}, what admission compares against capacity)
+ * @param numTotalTokens KV tokens in use plus the rest of admitted requests' reservations (SGLang's
+ *     {@code num_total_tokens}, what the scheduler's admission compares against capacity)
  * @param maxTotalNumTokens KV capacity in tokens (0 = unknown)
  * @param numWaitingUncachedTokens sum over waiting requests of uncached prefill tokens
  * @param totalPrefillUncachedTokens cumulative uncached prefill tokens executed

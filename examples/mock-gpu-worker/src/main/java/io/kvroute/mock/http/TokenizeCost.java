@@ -27,7 +27,7 @@ public record TokenizeCost(double msAtReference, int referenceTokens, double exp
         return new TokenizeCost(0, 1, 1);
     }
 
-    /** Seed 003's engine-side tokenization: 100 ms at 55,000 tokens, 580 ms at 125,000. */
+    /** SGLang's engine-side tokenization of long contexts as the sgl-router ingress-tokenization change reported it: 100 ms at 55,000 tokens, 580 ms at 125,000. */
     public static TokenizeCost sglangLongContext() {
         return new TokenizeCost(100, 55_000, Math.log(580.0 / 100.0) / Math.log(125_000.0 / 55_000.0));
     }

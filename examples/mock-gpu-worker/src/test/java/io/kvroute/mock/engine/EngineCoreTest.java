@@ -172,7 +172,7 @@ class EngineCoreTest {
     }
 
     /**
-     * Seed 002's "long requests first" shape, scaled to 16 + 16: long prompts (16384) arrive first,
+     * LightLLM's prefill-queue "long requests first" shape, scaled to 16 + 16: long prompts (16384) arrive first,
      * short ones (128) 60 ms later; batch-max-tokens = chunked-prefill-size = 1024, H100 preset.
      */
     @Test
