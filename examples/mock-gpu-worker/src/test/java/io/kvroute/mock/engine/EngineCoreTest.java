@@ -189,7 +189,7 @@ class EngineCoreTest {
     private double shortMedianTtftMillis(String strategy) throws InterruptedException {
         FakeClock c = new FakeClock();
         // Gate off: the engine sees every queued request (with LightLLM's gate it holds about one long
-        // prompt at a time and no strategy reaches the shorts; Seed002ReplayTest pins both).
+        // prompt at a time and no strategy reaches the shorts; LongFirstBurstReplayTest pins both).
         EngineConfig cfg = EngineConfig.defaults().withStrategy(strategy).withBudgets(1024, 1024, 256)
                 .withTimeModel(TimeModel.h100Small()).withFirstChunkGate(false);
         EngineCore core = new EngineCore(cfg, c);

@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  *       figure (docs/benchmarks.md says why).</li>
  * </ul>
  */
-class Seed002ReplayTest {
+class LongFirstBurstReplayTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"long_first", "interleaved", "long_first_overtaken"})
@@ -44,7 +44,7 @@ class Seed002ReplayTest {
                 Result promote = replay(workload, "promote_shortest", loop, gate);
                 Result hrrn = replay(workload, "hrrn", loop, gate);
                 for (Result r : List.of(def, promote, hrrn)) {
-                    System.out.printf("seed002 %s --engine-loop %s gate=%s %s: short TTFT median %.0f ms / P95 %.0f ms, "
+                    System.out.printf("long-first-burst %s --engine-loop %s gate=%s %s: short TTFT median %.0f ms / P95 %.0f ms, "
                             + "long TTFT P95 %.0f ms, output %.1f tok/s (%+.1f%% short median, %+.1f%% long P95, "
                             + "%+.1f%% throughput vs default)%n", workload, loop.flagValue(), gate, r.strategy,
                             r.shortMedian, r.shortP95, r.longP95, r.outputTokPerSec, pct(r.shortMedian, def.shortMedian),
