@@ -1,11 +1,14 @@
 package io.kvroute.router.dispatch;
 
-import io.kvroute.router.accesslog.RouteFacts;
-import io.kvroute.router.trace.TraceSpan;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvroute.router.accesslog.RouteFacts;
+import io.kvroute.router.dispatch.PdAttemptState.Event;
+import io.kvroute.router.dispatch.PdAttemptState.Phase;
+import io.kvroute.router.dispatch.PdAttemptState.Transition;
 import io.kvroute.router.json.JsonFields;
 import io.kvroute.router.pd.BootstrapInjector;
 import io.kvroute.router.pd.Continuation;
+import io.kvroute.router.trace.TraceSpan;
 import io.kvroute.router.worker.Worker;
 import java.io.IOException;
 import java.net.URI;
@@ -31,13 +34,25 @@ import org.slf4j.LoggerFactory;
  * re-dispatched to the same pair as a new segment ({@link Continuation}); {@link PdOutput} stitches
  * the segments into one stream with summed usage. Output already streamed is never replayed.
  *
- * <p>Threading: worker callbacks arrive on upstream threads; state changes are serialized on this
- * object and client writes are issued after leaving the lock. The {@link Exchange} makes the
- * terminal transition once-only, so racing prefill and decode failures end the request once.
+ * <p>State: each attempt is a {@link PdAttemptState} machine; this class only reacts to the
+ * transitions it is handed, and exactly one transition of an attempt decides it (the
+ * {@link Transition#decided} one), so racing prefill and decode endings, a shutdown and the client
+ * leaving act once. The request's own progress (pair, segment, attempts) is an immutable
+ * {@link Progress} published through a volatile field and replaced only by the sequential attempt
+ * chain: start, then each attempt's deciding callback, then the retry timer or continuation it
+ * starts. The {@link Exchange} makes the client's terminal transition once-only.
+ *
+ * <p>Threading: worker callbacks arrive on upstream threads; {@link #abort} and the client-gone
+ * signal on any. No lock is held while calling the policies, the upstream, the client or a
+ * listener: the only locks are the attempt's (see {@link PdAttempt}) and the output stitcher's,
+ * which guards {@link PdOutput} alone.
  */
 public final class PdDispatch implements Abortable {
 
     private static final Logger LOG = LoggerFactory.getLogger(PdDispatch.class);
+
+    /** Where the request is: the pair in use, the segment being produced, the attempts made so far. */
+    private record Progress(PdPairChooser.Pair pair, int segment, int attempts) {}
 
     private final DispatchDeps deps;
     private final Route route;
@@ -45,15 +60,13 @@ public final class PdDispatch implements Abortable {
     private final PdPairChooser chooser;
     private final Exchange client;
     private final RouteFacts facts;
-    private final PdOutput output;
+    private final PdOutput output; // guarded by itself: touched by the decode callbacks and the attempt chain
     private final int requestedTokens;
     /** The request has an exact text continuation (else a capacity end is the end of the response). */
     private final boolean continuable;
 
-    private PdPairChooser.Pair pair; // guarded by this
-    private int segment; // guarded by this
-    private int attempts; // guarded by this
-    private PdAttempt current; // guarded by this
+    private volatile Progress progress = new Progress(null, 0, 0);
+    private volatile PdAttempt current;
     private volatile String abortReason;
 
     public PdDispatch(DispatchDeps deps, Route route, ObjectNode body, Supplier<List<Worker>> prefillPool,
@@ -81,88 +94,96 @@ public final class PdDispatch implements Abortable {
     public void start() {
         deps.active().add(this);
         client.onGone(() -> {
-            PdAttempt attempt;
-            synchronized (this) {
-                attempt = current;
-            }
+            PdAttempt attempt = current;
             if (attempt != null) {
-                attempt.abortDecode(new IOException("client went away")); // the prefill keeps going so the KV transfer completes
+                attempt.fire(Event.CLIENT_LEFT); // aborts the decode call; the prefill keeps going (KV transfer)
             }
         });
-        boolean paired;
-        TraceSpan select = facts.span().child("kvroute.select");
-        PdPairChooser.Pair chosen;
-        synchronized (this) {
-            pair = chooser.choose(route);
-            chosen = pair;
-            paired = pair != null;
+        if (choosePair("no usable prefill/decode pair")) {
+            launch();
         }
-        noteDecision(select, chosen);
-        if (!paired) {
-            client.fail(503, Failure.of(FailureKind.NO_WORKER), "no usable prefill/decode pair");
-            return;
-        }
-        launch();
     }
 
     @Override
     public void abort(String reason) {
         abortReason = reason;
-        PdAttempt attempt;
-        synchronized (this) {
-            attempt = current;
-        }
+        PdAttempt attempt = current;
         if (attempt != null) {
-            attempt.abandon(true);
+            attempt.fire(Event.ABANDON);
         }
         client.fail(503, Failure.of(FailureKind.SHUTDOWN), reason);
     }
 
-    /** Records the pair choice in the access-log facts and ends its select span. */
-    private void noteDecision(TraceSpan select, PdPairChooser.Pair chosen) {
+    /** The attempt in flight or last made (tests look at its lock). */
+    PdAttempt currentAttempt() {
+        return current;
+    }
+
+    /** Asks the policies for a pair (no lock held) and publishes it; false after failing the request when there is none. */
+    private boolean choosePair(String noPairMessage) {
+        TraceSpan select = facts.span().child("kvroute.select");
+        PdPairChooser.Pair chosen = chooser.choose(route);
+        Progress now = progress;
+        progress = new Progress(chosen, now.segment(), now.attempts());
         if (chosen != null) {
             facts.decision(chosen.policy(), chosen.reason(), chosen.matchedTokens(), chosen.decode().url());
             facts.prefillWorker(chosen.prefill().url());
         }
         Traces.endSelect(select, facts);
+        if (chosen == null) {
+            client.fail(503, Failure.of(FailureKind.NO_WORKER), noPairMessage);
+            return false;
+        }
+        return true;
     }
 
-    private void launch() {
+    /** False, after ending the exchange if it was not yet, when the request must not go on. */
+    private boolean mayProceed() {
         if (client.terminal()) {
-            return; // ended meanwhile (shutdown during a retry backoff)
+            return false; // ended meanwhile (shutdown during a retry backoff)
         }
         if (abortReason != null) {
             client.fail(503, Failure.of(FailureKind.SHUTDOWN), abortReason);
+            return false;
+        }
+        if (client.gone()) {
+            client.clientGone(null); // left during a backoff: no prefill is sent for nobody
+            return false;
+        }
+        return true;
+    }
+
+    private void launch() {
+        if (!mayProceed()) {
             return;
         }
-        PdAttempt attempt;
-        byte[] bytes;
-        int attemptNumber;
-        int retry;
-        synchronized (this) {
-            attempts++;
-            attemptNumber = attempts;
-            retry = attempts - 1 - segment;
-            attempt = new PdAttempt(pair.prefill(), pair.decode(), segment,
-                    OwnershipOnAccept.of(pair.prefillDecision(), deps.onDispatched()));
-            current = attempt;
-            ObjectNode segmentBody = segment == 0 ? body.deepCopy()
+        Progress before = progress;
+        PdPairChooser.Pair pair = before.pair();
+        int segment = before.segment();
+        int attemptNumber = before.attempts() + 1;
+        int retry = attemptNumber - 1 - segment;
+        ObjectNode segmentBody;
+        synchronized (output) {
+            segmentBody = segment == 0 ? body.deepCopy()
                     : Continuation.next(body, route.api().path, output.generatedText(),
                             Math.max(1, requestedTokens - output.generatedTokens()), segment);
-            BootstrapInjector.inject(segmentBody, host(attempt.prefillWorker), attempt.prefillWorker.bootstrapPort(),
-                    deps.rooms());
-            bytes = segmentBody.toString().getBytes(StandardCharsets.UTF_8);
             output.beginSegment();
-            client.note(attempts, segment + 1, attempt.prefillWorker.url(), attempt.decodeWorker.url());
         }
+        BootstrapInjector.inject(segmentBody, host(pair.prefill()), pair.prefill().bootstrapPort(), deps.rooms());
+        byte[] bytes = segmentBody.toString().getBytes(StandardCharsets.UTF_8);
+        TraceSpan segmentSpan = facts.span().child(segment == 0 ? "kvroute.pd.segment" : "kvroute.pd.continuation")
+                .tag("segment", segment).tag("retry", retry);
+        TraceSpan prefillSpan = Traces.upstream(segmentSpan, "kvroute.upstream.prefill", pair.prefill(), retry);
+        TraceSpan decodeSpan = Traces.upstream(segmentSpan, "kvroute.upstream.decode", pair.decode(), retry);
+        PdAttempt attempt = new PdAttempt(pair.prefill(), pair.decode(), segment, attemptNumber,
+                OwnershipOnAccept.of(pair.prefillDecision(), deps.onDispatched()), segmentSpan, prefillSpan, decodeSpan);
+        progress = new Progress(pair, segment, attemptNumber);
+        current = attempt;
+        client.note(attemptNumber, segment + 1, pair.prefill().url(), pair.decode().url());
         deps.inFlight().acquire(attempt.prefillWorker.id());
         deps.inFlight().acquire(attempt.decodeWorker.id());
-        facts.segments(attempt.segment + 1);
+        facts.segments(segment + 1);
         facts.retries(retry);
-        attempt.segmentSpan = facts.span().child(attempt.segment == 0 ? "kvroute.pd.segment" : "kvroute.pd.continuation")
-                .tag("segment", attempt.segment).tag("retry", retry);
-        attempt.prefillSpan = Traces.upstream(attempt.segmentSpan, "kvroute.upstream.prefill", attempt.prefillWorker, retry);
-        attempt.decodeSpan = Traces.upstream(attempt.segmentSpan, "kvroute.upstream.decode", attempt.decodeWorker, retry);
         long dispatchedAt = deps.clock().nanoTime();
         if (attemptNumber == 1) {
             deps.metrics().overhead(route.api().path, dispatchedAt - client.startNanos());
@@ -170,13 +191,15 @@ public final class PdDispatch implements Abortable {
         deps.loads().dispatchLog().recordDispatch(attempt.prefillWorker.id(), dispatchedAt);
         deps.loads().dispatchLog().recordDispatch(attempt.decodeWorker.id(), dispatchedAt);
         String path = route.api().path;
-        attempt.send(deps.upstream(), deps.requests().prefill(attempt.prefillWorker, path, bytes, attemptNumber, attempt.segment,
-                attempt.prefillSpan),
-                deps.requests().decode(attempt.decodeWorker, path, bytes, route.streaming(), attemptNumber, attempt.segment,
-                        attempt.decodeSpan),
+        attempt.send(deps.upstream(), deps.requests().prefill(attempt.prefillWorker, path, bytes, attemptNumber, segment,
+                prefillSpan),
+                deps.requests().decode(attempt.decodeWorker, path, bytes, route.streaming(), attemptNumber, segment,
+                        decodeSpan),
                 this);
-        if (client.gone()) {
-            attempt.abortDecode(new IOException("client went away"));
+        if (abortReason != null) {
+            attempt.fire(Event.ABANDON); // shut down while the calls were being sent
+        } else if (client.gone()) {
+            attempt.fire(Event.CLIENT_LEFT); // the client left while the calls were being sent
         }
     }
 
@@ -191,82 +214,85 @@ public final class PdDispatch implements Abortable {
     }
 
     private void relayDecodeContent(PdAttempt attempt, ByteBuffer chunk, Completion done) {
-        if (attempt.abandoned || attempt.decodeStatus != 200 || !route.streaming()) {
-            attempt.bufferDecode(chunk);
+        if (attempt.decodeHead().status() != 200 || !route.streaming() || !attempt.state().phase().relays) {
+            attempt.bufferDecode(chunk); // an error body or a whole answer, judged when the call ends
             done.succeeded();
             return;
         }
         byte[] bytes = new byte[chunk.remaining()];
         chunk.get(bytes);
         byte[] visible;
-        synchronized (this) {
+        synchronized (output) {
             visible = output.onStreamBytes(bytes);
         }
         if (visible.length == 0) {
             done.succeeded();
             return;
         }
+        if (!attempt.fire(Event.DECODE_STREAMED).relays()) {
+            done.succeeded(); // decided meanwhile (shutdown, the prefill failed, the client left): dropped
+            return;
+        }
         startResponse(attempt, "text/event-stream");
-        attempt.streamedAny = true;
         client.write(ByteBuffer.wrap(visible), done);
     }
 
     /** Hook: the decode call ended. */
     void onDecodeComplete(PdAttempt attempt, Throwable failure) {
         deps.inFlight().release(attempt.decodeWorker.id());
-        if (attempt.abandoned) {
-            return;
-        }
         try {
-            decodeCompleted(attempt, failure);
+            if (client.gone()) {
+                attempt.fire(Event.CLIENT_LEFT);
+            }
+            PdAttempt.DecodeHead head = attempt.decodeHead();
+            Transition step = attempt.fire(failure == null && head.status() == 200 ? Event.DECODE_OK : Event.DECODE_FAILED);
+            if (step.decided()) {
+                decodeDecided(attempt, step, head, failure);
+            }
         } catch (RuntimeException e) {
             failUnexpected(attempt, e);
         }
     }
 
-    private void decodeCompleted(PdAttempt attempt, Throwable failure) {
-        attempt.decodeDone = true;
-        if (client.gone()) {
-            attempt.abandoned = true;
+    private void decodeDecided(PdAttempt attempt, Transition step, PdAttempt.DecodeHead head, Throwable failure) {
+        if (step.entered(Phase.CLIENT_GONE)) {
             client.clientGone(failure);
             return;
         }
+        if (step.entered(Phase.DECODED)) {
+            deps.breakers().onSuccess(attempt.decodeWorker.id());
+            segmentDone(attempt);
+            return;
+        }
+        // DECODE_FAILED: the machine has aborted the prefill call
         if (failure != null) {
-            FailureKind kind = Failures.classify(failure, attempt.decodeStatus > 0);
+            FailureKind kind = Failures.classify(failure, head.status() > 0);
             Failure typed = new Failure(kind, 0, Failure.Hop.DECODE);
             deps.breakers().onFailure(attempt.decodeWorker.id());
             deps.metrics().upstreamError(attempt.decodeWorker.url(), typed.label());
-            attempt.abandon(true);
             retryOrFail(attempt, typed, "decode worker " + attempt.decodeWorker.url()
                     + (kind == FailureKind.TIMEOUT ? " timed out" : " failed: " + failure));
             return;
         }
-        int status = attempt.decodeStatus;
+        int status = head.status();
         if (status == 429) {
-            attempt.abandon(true);
-            busy(attempt, Failure.Hop.DECODE, attempt.decodeBody(), attempt.decodeRetryAfter, attempt.decodeContentType);
+            busy(attempt, Failure.Hop.DECODE, attempt.decodeBody(), head.retryAfter(), head.contentType());
             return;
         }
-        if (status != 200) {
-            Failure typed = Failure.status(status, Failure.Hop.DECODE);
-            if (status >= 500) {
-                deps.breakers().onFailure(attempt.decodeWorker.id());
-            }
-            attempt.abandon(true);
-            if (status >= 500 && retry(attempt, typed)) {
+        Failure typed = Failure.status(status, Failure.Hop.DECODE);
+        if (status >= 500) {
+            deps.breakers().onFailure(attempt.decodeWorker.id());
+            if (retry(attempt, typed)) {
                 return;
             }
-            relayOrFail(attempt, status, attempt.decodeBody(), attempt.decodeContentType, typed);
-            return;
         }
-        deps.breakers().onSuccess(attempt.decodeWorker.id());
-        segmentDone(attempt);
+        relayOrFail(attempt, status, attempt.decodeBody(), head.contentType(), typed);
     }
 
     private void segmentDone(PdAttempt attempt) {
         byte[] last;
         boolean continueSegments;
-        synchronized (this) {
+        synchronized (output) {
             if (route.streaming()) {
                 output.endSegment();
                 continueSegments = continuable && output.segmentEndedForCapacity() && output.generatedTokens() < requestedTokens;
@@ -287,11 +313,10 @@ public final class PdDispatch implements Abortable {
                     last = null;
                 }
             }
-            if (continueSegments) {
-                segment++;
-            }
         }
         if (continueSegments) {
+            Progress now = progress;
+            progress = new Progress(now.pair(), now.segment() + 1, now.attempts());
             deps.metrics().pdContinuation(route.api().path);
             launch();
             return;
@@ -321,7 +346,11 @@ public final class PdDispatch implements Abortable {
         Failure typed = failure != null
                 ? new Failure(Failures.classify(failure, status > 0), 0, Failure.Hop.PREFILL)
                 : status >= 200 && status < 300 ? null : Failure.status(status, Failure.Hop.PREFILL);
-        if (failure != null && attempt.prefillAbortedByRouter) {
+        if (client.gone()) {
+            attempt.fire(Event.CLIENT_LEFT);
+        }
+        Transition step = attempt.fire(typed == null ? Event.PREFILL_OK : Event.PREFILL_FAILED);
+        if (failure != null && step.prefillAbortedByRouter()) {
             // the router aborted it (decode failed or was busy, shutdown): says nothing about this worker
         } else if (typed == null || (!typed.blamesWorker() && typed.kind() != FailureKind.BUSY)) {
             deps.breakers().onSuccess(attempt.prefillWorker.id());
@@ -329,10 +358,10 @@ public final class PdDispatch implements Abortable {
             deps.breakers().onFailure(attempt.prefillWorker.id());
             deps.metrics().upstreamError(attempt.prefillWorker.url(), new Failure(typed.kind(), status, Failure.Hop.WORKER).label());
         }
-        if (attempt.abandoned || client.gone() || attempt.decodeDone || typed == null) {
-            return; // on success the decode side carries the response
+        if (!step.entered(Phase.PREFILL_FAILED)) {
+            return; // on success the decode side carries the response; after a decision this changes nothing
         }
-        attempt.abandon(false);
+        // PREFILL_FAILED: the machine has aborted the decode call
         if (typed.kind() == FailureKind.BUSY) {
             busy(attempt, Failure.Hop.PREFILL, content, retryAfter, mediaType);
             return;
@@ -353,40 +382,18 @@ public final class PdDispatch implements Abortable {
 
     /** Asks the rule; schedules a new pair (first segment) or the same pair (continuation) when it says retry. */
     private boolean retry(PdAttempt attempt, Failure failure) {
-        int attemptNumber;
-        synchronized (this) {
-            attemptNumber = attempts;
-        }
-        Step step = deps.retry().afterPd(new AttemptFacts(attemptNumber, failure, attempt.streamedAny, client.gone(),
-                abortReason != null, attempt.segment > 0, client.startNanos(), deps.clock().nanoTime()));
+        Step step = deps.retry().afterPd(new AttemptFacts(attempt.number, failure, attempt.state().streamed(),
+                client.gone(), abortReason != null, attempt.segment > 0, client.startNanos(), deps.clock().nanoTime()));
         if (step.action() != Step.Action.RETRY) {
             return false;
         }
         deps.metrics().retry(route.api().path, failure.label());
         deps.clock().schedule(() -> {
-            if (client.terminal()) {
+            if (!mayProceed()) {
                 return;
             }
-            boolean paired;
-            boolean rechosen;
-            synchronized (this) {
-                rechosen = segment == 0;
-            }
-            TraceSpan select = rechosen ? facts.span().child("kvroute.select") : TraceSpan.NOOP;
-            PdPairChooser.Pair chosen;
-            synchronized (this) {
-                if (rechosen) {
-                    pair = chooser.choose(route);
-                }
-                chosen = pair;
-                paired = pair != null;
-            }
-            if (rechosen) {
-                noteDecision(select, chosen);
-            }
-            if (!paired) {
-                client.fail(503, Failure.of(FailureKind.NO_WORKER), "no usable prefill/decode pair left");
-                return;
+            if (progress.segment() == 0 && !choosePair("no usable prefill/decode pair left")) {
+                return; // a first segment is retried on a new pair; a continuation keeps its pair
             }
             launch();
         }, step.delayNanos());
@@ -412,7 +419,7 @@ public final class PdDispatch implements Abortable {
     /** An unexpected exception on a worker callback thread: the client still gets an answer. */
     private void failUnexpected(PdAttempt attempt, RuntimeException e) {
         LOG.warn("PD relay failed for {}", route.api().path, e);
-        attempt.abandon(true);
+        attempt.fire(Event.ABANDON);
         client.fail(502, new Failure(FailureKind.BAD_BODY, 0, Failure.Hop.DECODE),
                 "the PD relay failed: " + e.getClass().getSimpleName());
     }

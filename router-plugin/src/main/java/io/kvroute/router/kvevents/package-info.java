@@ -3,8 +3,9 @@
  * wire format of vLLM {@code vllm/distributed/kv_events.py}, discovery through SGLang's
  * {@code /server_info} {@code kv_events} block, {@code python/sglang/srt/server_args.py}).
  *
- * <p>Start reading at {@link io.kvroute.router.kvevents.KvEventsPlane} (the JeroMQ adapter: one SUB
- * socket per engine dp rank, one DEALER per replay socket, all owned by one thread) and
+ * <p>Start reading at {@link io.kvroute.router.kvevents.KvEventsPlane} (membership and the published
+ * snapshot, on the shared {@link io.kvroute.router.zmq.SubscriberLoop}), {@link io.kvroute.router.kvevents.EventRank}
+ * (one engine dp rank: its SUB and replay DEALER, what its batches do to the index) and
  * {@link io.kvroute.router.kvevents.BlockIndex} (the block-level index the cache-aware policy asks
  * through {@link io.kvroute.router.kvevents.ExactCacheIndex}). The pure parts, with no ZeroMQ import:
  * {@link io.kvroute.router.kvevents.KvEventDecoder} (both wire encodings),

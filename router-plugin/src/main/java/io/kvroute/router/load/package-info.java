@@ -3,11 +3,13 @@
  * freshness, and the immutable {@link io.kvroute.router.load.EngineLoadSnapshot} a request captures
  * once at ingress.
  *
- * <p>Start reading at {@link io.kvroute.router.load.LoadPlane} (the thread that owns every socket),
- * then {@link io.kvroute.router.load.EngineLoadSnapshot} (what policies read) and
+ * <p>Start reading at {@link io.kvroute.router.load.LoadPlane} (membership and the published table, on
+ * the shared {@link io.kvroute.router.zmq.SubscriberLoop}) and
+ * {@link io.kvroute.router.load.LoadReportStream} (one worker's reports: seq, gaps, restarts), then
+ * {@link io.kvroute.router.load.EngineLoadSnapshot} (what policies read) and
  * {@link io.kvroute.router.load.PrefillPressure} / {@link io.kvroute.router.load.DecodePressure}
  * ({@code compare_prefill_pressure} of SGLang {@code experimental/sgl-router/src/policies/admission.rs}).
- * Everything except {@code LoadPlane} is plain Java
+ * Everything except {@code LoadPlane} and {@code WorkerSlot} is plain Java
  * with an injected clock. Wire format: {@code docs/load-report-protocol.md}.
  */
 package io.kvroute.router.load;

@@ -117,7 +117,7 @@ final class CoreFixture {
     }
 
     /** A client that records everything; writes complete at once unless {@link #holdWrites}. */
-    static final class RecordingSink implements ClientSink {
+    static class RecordingSink implements ClientSink {
         final ByteArrayOutputStream body = new ByteArrayOutputStream();
         final List<String> calls = new CopyOnWriteArrayList<>();
         volatile int status;

@@ -26,6 +26,7 @@ import org.zeromq.ZMQ;
  */
 class LoadPlaneTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
+    private static final Duration RESUBSCRIBE_AFTER = Duration.ofSeconds(1);
     private final AtomicLong clock = new AtomicLong(1_000_000_000L);
     private final MeterRegistry registry = new SimpleMeterRegistry();
     private final ZContext ctx = new ZContext();
@@ -40,10 +41,10 @@ class LoadPlaneTest {
     }
 
     private LoadPlane startPlane() {
-        // Resubscribe after 1 s of real silence: recovers a stalled JeroMQ tcp handshake well
-        // inside the 10 s waits (reports are stepped every 5 ms while a test waits for one).
+        // Resubscribe after 1 s of silence on the injected clock: publishUntilSeen moves the clock that far
+        // when a tcp report does not get through, which recovers a stalled JeroMQ handshake.
         plane = new LoadPlane(LoadPlaneConfig.defaults().withPollTimeout(Duration.ofMillis(10))
-                .withResubscribeAfter(Duration.ofSeconds(1)), clock::get, registry, ctx);
+                .withResubscribeAfter(RESUBSCRIBE_AFTER), clock::get, registry, ctx);
         plane.start();
         return plane;
     }
@@ -58,7 +59,15 @@ class LoadPlaneTest {
      */
     private void publishUntilSeen(LoadPublisher pub, String worker, LoadStat target) {
         int[] i = {0};
+        boolean tcp = pub.endpoints().get(0).startsWith("tcp:");
+        long[] nudgeAt = {System.nanoTime() + 3_000_000_000L};
         await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() -> {
+            if (tcp && System.nanoTime() - nudgeAt[0] > 0) {
+                // a stalled JeroMQ handshake (see SubscriberLoop) recovers when the plane's clock says the
+                // worker was silent for resubscribeAfter: move the injected clock that far
+                nudgeAt[0] = System.nanoTime() + 3_000_000_000L;
+                clock.addAndGet(RESUBSCRIBE_AFTER.toNanos());
+            }
             pub.onStep(LoadStat.base(0, 10_000 + i[0]++, 0, 0, target.attnDpRank()));
             pub.onStep(target);
             return plane.snapshot().table().get(worker) != null
@@ -323,15 +332,20 @@ class LoadPlaneTest {
         }
     }
 
+    /** The watchdog runs on the injected clock, like every other time of the plane. */
     @Test
-    void silentWorker_getsANewSocketAfterResubscribeAfter_andIsPickedUpAgain() {
+    void silentWorker_getsANewSocketOnceSilentForResubscribeAfterOnTheInjectedClock_andIsPickedUpAgain() {
         startPlane();
         try (LoadPublisher pub = LoadPublisher.bind("tcp://127.0.0.1:*", 1, everyStep(null))) {
             plane.addWorker("w", pub.endpoints());
             publishUntilSeen(pub, "w", LoadStat.base(0, 1, 0, 0, 0));
             double before = registry.get("kvroute.load.resubscribes").counter().count();
-            sleep(300); // well under 1 s of silence
+            sleep(RESUBSCRIBE_AFTER.toMillis() + 500); // real time passes, the injected clock stands still
             assertThat(registry.get("kvroute.load.resubscribes").counter().count()).isEqualTo(before);
+            clock.addAndGet(RESUBSCRIBE_AFTER.toNanos() - 1); // silent for just under resubscribeAfter
+            sleep(300);
+            assertThat(registry.get("kvroute.load.resubscribes").counter().count()).isEqualTo(before);
+            clock.addAndGet(1);
             await().atMost(WAIT).until(() -> registry.get("kvroute.load.resubscribes").counter().count() > before);
             publishUntilSeen(pub, "w", LoadStat.base(0, 2, 0, 0, 0));
             assertThat(plane.snapshot().fresh("w").map(WorkerLoad::numWaitingReqs)).isEqualTo(Optional.of(2));
