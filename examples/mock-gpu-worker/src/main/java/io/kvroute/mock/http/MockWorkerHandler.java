@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvroute.mock.engine.DataParallelEngine;
 import io.kvroute.mock.engine.Engine;
 import io.kvroute.mock.engine.EngineRequest;
 import io.kvroute.mock.engine.TokenSink;
@@ -198,6 +199,42 @@ public final class MockWorkerHandler extends Handler.Abstract {
         ignoreChatInputIds = true;
     }
 
+    /** The request header vLLM reads a pinned data-parallel rank from (vLLM {@code vllm/entrypoints/generate/base/serving.py}). */
+    public static final String DATA_PARALLEL_RANK_HEADER = "X-data-parallel-rank";
+    private volatile boolean honourRankHeader;
+
+    /**
+     * Serves a request on the rank its {@value #DATA_PARALLEL_RANK_HEADER} header names (vLLM's API);
+     * without the header a {@link DataParallelEngine} picks the least loaded rank. A value that is not a
+     * rank of this worker is a 400.
+     */
+    public void honourDataParallelRankHeader() {
+        honourRankHeader = true;
+    }
+
+    /** The pinned rank of a request, -1 when none; a {@link BadRequest} when the header is unusable. */
+    private int pinnedRank(Request request) {
+        String header = honourRankHeader ? request.getHeaders().get(DATA_PARALLEL_RANK_HEADER) : null;
+        if (header == null) {
+            return -1;
+        }
+        int ranks = engine instanceof DataParallelEngine dp ? dp.ranks().size() : 1;
+        try {
+            int rank = Integer.parseInt(header.trim());
+            if (rank >= 0 && rank < ranks) {
+                return rank;
+            }
+        } catch (NumberFormatException e) {
+            // falls through to the error
+        }
+        throw new BadRequest(DATA_PARALLEL_RANK_HEADER + " '" + header + "' is not a data parallel rank of this "
+                + "server (0.." + (ranks - 1) + ")");
+    }
+
+    private Engine.Submission submit(EngineRequest request, io.kvroute.mock.engine.TokenSink sink, int rank) {
+        return engine instanceof DataParallelEngine dp ? dp.submit(request, sink, rank) : engine.submit(request, sink);
+    }
+
     /** Makes {@code /health} answer 503 (a worker that is up but refuses traffic). */
     public void setHealthy(boolean isHealthy) {
         healthy = isHealthy;
@@ -223,13 +260,20 @@ public final class MockWorkerHandler extends Handler.Abstract {
                     : tracer.ingress("engine.request", name -> request.getHeaders().get(name)).tag("path", path);
             Callback traced = span == TraceSpan.NOOP ? callback
                     : Callback.from(callback, () -> span.tag("status", response.getStatus()).end());
+            int rank;
+            try {
+                rank = pinnedRank(request);
+            } catch (BadRequest e) {
+                error(response, traced, 400, "invalid_request_error", e.getMessage());
+                return true;
+            }
             Content.Source.asByteArrayAsync(request, MAX_BODY_BYTES).whenComplete((body, failure) -> {
                 if (failure != null) {
                     error(response, traced, 413, "request_too_large", "body unreadable or over " + MAX_BODY_BYTES + " bytes");
                     return;
                 }
                 try {
-                    generate(kind, body, response, traced, span);
+                    generate(kind, body, response, traced, span, rank);
                 } catch (BadRequest e) {
                     error(response, traced, 400, "invalid_request_error", e.getMessage());
                 } catch (RuntimeException e) {
@@ -290,7 +334,7 @@ public final class MockWorkerHandler extends Handler.Abstract {
         }
     }
 
-    private void generate(ApiKind kind, byte[] bytes, Response response, Callback callback, TraceSpan span) {
+    private void generate(ApiKind kind, byte[] bytes, Response response, Callback callback, TraceSpan span, int rank) {
         JsonNode received;
         try {
             received = JSON.readTree(bytes);
@@ -324,7 +368,7 @@ public final class MockWorkerHandler extends Handler.Abstract {
         }
         int maxTokens = maxTokens(kind, body);
         if (body.hasNonNull("input_ids") || tokenizerManager == null) {
-            admit(kind, body, inputIds(kind, body), maxTokens, response, callback, span);
+            admit(kind, body, inputIds(kind, body), maxTokens, response, callback, span, rank);
             return;
         }
         // Like SGLang's TokenizerManager: text is tokenized by a small pool (one thread by default), so
@@ -334,7 +378,7 @@ public final class MockWorkerHandler extends Handler.Abstract {
                 long startNanos = System.nanoTime();
                 int[] ids = inputIds(kind, body);
                 TokenizeCost.holdTokenizer(tokenizeCost, ids.length, System.nanoTime() - startNanos, speedup);
-                admit(kind, body, ids, maxTokens, response, callback, span);
+                admit(kind, body, ids, maxTokens, response, callback, span, rank);
             } catch (BadRequest e) {
                 error(response, callback, 400, "invalid_request_error", e.getMessage());
             } catch (RuntimeException e) {
@@ -353,7 +397,7 @@ public final class MockWorkerHandler extends Handler.Abstract {
     }
 
     private void admit(ApiKind kind, JsonNode body, int[] inputIds, int maxTokens, Response response, Callback callback,
-            TraceSpan span) {
+            TraceSpan span, int rank) {
         if (inputIds.length == 0) {
             throw new BadRequest("the prompt is empty");
         }
@@ -371,7 +415,7 @@ public final class MockWorkerHandler extends Handler.Abstract {
             Relay relay = new Relay(format, stream, includeUsage, 1, response, callback, clientRid, 0);
             relay.onPrefilled = () -> rooms.forEach(room -> rendezvous.ready(room, inputIds.length));
             relay.onFailed = reason -> rooms.forEach(room -> rendezvous.failed(room, reason));
-            relay.submission = engine.submit(engineRequest, EngineSpans.wrap(relay, span));
+            relay.submission = submit(engineRequest, EngineSpans.wrap(relay, span), rank);
             return;
         }
         if (pd.decode()) {
@@ -406,13 +450,13 @@ public final class MockWorkerHandler extends Handler.Abstract {
                 Relay relay = new Relay(format, stream, includeUsage, maxTokens, response, callback, clientRid, startOffset);
                 relay.reservedKv = inputIds.length;
                 relay.segmentLimit = pd.decodeSegmentTokens();
-                relay.submission = engine.submit(engineRequest, EngineSpans.wrap(relay, span));
+                relay.submission = submit(engineRequest, EngineSpans.wrap(relay, span), rank);
             });
             return;
         }
         EngineRequest engineRequest = new EngineRequest(requestId, inputIds, maxTokens, true, highPriority, segmentIndex);
         Relay relay = new Relay(format, stream, includeUsage, maxTokens, response, callback, clientRid, 0);
-        relay.submission = engine.submit(engineRequest, EngineSpans.wrap(relay, span));
+        relay.submission = submit(engineRequest, EngineSpans.wrap(relay, span), rank);
     }
 
     private static List<Long> rooms(JsonNode room) {
