@@ -3,18 +3,22 @@ package io.kvroute.mock;
 import static java.util.Objects.requireNonNull;
 
 import io.kvroute.mock.engine.CacheEventSink;
+import io.kvroute.mock.engine.DataParallelEngine;
 import io.kvroute.mock.engine.Engine;
 import io.kvroute.scheduler.jetty.KvEventsAdvert;
 import io.kvroute.scheduler.jetty.KvScheduler;
 import io.kvroute.scheduler.report.KvEventFormat;
 import io.kvroute.scheduler.report.KvEventPublisher;
 import java.net.URI;
+import java.util.List;
 import org.eclipse.jetty.util.component.AbstractLifeCycle;
 
 /**
  * Publishes the mock engine's prefix-cache pages as KV events (SGLang's shape, or vLLM's with
  * {@code --kv-events-format vllm}: {@link KvEventFormat}) through the scheduler plugin's
- * {@link KvEventPublisher} (one rank). A Jetty lifecycle bean of the worker's server: on start it
+ * {@link KvEventPublisher}: one PUB and one replay socket per data-parallel rank (a
+ * {@link DataParallelEngine}'s rank r publishes as rank r; with fixed ports, rank r on base + r, as
+ * vLLM offsets them in {@code vllm/distributed/kv_events.py}). A Jetty lifecycle bean of the worker's server: on start it
  * binds the publisher, feeds it from the engine's prefix cache and registers its range with the
  * {@link KvScheduler}, the one producer of the {@code kv_events} block; on stop it closes the
  * publisher (the server stops before the engine does, as before this was a bean).
@@ -55,28 +59,32 @@ final class KvEventReporting extends AbstractLifeCycle {
 
     @Override
     protected void doStart() {
-        KvEventPublisher p = KvEventPublisher.bind(endpoint, replayEndpoint, 1, TOPIC,
+        List<Engine> rankEngines = engine instanceof DataParallelEngine dp ? dp.ranks() : List.of(engine);
+        KvEventPublisher p = KvEventPublisher.bind(endpoint, replayEndpoint, rankEngines.size(), TOPIC,
                 KvEventPublisher.Options.defaults().withFormat(format));
         publisher = p;
-        int ranks = p.endpoints().size();
-        engine.setCacheEventSink(new CacheEventSink() {
-            @Override
-            public void stored(long[] hashes, Long parentHash, int[] tokens, int pageSize) {
-                p.blockStored(0, published(hashes), parentHash == null ? null : published(parentHash), tokens, pageSize);
-            }
+        for (int r = 0; r < rankEngines.size(); r++) {
+            int rank = r;
+            // vLLM seeds each engine core's hashes on its own (NONE_HASH per process): so does each rank here
+            Long seed = hashSeed == null ? null : hashSeed + 0x632BE59BD9B4E019L * rank;
+            rankEngines.get(r).setCacheEventSink(new CacheEventSink() {
+                @Override
+                public void stored(long[] hashes, Long parentHash, int[] tokens, int pageSize) {
+                    p.blockStored(rank, published(seed, hashes), parentHash == null ? null : published(seed, parentHash),
+                            tokens, pageSize);
+                }
 
-            @Override
-            public void removed(long[] hashes) {
-                p.blockRemoved(0, published(hashes));
-            }
+                @Override
+                public void removed(long[] hashes) {
+                    p.blockRemoved(rank, published(seed, hashes));
+                }
 
-            @Override
-            public void cleared() {
-                for (int rank = 0; rank < ranks; rank++) {
+                @Override
+                public void cleared() {
                     p.allBlocksCleared(rank);
                 }
-            }
-        });
+            });
+        }
         scheduler.registerKvEvents(new KvEventsAdvert(host, port(p.endpoints().get(0)), TOPIC,
                 engine.info().pageSize(), port(p.replayEndpoints().get(0))));
     }
@@ -89,20 +97,32 @@ final class KvEventReporting extends AbstractLifeCycle {
         }
     }
 
-    private long[] published(long[] hashes) {
-        if (hashSeed == null) {
+    /** The bound event endpoints, one per rank (empty before start). */
+    List<String> endpoints() {
+        KvEventPublisher p = publisher;
+        return p == null ? List.of() : p.endpoints();
+    }
+
+    /** The bound replay endpoints, one per rank (empty before start). */
+    List<String> replayEndpoints() {
+        KvEventPublisher p = publisher;
+        return p == null ? List.of() : p.replayEndpoints();
+    }
+
+    private static long[] published(Long seed, long[] hashes) {
+        if (seed == null) {
             return hashes;
         }
         long[] out = new long[hashes.length];
         for (int i = 0; i < hashes.length; i++) {
-            out[i] = published(hashes[i]);
+            out[i] = published(seed, hashes[i]);
         }
         return out;
     }
 
     /** The seeded hash times an odd constant: a bijection, so distinct pages keep distinct hashes. */
-    private long published(long hash) {
-        return hashSeed == null ? hash : (hash ^ hashSeed) * 0x9E3779B97F4A7C15L;
+    private static long published(Long seed, long hash) {
+        return seed == null ? hash : (hash ^ seed) * 0x9E3779B97F4A7C15L;
     }
 
     private static int port(String endpoint) {

@@ -158,6 +158,19 @@ public final class MockWorkerMain implements Callable<Integer> {
             + "the topic frame, no heartbeat; vllm/distributed/kv_events.py) (default sglang).")
     String kvEventsFormat = "sglang";
 
+    @Option(names = {"--dp-size", "--data-parallel-size"}, description = "Data-parallel ranks behind this one HTTP "
+            + "server, as vLLM's --data-parallel-size with its internal load balancer: one engine (queue, prefix cache) per "
+            + "rank, a request goes to the rank its X-data-parallel-rank header names, else to the lowest waiting * 4 + "
+            + "running; one /metrics series and one KV-event PUB and replay socket per rank (PUB base + rank, replay base + "
+            + "rank). Needs --engine-api vllm (default 1).")
+    int dpSize = 1;
+
+    @Option(names = "--kv-events-replay-endpoint", description = "ZeroMQ ROUTER endpoint of rank 0's KV-event replay "
+            + "socket; rank r on its port + r (default tcp://HOST:*; with --engine-api vllm and a fixed "
+            + "--kv-events-endpoint port P, P + dp-size; with --engine-api vllm, data parallel and free ports, a free range "
+            + "right after the PUB range).")
+    String kvEventsReplayEndpoint;
+
     @Option(names = "--engine-api", description = "HTTP surface: sglang (/server_info with the kv_events block) or vllm "
             + "(vLLM's /metrics, /v1/models cards, /version, no /server_info, chat ignores input_ids; implies "
             + "--kv-events-format vllm) (default sglang).")
@@ -212,6 +225,30 @@ public final class MockWorkerMain implements Callable<Integer> {
             return handler;
         }
 
+        /** The KV-event PUB endpoints, one per data-parallel rank (empty with {@code --kv-events-endpoint none}). */
+        public java.util.List<String> kvEventEndpoints() {
+            KvEventReporting reporting = server.getBean(KvEventReporting.class);
+            return reporting == null ? java.util.List.of() : reporting.endpoints();
+        }
+
+        /** The KV-event replay endpoints, one per data-parallel rank. */
+        public java.util.List<String> kvEventReplayEndpoints() {
+            KvEventReporting reporting = server.getBean(KvEventReporting.class);
+            return reporting == null ? java.util.List.of() : reporting.replayEndpoints();
+        }
+
+        /** Requests served by each data-parallel rank since start (one entry without {@code --dp-size}). */
+        public long[] requestsByRank() {
+            if (engine instanceof io.kvroute.mock.engine.DataParallelEngine dp) {
+                long[] out = new long[dp.ranks().size()];
+                for (int r = 0; r < out.length; r++) {
+                    out[r] = dp.requests(r);
+                }
+                return out;
+            }
+            return new long[] {handler.requests()};
+        }
+
         /** The vLLM HTTP surface ({@code --engine-api vllm}), or null for the SGLang one. */
         public io.kvroute.mock.http.VllmApi vllmApi() {
             return vllmApi;
@@ -260,16 +297,28 @@ public final class MockWorkerMain implements Callable<Integer> {
         double prefill = role.equals("decode") ? 0 : prefillMsPer1k != null ? prefillMsPer1k : preset.prefillMsPer1kTokens();
         TimeModel timeModel = new TimeModel(prefill, decodeMsPerStep != null ? decodeMsPerStep : preset.decodeMsPerStep(),
                 stepOverheadMs != null ? stepOverheadMs : preset.stepOverheadMs(), speedup);
-        Engine engine;
-        if (engineKind.equals("simple")) {
-            engine = new SimpleEngine(timeModel);
-        } else if (engineKind.equals("scheduled")) {
-            engine = ScheduledEngine.start(new EngineConfig(prefillQueueStrategy, batchMaxTokens, chunkedPrefillSize,
-                    runningMaxReqSize, kvCapacityTokens, pageSize, nodeSelfRequestLimit, resourceWaitTimeoutSecs, timeModel,
-                    EngineLoop.forName(engineLoop), firstChunkGate));
-        } else {
+        boolean vllmApi = switch (engineApi.toLowerCase(java.util.Locale.ROOT)) {
+            case "sglang" -> false;
+            case "vllm" -> true;
+            default -> throw new IllegalArgumentException("--engine-api must be sglang or vllm (got '" + engineApi + "')");
+        };
+        if (dpSize < 1 || dpSize > 64) {
+            throw new IllegalArgumentException("--dp-size must be 1..64 (got " + dpSize + ")");
+        }
+        if (dpSize > 1 && !vllmApi) {
+            throw new IllegalArgumentException("--dp-size above 1 needs --engine-api vllm");
+        }
+        if (!engineKind.equals("simple") && !engineKind.equals("scheduled")) {
             throw new IllegalArgumentException("--engine must be scheduled or simple (got '" + engineKind + "')");
         }
+        java.util.List<Engine> rankEngines = new java.util.ArrayList<>();
+        for (int r = 0; r < dpSize; r++) {
+            rankEngines.add(engineKind.equals("simple") ? new SimpleEngine(timeModel)
+                    : ScheduledEngine.start(new EngineConfig(prefillQueueStrategy, batchMaxTokens, chunkedPrefillSize,
+                            runningMaxReqSize, kvCapacityTokens, pageSize, nodeSelfRequestLimit, resourceWaitTimeoutSecs,
+                            timeModel, EngineLoop.forName(engineLoop), firstChunkGate)));
+        }
+        Engine engine = dpSize == 1 ? rankEngines.get(0) : new io.kvroute.mock.engine.DataParallelEngine(rankEngines);
         QueuedThreadPool threads = new QueuedThreadPool(200, 4);
         threads.setName("mock-worker");
         Server server = new Server(threads);
@@ -320,14 +369,10 @@ public final class MockWorkerMain implements Callable<Integer> {
         }
         handler.useTracer(RequestTracer.create(otlpTracesEndpoint, traceSamplingRatio,
                 "kvroute-mock-worker"));
-        boolean vllmApi = switch (engineApi.toLowerCase(java.util.Locale.ROOT)) {
-            case "sglang" -> false;
-            case "vllm" -> true;
-            default -> throw new IllegalArgumentException("--engine-api must be sglang or vllm (got '" + engineApi + "')");
-        };
         io.kvroute.mock.http.VllmApi vllm = null;
         if (vllmApi) {
             handler.ignoreChatInputIds();
+            handler.honourDataParallelRankHeader();
             // vLLM's routes (and its missing /server_info) ahead of the worker's own; generation falls through
             vllm = new io.kvroute.mock.http.VllmApi(engine, modelId);
             server.setHandler(new Handler.Sequence(vllm, handler));
@@ -343,9 +388,21 @@ public final class MockWorkerMain implements Callable<Integer> {
         scheduler.attach(new EngineScheduling(engine, handler::pendingKvTransfers));
         String eventsEndpoint = kvEventsEndpoint == null ? "tcp://" + host + ":*" : kvEventsEndpoint;
         if (!eventsEndpoint.equals("none")) {
+            String replayEndpoint = kvEventsReplayEndpoint;
+            if (replayEndpoint == null && vllmApi) {
+                // vLLM's layout: rank r on base + r for both sockets, the replay range after the PUB range
+                Integer fixed = fixedPort(eventsEndpoint);
+                if (fixed == null && dpSize > 1) {
+                    int base = freePortRange(host, 2 * dpSize);
+                    eventsEndpoint = "tcp://" + host + ":" + base;
+                    fixed = base;
+                }
+                replayEndpoint = fixed == null ? null : "tcp://" + host + ":" + (fixed + dpSize);
+            }
             // bound on start, registered with the scheduler's kv_events block, closed on stop
-            server.addBean(new KvEventReporting(eventsEndpoint, "tcp://" + host + ":*", host, engine, scheduler,
-                    hashSeed, vllmApi ? KvEventFormat.VLLM : kvEventFormat(kvEventsFormat)));
+            server.addBean(new KvEventReporting(eventsEndpoint, replayEndpoint == null ? "tcp://" + host + ":*"
+                    : replayEndpoint, host, engine, scheduler, hashSeed,
+                    vllmApi ? KvEventFormat.VLLM : kvEventFormat(kvEventsFormat)));
         }
         server.start();
         String baseUrl = "http://" + host + ":" + connector.getLocalPort();
@@ -362,13 +419,56 @@ public final class MockWorkerMain implements Callable<Integer> {
         staticInfo.put("max_running_requests", engine.info().maxRunningRequests());
         staticInfo.put("prefill_queue_strategy", engine.info().prefillQueueStrategy());
         staticInfo.put("engine_loop", engine.info().engineLoop());
-        staticInfo.put("dp_size", 1);
+        staticInfo.put("dp_size", dpSize);
         staticInfo.put("time_model", timeModel.toString());
         staticInfo.put("tokenizer", tokenizerPath == null ? "stand-in" : tokenizerPath);
         MockWorker worker = new MockWorker(server, engine, handler, baseUrl, scheduler);
         worker.tokenizers = tokenizers;
         worker.vllmApi = vllm;
         return worker;
+    }
+
+    /** The port of {@code tcp://host:PORT}, or null for a wildcard port ({@code *}, {@code 0}). */
+    private static Integer fixedPort(String endpoint) {
+        String port = endpoint.substring(endpoint.lastIndexOf(':') + 1);
+        if (port.equals("*") || port.equals("0")) {
+            return null;
+        }
+        try {
+            return Integer.parseInt(port);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--kv-events-endpoint must be tcp://HOST:PORT or tcp://HOST:* (got '"
+                    + endpoint + "')");
+        }
+    }
+
+    /**
+     * A base port whose next {@code count} ports were all free a moment ago (vLLM's fixed layout needs
+     * consecutive ports; a race with another process shows as a bind failure at start).
+     */
+    /** {@link #freePortRange} for tests that lay out fixed ports themselves. */
+    public static int freePortRangeForTests(String host, int count) {
+        return freePortRange(host, count);
+    }
+
+    static int freePortRange(String host, int count) {
+        java.util.Random random = new java.util.Random();
+        for (int attempt = 0; attempt < 200; attempt++) {
+            int base = 20_000 + random.nextInt(40_000 - count);
+            boolean free = true;
+            for (int p = base; p < base + count && free; p++) {
+                try (java.net.ServerSocket socket = new java.net.ServerSocket()) {
+                    socket.setReuseAddress(false);
+                    socket.bind(new java.net.InetSocketAddress(host, p));
+                } catch (java.io.IOException e) {
+                    free = false;
+                }
+            }
+            if (free) {
+                return base;
+            }
+        }
+        throw new IllegalStateException("no " + count + " consecutive free ports on " + host);
     }
 
     /** Null for SGLang's hashes; a fresh random seed for {@code random}. */

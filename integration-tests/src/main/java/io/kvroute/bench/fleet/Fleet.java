@@ -13,4 +13,13 @@ public interface Fleet extends AutoCloseable {
 
     /** Base URLs of the workers, in start order. */
     List<String> workerUrls();
+
+    /**
+     * Router flags that locate the workers' KV events when they serve no {@code /server_info}
+     * ({@code --engine-api vllm}): {@code --kv-events-worker-templates} with each worker's ports; empty
+     * otherwise. The fleet's own router has them; a scenario starting more routers adds them.
+     */
+    default List<String> kvEventTemplateArgs() {
+        return List.of();
+    }
 }

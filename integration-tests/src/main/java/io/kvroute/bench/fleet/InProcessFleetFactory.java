@@ -71,6 +71,8 @@ public final class InProcessFleetFactory implements FleetFactory {
             if (tokenizer != null) {
                 routerArgs.addAll(List.of("--tokenizer-path", tokenizer));
             }
+            fleet.templateArgs = vllmTemplates(spec, fleet.workers);
+            routerArgs.addAll(fleet.templateArgs);
             routerArgs.addAll(spec.routerArgs());
             try {
                 fleet.router = RouterMain.start(routerArgs.toArray(String[]::new));
@@ -113,6 +115,29 @@ public final class InProcessFleetFactory implements FleetFactory {
         return args;
     }
 
+    /**
+     * vLLM-API workers serve no {@code /server_info}: the router finds their KV events through one
+     * template per worker URL, built from the ports each worker bound. Empty for SGLang-API workers.
+     */
+    private static List<String> vllmTemplates(FleetSpec spec, List<MockWorkerMain.MockWorker> workers) {
+        int api = spec.workerArgs().indexOf("--engine-api");
+        if (api < 0 || api + 1 >= spec.workerArgs().size() || !spec.workerArgs().get(api + 1).equals("vllm")) {
+            return List.of();
+        }
+        List<String> templates = new ArrayList<>();
+        for (MockWorkerMain.MockWorker w : workers) {
+            List<String> pub = w.kvEventEndpoints();
+            List<String> replay = w.kvEventReplayEndpoints();
+            if (pub.isEmpty()) {
+                continue;
+            }
+            templates.add(w.baseUrl() + "=endpoint=tcp://*:" + java.net.URI.create(pub.get(0)).getPort()
+                    + (replay.isEmpty() ? "" : ";replay-endpoint=tcp://*:" + java.net.URI.create(replay.get(0)).getPort())
+                    + ";topic=kv;block-size=" + w.engine().info().pageSize() + ";dp-size=" + pub.size());
+        }
+        return templates.isEmpty() ? List.of() : List.of("--kv-events-worker-templates", String.join(",", templates));
+    }
+
     private static void awaitBootstrapPorts(InProcessFleet fleet) throws InterruptedException {
         WorkerRegistry registry = fleet.router.router().workers();
         boolean learned = registry.awaitFleet(f -> {
@@ -133,6 +158,12 @@ public final class InProcessFleetFactory implements FleetFactory {
     private static final class InProcessFleet implements Fleet {
         private final List<MockWorkerMain.MockWorker> workers = new ArrayList<>();
         private RouterMain.RunningRouter router;
+        private List<String> templateArgs = List.of();
+
+        @Override
+        public List<String> kvEventTemplateArgs() {
+            return templateArgs;
+        }
 
         /**
          * Starts the workers concurrently (each loads its own copy of the tokenizer, 1.5-3 s of CPU on

@@ -30,12 +30,13 @@ import java.util.concurrent.TimeUnit;
  * {@code cache_aware}. Variants: {@code single} (1 replica, exact index), {@code replicas-approximate}
  * (N replicas, each with only its own prefix tree), {@code replicas-exact} (N replicas, all fed by
  * the engines' KV events) and {@code replicas-exact-failover} (as replicas-exact, but replica 2 is
- * killed halfway and its later requests go round-robin to the survivors). Each replica is a full
+ * killed halfway and its later requests go round-robin to the survivors), and {@code replicas-exact@vllm}
+ * (replicas-exact over workers speaking vLLM's API, found through KV-event templates). Each replica is a full
  * router in this JVM; a request is sent to replica {@code i mod N} at its scheduled time.
  */
 final class ReplicasScenario implements Scenario {
     static final List<String> VARIANTS = List.of("single", "replicas-approximate", "replicas-exact",
-            "replicas-exact-failover");
+            "replicas-exact-failover", "replicas-exact" + Scenarios.VLLM_SUFFIX);
     private final TimeModelSpec time;
 
     ReplicasScenario(TimeModelSpec time) {
@@ -84,6 +85,7 @@ final class ReplicasScenario implements Scenario {
 
     @Override
     public VariantResult run(String variant, RunContext ctx) throws Exception {
+        boolean vllm = variant.endsWith(Scenarios.VLLM_SUFFIX);
         int n = variant.equals("single") ? 1 : replicas();
         String index = variant.equals("replicas-approximate") ? "approximate" : "exact";
         List<String> routerArgs = List.of("--policy", "cache_aware", "--cache-index", index,
@@ -91,13 +93,15 @@ final class ReplicasScenario implements Scenario {
         List<ScheduledRequest> schedule = workload(ctx.seed(), ctx.quick()).requests().stream()
                 .map(r -> r.compressedBy(time.speedup())).toList();
         Duration timeout = ctx.quick() ? Scenarios.QUICK_TIMEOUT : Scenarios.FULL_TIMEOUT;
-        try (Fleet fleet = ctx.fleets().start(new FleetSpec(4, time.workerArgs(), routerArgs))) {
+        try (Fleet fleet = ctx.fleets().start(new FleetSpec(4, vllm ? Scenarios.vllmWorkerArgs(time) : time.workerArgs(),
+                routerArgs))) {
             List<String> urls = new ArrayList<>(List.of(fleet.routerUrl()));
             List<RouterMain.RunningRouter> extra = new ArrayList<>();
             try {
                 for (int i = 1; i < n; i++) {
                     List<String> args = new ArrayList<>(List.of("--port", "0", "--worker-urls",
                             String.join(",", fleet.workerUrls()), "--tokenizer-path", BundledTokenizer.qwen3().toString()));
+                    args.addAll(fleet.kvEventTemplateArgs());
                     args.addAll(routerArgs);
                     RouterMain.RunningRouter r = RouterMain.start(args.toArray(String[]::new));
                     extra.add(r);

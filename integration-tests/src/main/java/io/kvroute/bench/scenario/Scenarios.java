@@ -65,8 +65,16 @@ public final class Scenarios {
      */
     static final double SATURATION_CAPACITY_REQ_PER_SEC = 10.0;
 
-    /** multi-turn variants: router {@code --policy} values; extend as policies land. */
-    public static final List<String> MULTI_TURN_POLICIES = List.of("round_robin", "random", "power_of_two", "cache_aware");
+    /**
+     * multi-turn variants: router {@code --policy} values; extend as policies land. A {@value #VLLM_SUFFIX}
+     * suffix runs the same policy over vLLM-API workers ({@code --engine-api vllm}: no /server_info, load from
+     * /metrics, chat without router ids, KV events found through templates), in the same run as the SGLang fleet.
+     */
+    public static final List<String> MULTI_TURN_POLICIES = List.of("round_robin", "random", "power_of_two", "cache_aware",
+            "cache_aware@vllm");
+
+    /** Variant suffix: the same variant over mock workers speaking vLLM's API. */
+    static final String VLLM_SUFFIX = "@vllm";
 
     /** saturation variants: router flags per variant (the admission gate and its queue floor). */
     static final Map<String, List<String>> SATURATION_VARIANTS = saturationVariants();
@@ -261,6 +269,15 @@ public final class Scenarios {
 
     /** {@code workers} default-strategy workers; the router's policy is the variant. */
     static FleetSpec policyFleet(TimeModelSpec time, int workers, String policy) {
+        if (policy.endsWith(VLLM_SUFFIX)) {
+            return new FleetSpec(workers, vllmWorkerArgs(time), List.of("--policy",
+                    policy.substring(0, policy.length() - VLLM_SUFFIX.length())));
+        }
         return new FleetSpec(workers, time.workerArgs(), List.of("--policy", policy));
+    }
+
+    /** {@code time}'s worker flags plus {@code --engine-api vllm}. */
+    static List<String> vllmWorkerArgs(TimeModelSpec time) {
+        return concat(time.workerArgs(), List.of("--engine-api", "vllm"));
     }
 }

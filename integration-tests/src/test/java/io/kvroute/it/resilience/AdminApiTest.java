@@ -91,7 +91,9 @@ class AdminApiTest {
                     "{\"url\":\"http://exa mple.com\"}", "{\"url\":\"\"}", "{\"url\":42}", "{\"url\":null}", "{}", "[]",
                     "not json", "{\"url\":\"" + canary.baseUrl() + "\",\"role\":\"boss\"}",
                     "{\"url\":\"" + canary.baseUrl() + "\",\"bootstrap_port\":70000}",
-                    "{\"url\":\"" + canary.baseUrl() + "\",\"load_endpoint\":\"file:///etc/passwd\"}");
+                    "{\"url\":\"" + canary.baseUrl() + "\",\"load_endpoint\":\"file:///etc/passwd\"}",
+                    "{\"url\":\"" + canary.baseUrl() + "\",\"kv_events_template\":\"endpoint=tcp://*:5557\"}",
+                    "{\"url\":\"" + canary.baseUrl() + "\",\"kv_events_template\":42}");
             for (String body : bodies) {
                 Client.Reply reply = client.postJson(fleet.url("/workers"), body, AUTH);
                 assertThat(reply.status()).as(body + " -> " + reply.body()).isEqualTo(400);
@@ -100,6 +102,22 @@ class AdminApiTest {
             Thread.sleep(700); // two health intervals: a registered bad URL would have been probed by now
             assertThat(canary.anyRequests()).as("nothing fetched a rejected URL").isZero();
             assertThat(fleet.router.router().workers().fleet().all()).hasSize(1);
+        }
+    }
+
+    /** An engine without /server_info (vLLM) added with its KV-event template: the worker carries the endpoints. */
+    @Test
+    void postWorkers_kvEventsTemplate_givesTheWorkerItsKvEventEndpoints() throws Exception {
+        try (Fleet fleet = Fleet.start(1, List.of(), List.of(), routerArgs());
+                ScriptedWorker added = ScriptedWorker.start(ScriptedWorker.Script.OK)) {
+            Client.Reply created = client.postJson(fleet.url("/workers"), "{\"url\":\"" + added.baseUrl()
+                    + "\",\"kv_events_template\":\"endpoint=tcp://*:45557;replay-endpoint=tcp://*:45600;block-size=16;"
+                    + "dp-size=2\"}", AUTH);
+            assertThat(created.status()).as(created.body()).isEqualTo(201);
+            io.kvroute.router.worker.Worker w = fleet.router.router().workers().fleet().all().stream()
+                    .filter(x -> x.url().equals(added.baseUrl())).findFirst().orElseThrow();
+            assertThat(w.kvEvents().eventEndpoints(w.host())).containsExactly("tcp://127.0.0.1:45557", "tcp://127.0.0.1:45558");
+            assertThat(w.kvEvents().replayEndpoints(w.host())).containsExactly("tcp://127.0.0.1:45600", "tcp://127.0.0.1:45601");
         }
     }
 

@@ -1,9 +1,14 @@
 package io.kvroute.router.config;
 
+import io.kvroute.router.worker.KvEventsTemplates;
+import java.util.List;
+
 /**
  * The exact KV index fed by the engines' KV events: when a silent publisher is reported and
- * resubscribed, how many blocks one engine rank may hold, and how blocks are keyed. Handed to the
- * KV-events plane by {@code plugin/KvEventsWiring}.
+ * resubscribed, how many blocks one engine rank may hold, how blocks are keyed, and where the
+ * publishers of workers that advertise none (vLLM) are: a default template, per-URL templates and the
+ * pod annotation that holds one (see {@code worker/KvEventsTemplate}). Handed to the KV-events plane
+ * by {@code plugin/KvEventsWiring}; the templates also to discovery.
  */
 public record KvEventsSettings(
         @Setting(name = "cache-index", defaultValue = "auto", choices = {"auto", "exact", "approximate"},
@@ -19,12 +24,49 @@ public record KvEventsSettings(
                 description = "Blocks the exact index keeps per engine dp rank; stores beyond are refused; in tokens mode "
                         + "also bounds each rank's engine-to-own hash map")
         int maxBlocksPerRank,
-        @Setting(name = "kv-events-hash", defaultValue = "engine", choices = {"engine", "tokens"},
+        @Setting(name = "kv-events-hash", defaultValue = "auto", choices = {"auto", "engine", "tokens"},
                 description = "How the exact index keys KV-event blocks: engine (the engine's own block hashes, reproducible "
                         + "for SGLang), tokens (the router's own chained hash of each event's token_ids, for engines with "
-                        + "unreproducible hashes such as vLLM's per-process seed); /server_info cannot tell which applies "
-                        + "(SGLang's kv_events block has no hash field), so it is a flag")
-        String hash) {
+                        + "unreproducible hashes such as vLLM's per-process seed), auto (tokens for vLLM workers, engine for "
+                        + "the rest); engine for a vLLM worker is refused (kvroute_kv_events_workers_refused_total"
+                        + "{reason=\"engine_hash\"}): kvroute does not compute vLLM's block hash")
+        String hash,
+        @Setting(name = "kv-events-template", defaultValue = Setting.UNSET,
+                description = "KV-event endpoints of every worker whose /server_info advertises none (vLLM), in the words "
+                        + "of vLLM's --kv-events-config: endpoint=tcp://*:5557;replay-endpoint=tcp://*:5600;topic=kv;"
+                        + "block-size=16;dp-size=2 (rank r on port + r; * or {host} is the worker URL's host). A "
+                        + "/server_info kv_events block wins over it. Unset = no template")
+        String template,
+        @Setting(name = "kv-events-worker-templates", defaultValue = Setting.UNSET,
+                description = "Per-worker KV-event templates, URL=TEMPLATE comma separated (TEMPLATE as for "
+                        + "--kv-events-template); they win over --kv-events-template. Unset = none")
+        List<String> workerTemplates,
+        @Setting(name = "kv-events-annotation", defaultValue = KvEventsTemplates.DEFAULT_ANNOTATION,
+                description = "Service discovery: pod annotation holding the pod's KV-event template (as for "
+                        + "--kv-events-template); it wins over --kv-events-template")
+        String annotation) {
+
+    public KvEventsSettings {
+        workerTemplates = workerTemplates == null ? List.of() : List.copyOf(workerTemplates);
+        try {
+            KvEventsTemplates.parse(template, List.of());
+        } catch (IllegalArgumentException e) {
+            throw ConfigValidator.fail("--kv-events-template", template, e.getMessage());
+        }
+        try {
+            KvEventsTemplates.parse(null, workerTemplates);
+        } catch (IllegalArgumentException e) {
+            throw ConfigValidator.fail("--kv-events-worker-templates", String.join(",", workerTemplates), e.getMessage());
+        }
+        if (annotation.isBlank()) {
+            throw ConfigValidator.fail("--kv-events-annotation", annotation, "must not be empty");
+        }
+    }
+
+    /** The parsed {@code --kv-events-template} and {@code --kv-events-worker-templates}. */
+    public KvEventsTemplates templates() {
+        return KvEventsTemplates.parse(template, workerTemplates);
+    }
 
     public static final KvEventsSettings DEFAULTS = SettingsBinder.defaults(KvEventsSettings.class);
 

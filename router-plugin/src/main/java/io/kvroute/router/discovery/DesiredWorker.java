@@ -1,5 +1,6 @@
 package io.kvroute.router.discovery;
 
+import io.kvroute.router.worker.KvEventsAdvert;
 import io.kvroute.router.worker.Worker;
 import io.kvroute.router.worker.WorkerRole;
 import java.util.Objects;
@@ -12,8 +13,13 @@ import java.util.Objects;
  * @param bootstrapPort a prefill pod's annotated KV bootstrap port, or null (unknown: leave it to
  *     what the worker's {@code /server_info} reports)
  * @param podKey the pod that asks for it
+ * @param kvEvents the KV-event endpoints its annotation (or the fleet's default template) states, or null
  */
-public record DesiredWorker(String url, WorkerRole role, Integer bootstrapPort, String podKey) {
+public record DesiredWorker(String url, WorkerRole role, Integer bootstrapPort, String podKey, KvEventsAdvert kvEvents) {
+
+    public DesiredWorker(String url, WorkerRole role, Integer bootstrapPort, String podKey) {
+        this(url, role, bootstrapPort, podKey, null);
+    }
 
     public DesiredWorker {
         Objects.requireNonNull(url, "url");
@@ -24,5 +30,11 @@ public record DesiredWorker(String url, WorkerRole role, Integer bootstrapPort, 
     /** The registry id: derived from the URL, so every router replica agrees on it. */
     public String workerId() {
         return Worker.idFor(url);
+    }
+
+    /** The registry's new worker for this pod, with its templated KV-event endpoints when it has some. */
+    public Worker toWorker() {
+        Worker w = Worker.of(url, role, bootstrapPort);
+        return kvEvents == null ? w : w.withKvEvents(kvEvents);
     }
 }

@@ -96,7 +96,7 @@ public final class FleetReconciler {
             ownedIds.add(id);
             drainingSinceNanos.remove(id);
             if (have == null) {
-                actions.add(new ReconcileAction.Add(Worker.of(wanted.url(), wanted.role(), wanted.bootstrapPort())));
+                actions.add(new ReconcileAction.Add(wanted.toWorker()));
                 continue;
             }
             if (fleet.isDraining(id)) {

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kvroute.router.config.ServiceDiscoveryConfig;
+import io.kvroute.router.worker.KvEventsTemplates;
 import io.kvroute.router.worker.WorkerRegistry;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -70,6 +71,14 @@ public final class KubernetesDiscovery implements AutoCloseable {
     public KubernetesDiscovery(KubernetesClient client, ServiceDiscoveryConfig config, WorkerRegistry registry,
             ToIntFunction<String> inFlight, Runnable onAdded, long drainTimeoutNanos, LongSupplier nanoClock,
             MeterRegistry meters, long tickMillis) {
+        this(client, new DiscoveryRules(config), config, registry, inFlight, onAdded, drainTimeoutNanos, nanoClock, meters,
+                tickMillis);
+    }
+
+    /** As above, with the rules (and so the KV-event templates and annotation) given. */
+    public KubernetesDiscovery(KubernetesClient client, DiscoveryRules rules, ServiceDiscoveryConfig config,
+            WorkerRegistry registry, ToIntFunction<String> inFlight, Runnable onAdded, long drainTimeoutNanos,
+            LongSupplier nanoClock, MeterRegistry meters, long tickMillis) {
         this.ownsClient = client == null;
         this.client = client == null ? new KubernetesClientBuilder().build() : client;
         this.namespace = config.namespace() != null ? config.namespace()
@@ -79,7 +88,7 @@ public final class KubernetesDiscovery implements AutoCloseable {
         this.onAdded = Objects.requireNonNull(onAdded, "onAdded");
         this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
         this.tickMillis = tickMillis;
-        this.reconciler = new FleetReconciler(new DiscoveryRules(config), drainTimeoutNanos);
+        this.reconciler = new FleetReconciler(Objects.requireNonNull(rules, "rules"), drainTimeoutNanos);
         this.startNanos = nanoClock.getAsLong();
         Gauge.builder("kvroute.discovery.last.sync.age", this, d -> d.lastSyncAgeSeconds()).baseUnit("seconds")
                 .description("Seconds since the pod informer last proved it is in sync with the API server")
@@ -93,8 +102,19 @@ public final class KubernetesDiscovery implements AutoCloseable {
     public static KubernetesDiscovery create(KubernetesClient client, ServiceDiscoveryConfig config,
             WorkerRegistry registry, ToIntFunction<String> inFlight, Runnable onAdded, long drainTimeoutNanos,
             MeterRegistry meters) {
-        return new KubernetesDiscovery(client, config, registry, inFlight, onAdded, drainTimeoutNanos, System::nanoTime,
-                meters, DEFAULT_TICK_MILLIS);
+        return create(client, config, KvEventsTemplates.NONE, KvEventsTemplates.DEFAULT_ANNOTATION, registry, inFlight,
+                onAdded, drainTimeoutNanos, meters);
+    }
+
+    /**
+     * @param templates the fleet's default KV-event template ({@code --kv-events-template})
+     * @param kvEventsAnnotation the pod annotation holding a pod's own template ({@code --kv-events-annotation})
+     */
+    public static KubernetesDiscovery create(KubernetesClient client, ServiceDiscoveryConfig config,
+            KvEventsTemplates templates, String kvEventsAnnotation, WorkerRegistry registry,
+            ToIntFunction<String> inFlight, Runnable onAdded, long drainTimeoutNanos, MeterRegistry meters) {
+        return new KubernetesDiscovery(client, new DiscoveryRules(config, templates, kvEventsAnnotation), config,
+                registry, inFlight, onAdded, drainTimeoutNanos, System::nanoTime, meters, DEFAULT_TICK_MILLIS);
     }
 
     /** Starts the informer without waiting for the API server: an unreachable server delays workers, not startup. */

@@ -160,7 +160,19 @@ final class AdminRoutes {
                 }
             }
         }
-        Worker worker = Worker.of(url, role, bootstrapPort).withLoadEndpoints(endpoints);
+        // KV-event endpoints of an engine without /server_info (vLLM): the body's template, else the configured ones
+        Worker worker = ctx.config().kvEvents().templates().apply(Worker.of(url, role, bootstrapPort)
+                .withLoadEndpoints(endpoints));
+        JsonNode template = root.get("kv_events_template");
+        if (template != null && !template.isNull()) {
+            try {
+                worker = worker.withKvEvents(io.kvroute.router.worker.KvEventsTemplate.parse(template.asText()).advert());
+            } catch (IllegalArgumentException e) {
+                OpenAiErrors.send(response, callback, 400, "invalid_request_error",
+                        "'kv_events_template' " + e.getMessage());
+                return;
+            }
+        }
         if (!ctx.registry().add(worker)) {
             OpenAiErrors.send(response, callback, 409, "conflict", "worker " + worker.url() + " is already registered as " + worker.id());
             return;

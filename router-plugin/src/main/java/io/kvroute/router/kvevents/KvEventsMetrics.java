@@ -62,7 +62,7 @@ final class KvEventsMetrics {
                 .description("Events not indexed: a tier other than GPU, or a KV-cache group that is not the "
                         + "full-attention one").register(registry));
         refusedBigram = register(Counter.builder("kvroute.kv.events.workers.refused").tag("reason", "bigram_pages")
-                .description("Workers not subscribed for the exact index (bigram_pages: an EAGLE-family SGLang engine)")
+                .description(SubscriptionRule.REFUSED_DESCRIPTION)
                 .register(registry));
         for (KvMalformedReason r : KvMalformedReason.values()) {
             malformed.put(r, register(Counter.builder("kvroute.kv.events.malformed").tag("reason", r.label())

@@ -52,6 +52,7 @@ public final class MetricsScraper implements AutoCloseable {
         final ScrapeSchedule schedule; // guarded by this
         boolean registered; // guarded by this
         long seq; // guarded by this
+        int blockSize; // guarded by this: the last block size the engine reported, 0 before any
 
         Target(String workerId, String metricsUrl, EngineMetricNames names, ScrapeSchedule schedule) {
             this.workerId = workerId;
@@ -70,6 +71,7 @@ public final class MetricsScraper implements AutoCloseable {
     private final LongSupplier nanoClock;
     private final Map<String, Target> targets = new ConcurrentHashMap<>();
     private final Map<String, Counter> outcomes = new ConcurrentHashMap<>();
+    private volatile java.util.function.ObjIntConsumer<String> blockSizeListener = (id, size) -> { };
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "kvroute-metrics-scrape");
         t.setDaemon(true);
@@ -98,6 +100,14 @@ public final class MetricsScraper implements AutoCloseable {
                     .description("/metrics scrapes of engines that push no load report, by outcome")
                     .register(registry));
         }
+    }
+
+    /**
+     * Calls {@code listener} with a worker's KV block size whenever a scrape reports one that differs from
+     * the last ({@code vllm:cache_config_info{block_size}}), on an HTTP client thread; it must not block.
+     */
+    public void onBlockSize(java.util.function.ObjIntConsumer<String> listener) {
+        blockSizeListener = requireNonNull(listener, "listener");
     }
 
     public void start() {
@@ -192,14 +202,22 @@ public final class MetricsScraper implements AutoCloseable {
             return e.reason;
         }
         boolean first;
+        boolean newBlockSize;
         synchronized (t) {
             first = !t.registered;
             t.registered = true;
+            newBlockSize = reading.blockSize() > 0 && reading.blockSize() != t.blockSize;
+            if (newBlockSize) {
+                t.blockSize = reading.blockSize();
+            }
         }
         if (first) {
             plane.addScrapedWorker(t.workerId);
         }
         plane.applyScrape(t.workerId, reading.ranks());
+        if (newBlockSize) {
+            blockSizeListener.accept(t.workerId, reading.blockSize());
+        }
         return "ok";
     }
 

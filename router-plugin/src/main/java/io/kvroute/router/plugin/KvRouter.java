@@ -78,6 +78,8 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
 
     /** The engines' KV events ({@code --cache-index exact|auto}), or null with {@code approximate}. */
     private final KvEventsPlane kvEvents;
+    /** Decides which workers' KV events feed the exact index (a no-op without the plane). */
+    private final KvEventsWiring kvWiring;
 
     private KvRouter(RouterConfig config, KubernetesClient kubernetes, RequestTracer tracer) {
         this.config = Objects.requireNonNull(config, "config");
@@ -146,7 +148,11 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         tokenizers.chatPrefixCaches().forEach(metrics::bindChatPrefixCache);
         tokenizers.chatCacheDeclines().forEach(metrics::chatCacheDeclined);
         tokenizers.textOnlyModels().forEach(metrics::templateTextOnly);
-        this.kvEvents = KvEventsWiring.create(config, metrics.registry(), cacheAwarePolicies.values());
+        this.kvWiring = KvEventsWiring.create(config, metrics.registry(), cacheAwarePolicies.values());
+        this.kvEvents = kvWiring.plane();
+        // vllm:cache_config_info's block size confirms (or refuses) a worker's KV-event template
+        scraper.onBlockSize((workerId, blockSize) -> registry.get(workerId)
+                .ifPresent(w -> kvWiring.engineBlockSize(w, blockSize)));
         metrics.registerEndpointSeriesAtZero(java.util.Arrays.stream(io.kvroute.router.dispatch.ApiKind.values())
                 .map(kind -> kind.path).toList());
         metrics.bindDraining(active::draining);
@@ -165,37 +171,37 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
                             metrics.bindPrefixOwned(cacheAware.name(), mode, worker.url(), id, index));
                 }
                 subscribe(worker);
-                KvEventsWiring.subscribe(kvEvents, worker);
+                kvWiring.subscribe(worker);
             } else if (change.kind() == WorkerRegistry.ChangeKind.UPDATED) {
                 subscribe(worker);
-                KvEventsWiring.subscribe(kvEvents, worker);
+                kvWiring.subscribe(worker);
             } else if (change.kind() == WorkerRegistry.ChangeKind.REMOVED) {
                 metrics.forgetWorker(worker.url());
                 scraper.removeWorker(id);
                 loads.removeWorker(id);
-                if (kvEvents != null) {
-                    kvEvents.removeWorker(id);
-                }
+                kvWiring.forget(id);
                 breakers.forget(id);
                 for (CacheAwarePolicy cacheAware : cacheAwarePolicies.values()) {
                     cacheAware.removeWorker(id);
                 }
             }
         });
+        // operator-stated KV-event endpoints (vLLM has no /server_info); an advert from /server_info replaces them
+        io.kvroute.router.worker.KvEventsTemplates templates = config.kvEvents().templates();
         for (String url : config.workerUrls()) {
-            registry.add(Worker.regular(url));
+            registry.add(templates.apply(Worker.regular(url)));
         }
         for (String entry : config.pd().prefillUrls()) {
             int eq = entry.lastIndexOf('=');
-            registry.add(eq < 0 ? Worker.of(entry, WorkerRole.PREFILL, null)
-                    : Worker.of(entry.substring(0, eq), WorkerRole.PREFILL, Integer.parseInt(entry.substring(eq + 1))));
+            registry.add(templates.apply(eq < 0 ? Worker.of(entry, WorkerRole.PREFILL, null)
+                    : Worker.of(entry.substring(0, eq), WorkerRole.PREFILL, Integer.parseInt(entry.substring(eq + 1)))));
         }
         for (String url : config.pd().decodeUrls()) {
-            registry.add(Worker.of(url, WorkerRole.DECODE, null));
+            registry.add(templates.apply(Worker.of(url, WorkerRole.DECODE, null)));
         }
         this.discovery = !config.serviceDiscovery().enabled() ? null : KubernetesDiscovery.create(kubernetes,
-                config.serviceDiscovery(), registry, inFlight::get, health::probeAll,
-                config.timeouts().shutdownDrainNanos(), metrics.registry());
+                config.serviceDiscovery(), templates, config.kvEvents().annotation(), registry, inFlight::get,
+                health::probeAll, config.timeouts().shutdownDrainNanos(), metrics.registry());
     }
 
     /** A router for {@code config}; not started. */

@@ -138,4 +138,29 @@ class FleetReconcilerTest {
         reconcile(0);
         assertThat(registry.fleet().all()).extracting(Worker::url).containsExactly("http://[fd00::7]:8000");
     }
+
+    /**
+     * A pod's kvroute.io/kv-events annotation gives its worker KV-event endpoints on the pod IP; a pod
+     * without one gets the fleet's default template; a malformed one gets none (not the default).
+     */
+    @Test
+    void kvEventsAnnotation_givesThePodsWorkerItsEndpoints_elseTheDefault_elseNoneWhenMalformed() {
+        FleetReconciler withTemplates = new FleetReconciler(new DiscoveryRules(CONFIG,
+                io.kvroute.router.worker.KvEventsTemplates.parse("endpoint=tcp://*:5557;block-size=16", List.of()),
+                "kvroute.io/kv-events"), DRAIN_TIMEOUT_NANOS);
+        withTemplates.upsert(ready("a", "10.1.0.7", Map.of("app", "llm"), Map.of("kvroute.io/kv-events",
+                "endpoint=tcp://*:6000;replay-endpoint=tcp://*:6100;topic=kv@a;block-size=32;dp-size=2")));
+        withTemplates.upsert(ready("b", "10.1.0.8", Map.of("app", "llm"), Map.of()));
+        withTemplates.upsert(ready("c", "10.1.0.9", Map.of("app", "llm"), Map.of("kvroute.io/kv-events", "endpoint=6000")));
+        apply(withTemplates.plan(registry.fleet(), id -> 0, 0), registry);
+        Worker a = registry.get(Worker.idFor("http://10.1.0.7:8000")).orElseThrow();
+        assertThat(a.kvEvents().eventEndpoints(a.host())).containsExactly("tcp://10.1.0.7:6000", "tcp://10.1.0.7:6001");
+        assertThat(a.kvEvents().replayEndpoints(a.host())).containsExactly("tcp://10.1.0.7:6100", "tcp://10.1.0.7:6101");
+        assertThat(a.kvEvents().topic()).isEqualTo("kv@a");
+        assertThat(a.kvEvents().blockSize()).isEqualTo(32);
+        Worker b = registry.get(Worker.idFor("http://10.1.0.8:8000")).orElseThrow();
+        assertThat(b.kvEvents().eventEndpoints(b.host())).containsExactly("tcp://10.1.0.8:5557");
+        Worker c = registry.get(Worker.idFor("http://10.1.0.9:8000")).orElseThrow();
+        assertThat(c.kvEvents()).as("a malformed annotation is not replaced by the default").isNull();
+    }
 }

@@ -111,6 +111,26 @@ class MetricsScraperTest {
         assertThat(registry.get("kvroute.load.workers.by.source").tag("source", "metrics").gauge().value()).isEqualTo(1);
     }
 
+    /** vllm:cache_config_info's block size reaches the listener once per change (it confirms KV-event templates). */
+    @Test
+    void blockSizeFromCacheConfigInfo_isReportedOncePerChange() throws Exception {
+        java.util.List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        scraper.onBlockSize((id, size) -> heard.add(id + "=" + size));
+        body.set(new String(PrometheusTextParserTest.fixture("vllm-dp2.prom"), StandardCharsets.UTF_8));
+        scraper.addWorker("w-v", baseUrl, EngineMetricNames.VLLM);
+        scrapeOnce("ok");
+        clock.addAndGet(Duration.ofSeconds(1).toNanos());
+        scrapeOnce("ok");
+        await().atMost(WAIT).until(() -> !heard.isEmpty());
+        assertThat(heard).containsExactly("w-v=16");
+        body.set("vllm:num_requests_waiting{engine=\"0\"} 0\nvllm:num_requests_running{engine=\"0\"} 0\n"
+                + "vllm:cache_config_info{block_size=\"32\",engine=\"0\",num_gpu_blocks=\"10\"} 1.0\n");
+        clock.addAndGet(Duration.ofSeconds(1).toNanos());
+        scrapeOnce("ok");
+        await().atMost(WAIT).until(() -> heard.size() == 2);
+        assertThat(heard).containsExactly("w-v=16", "w-v=32");
+    }
+
     @Test
     void readingOlderThanTheStalenessBound_countsAsSaturated() throws Exception {
         body.set("vllm:num_requests_waiting{engine=\"0\"} 0\nvllm:num_requests_running{engine=\"0\"} 0\n");

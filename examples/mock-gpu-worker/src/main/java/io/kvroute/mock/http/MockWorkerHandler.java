@@ -5,6 +5,7 @@ import static io.kvroute.mock.http.Replies.error;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvroute.mock.engine.DataParallelEngine;
 import io.kvroute.mock.engine.Engine;
 import io.kvroute.mock.engine.EngineRequest;
 import io.kvroute.mock.http.Replies.BadRequest;
@@ -172,6 +173,42 @@ public final class MockWorkerHandler extends Handler.Abstract {
         ignoreChatInputIds = true;
     }
 
+    /** The request header vLLM reads a pinned data-parallel rank from (vLLM {@code vllm/entrypoints/generate/base/serving.py}). */
+    public static final String DATA_PARALLEL_RANK_HEADER = "X-data-parallel-rank";
+    private volatile boolean honourRankHeader;
+
+    /**
+     * Serves a request on the rank its {@value #DATA_PARALLEL_RANK_HEADER} header names (vLLM's API);
+     * without the header a {@link DataParallelEngine} picks the least loaded rank. A value that is not a
+     * rank of this worker is a 400.
+     */
+    public void honourDataParallelRankHeader() {
+        honourRankHeader = true;
+    }
+
+    /** The pinned rank of a request, -1 when none; a {@link BadRequest} when the header is unusable. */
+    private int pinnedRank(Request request) {
+        String header = honourRankHeader ? request.getHeaders().get(DATA_PARALLEL_RANK_HEADER) : null;
+        if (header == null) {
+            return -1;
+        }
+        int ranks = engine instanceof DataParallelEngine dp ? dp.ranks().size() : 1;
+        try {
+            int rank = Integer.parseInt(header.trim());
+            if (rank >= 0 && rank < ranks) {
+                return rank;
+            }
+        } catch (NumberFormatException e) {
+            // falls through to the error
+        }
+        throw new BadRequest(DATA_PARALLEL_RANK_HEADER + " '" + header + "' is not a data parallel rank of this "
+                + "server (0.." + (ranks - 1) + ")");
+    }
+
+    private Engine.Submission submit(EngineRequest request, io.kvroute.mock.engine.TokenSink sink, int rank) {
+        return engine instanceof DataParallelEngine dp ? dp.submit(request, sink, rank) : engine.submit(request, sink);
+    }
+
     /** Makes {@code /health} answer 503 (a worker that is up but refuses traffic). */
     public void setHealthy(boolean isHealthy) {
         healthy = isHealthy;
@@ -197,13 +234,20 @@ public final class MockWorkerHandler extends Handler.Abstract {
                     : tracer.ingress("engine.request", name -> request.getHeaders().get(name)).tag("path", path);
             Callback traced = span == TraceSpan.NOOP ? callback
                     : Callback.from(callback, () -> span.tag("status", response.getStatus()).end());
+            int rank;
+            try {
+                rank = pinnedRank(request);
+            } catch (BadRequest e) {
+                error(response, traced, 400, "invalid_request_error", e.getMessage());
+                return true;
+            }
             Content.Source.asByteArrayAsync(request, MAX_BODY_BYTES).whenComplete((body, failure) -> {
                 if (failure != null) {
                     error(response, traced, 413, "request_too_large", "body unreadable or over " + MAX_BODY_BYTES + " bytes");
                     return;
                 }
                 try {
-                    generate(kind, body, response, traced, span);
+                    generate(kind, body, response, traced, span, rank);
                 } catch (BadRequest e) {
                     error(response, traced, 400, "invalid_request_error", e.getMessage());
                 } catch (RuntimeException e) {
@@ -220,7 +264,7 @@ public final class MockWorkerHandler extends Handler.Abstract {
         return true;
     }
 
-    private void generate(ApiKind kind, byte[] bytes, Response response, Callback callback, TraceSpan span) {
+    private void generate(ApiKind kind, byte[] bytes, Response response, Callback callback, TraceSpan span, int rank) {
         JsonNode received;
         try {
             received = JSON.readTree(bytes);
@@ -254,7 +298,7 @@ public final class MockWorkerHandler extends Handler.Abstract {
         }
         int maxTokens = RequestBodies.maxTokens(kind, body);
         if (body.hasNonNull("input_ids") || tokenizerManager == null) {
-            admit(kind, body, RequestBodies.inputIds(kind, body, encoder), maxTokens, response, callback, span);
+            admit(kind, body, RequestBodies.inputIds(kind, body, encoder), maxTokens, response, callback, span, rank);
             return;
         }
         // Like SGLang's TokenizerManager: text is tokenized by a small pool (one thread by default), so
@@ -264,7 +308,7 @@ public final class MockWorkerHandler extends Handler.Abstract {
                 long startNanos = System.nanoTime();
                 int[] ids = RequestBodies.inputIds(kind, body, encoder);
                 TokenizeCost.holdTokenizer(tokenizeCost, ids.length, System.nanoTime() - startNanos, speedup);
-                admit(kind, body, ids, maxTokens, response, callback, span);
+                admit(kind, body, ids, maxTokens, response, callback, span, rank);
             } catch (BadRequest e) {
                 error(response, callback, 400, "invalid_request_error", e.getMessage());
             } catch (RuntimeException e) {
@@ -283,7 +327,7 @@ public final class MockWorkerHandler extends Handler.Abstract {
     }
 
     private void admit(ApiKind kind, JsonNode body, int[] inputIds, int maxTokens, Response response, Callback callback,
-            TraceSpan span) {
+            TraceSpan span, int rank) {
         if (inputIds.length == 0) {
             throw new BadRequest("the prompt is empty");
         }
@@ -301,7 +345,7 @@ public final class MockWorkerHandler extends Handler.Abstract {
             Relay relay = relay(format, stream, includeUsage, 1, response, callback, clientRid, 0);
             relay.onPrefilled = () -> rooms.forEach(room -> transfer.rendezvous().ready(room, inputIds.length));
             relay.onFailed = reason -> rooms.forEach(room -> transfer.rendezvous().failed(room, reason));
-            relay.submission = engine.submit(engineRequest, EngineSpans.wrap(relay, span));
+            relay.submission = submit(engineRequest, EngineSpans.wrap(relay, span), rank);
             return;
         }
         if (pd.decode()) {
@@ -328,13 +372,13 @@ public final class MockWorkerHandler extends Handler.Abstract {
                 Relay relay = relay(format, stream, includeUsage, maxTokens, response, callback, clientRid, startOffset);
                 relay.reservedKv = inputIds.length;
                 relay.segmentLimit = pd.decodeSegmentTokens();
-                relay.submission = engine.submit(engineRequest, EngineSpans.wrap(relay, span));
+                relay.submission = submit(engineRequest, EngineSpans.wrap(relay, span), rank);
             });
             return;
         }
         EngineRequest engineRequest = new EngineRequest(requestId, inputIds, maxTokens, true, highPriority, segmentIndex);
         Relay relay = relay(format, stream, includeUsage, maxTokens, response, callback, clientRid, 0);
-        relay.submission = engine.submit(engineRequest, EngineSpans.wrap(relay, span));
+        relay.submission = submit(engineRequest, EngineSpans.wrap(relay, span), rank);
     }
 
     private Relay relay(OutputFormatter format, boolean stream, boolean includeUsage, int maxTokens, Response response,

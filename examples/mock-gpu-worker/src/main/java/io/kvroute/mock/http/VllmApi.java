@@ -26,8 +26,9 @@ import org.eclipse.jetty.util.Callback;
  *       {@code vllm:num_requests_waiting}, {@code vllm:kv_cache_usage_perc} (a fraction 0..1) labelled
  *       {@code engine} (the dp rank) and {@code model_name}, and the info gauge
  *       {@code vllm:cache_config_info} with the cache settings as labels; labels sorted by name and
- *       values printed as floats, as {@code prometheus_client}'s {@code generate_latest} does. The mock
- *       runs one engine: one series, {@code engine="0"}.</li>
+ *       values printed as floats, as {@code prometheus_client}'s {@code generate_latest} does. One
+ *       series per data-parallel rank, {@code engine="<rank>"} (vLLM labels each engine core's series
+ *       with its index), rank 0 alone without {@code --dp-size}.</li>
  *   <li>{@code GET /v1/models}: vLLM's {@code ModelCard} ({@code vllm/entrypoints/openai/models/serving.py}):
  *       {@code owned_by "vllm"}, {@code root}, {@code parent: null}, {@code max_model_len}. Adapter
  *       cards (with {@code parent}) are left to whoever adds adapters ({@link #modelCards}).</li>
@@ -47,11 +48,14 @@ public final class VllmApi extends Handler.Abstract {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Engine engine;
+    /** The engines whose series /metrics serves, rank 0 first. */
+    private final java.util.List<Engine> ranks;
     private final String modelId;
     private volatile boolean metricsFailing;
 
     public VllmApi(Engine engine, String modelId) {
         this.engine = requireNonNull(engine, "engine");
+        this.ranks = engine instanceof io.kvroute.mock.engine.DataParallelEngine dp ? dp.ranks() : java.util.List.of(engine);
         this.modelId = requireNonNull(modelId, "modelId");
     }
 
@@ -116,29 +120,42 @@ public final class VllmApi extends Handler.Abstract {
         return list;
     }
 
-    /** vLLM's exposition for this engine's counters. */
+    /** vLLM's exposition for this engine's counters: each family once, one series per rank. */
     public String metrics() {
-        EngineStats stats = engine.stats();
-        EngineInfo info = engine.info();
-        String labels = "{engine=\"0\",model_name=\"" + escape(modelId) + "\"}";
-        double usage = info.maxTotalNumTokens() <= 0 ? 0 : Math.min(1.0, (double) stats.numUsedTokens() / info.maxTotalNumTokens());
-        long blocks = info.pageSize() <= 0 ? 0 : info.maxTotalNumTokens() / info.pageSize();
-        StringBuilder out = new StringBuilder(1024);
-        gauge(out, "vllm:num_requests_running", "Number of requests in model execution batches.", labels,
-                stats.numRunningReqs());
-        gauge(out, "vllm:num_requests_waiting", "Number of requests waiting to be processed.", labels,
-                stats.numWaitingReqs());
+        int n = ranks.size();
+        String[] labels = new String[n];
+        double[] running = new double[n];
+        double[] waiting = new double[n];
+        double[] usage = new double[n];
+        String[] cacheInfo = new String[n];
+        for (int r = 0; r < n; r++) {
+            EngineStats stats = ranks.get(r).stats();
+            EngineInfo info = ranks.get(r).info();
+            labels[r] = "{engine=\"" + r + "\",model_name=\"" + escape(modelId) + "\"}";
+            running[r] = stats.numRunningReqs();
+            waiting[r] = stats.numWaitingReqs();
+            usage[r] = info.maxTotalNumTokens() <= 0 ? 0
+                    : Math.min(1.0, (double) stats.numUsedTokens() / info.maxTotalNumTokens());
+            long blocks = info.pageSize() <= 0 ? 0 : info.maxTotalNumTokens() / info.pageSize();
+            cacheInfo[r] = "{block_size=\"" + info.pageSize() + "\",enable_prefix_caching=\"True\",engine=\"" + r + "\""
+                    + ",num_gpu_blocks=\"" + blocks + "\",prefix_caching_hash_algo=\"sha256\"}";
+        }
+        StringBuilder out = new StringBuilder(1024 * n);
+        gauge(out, "vllm:num_requests_running", "Number of requests in model execution batches.", labels, running);
+        gauge(out, "vllm:num_requests_waiting", "Number of requests waiting to be processed.", labels, waiting);
         gauge(out, "vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", labels, usage);
-        gauge(out, "vllm:cache_config_info", "Information of the LLMEngine CacheConfig",
-                "{block_size=\"" + info.pageSize() + "\",enable_prefix_caching=\"True\",engine=\"0\""
-                        + ",num_gpu_blocks=\"" + blocks + "\",prefix_caching_hash_algo=\"sha256\"}", 1);
+        double[] ones = new double[n];
+        java.util.Arrays.fill(ones, 1);
+        gauge(out, "vllm:cache_config_info", "Information of the LLMEngine CacheConfig", cacheInfo, ones);
         return out.toString();
     }
 
-    private static void gauge(StringBuilder out, String name, String help, String labels, double value) {
+    private static void gauge(StringBuilder out, String name, String help, String[] labels, double[] values) {
         out.append("# HELP ").append(name).append(' ').append(help).append('\n');
         out.append("# TYPE ").append(name).append(" gauge\n");
-        out.append(name).append(labels).append(' ').append(goFloat(value)).append('\n');
+        for (int i = 0; i < labels.length; i++) {
+            out.append(name).append(labels[i]).append(' ').append(goFloat(values[i])).append('\n');
+        }
     }
 
     /** {@code prometheus_client}'s float rendering: {@code 3.0}, {@code 0.25}. */

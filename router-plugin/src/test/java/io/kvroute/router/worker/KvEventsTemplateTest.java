@@ -1,0 +1,81 @@
+package io.kvroute.router.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Operator-stated KV-event endpoints: vLLM's --kv-events-config words in, SGLang's advert shape out. */
+class KvEventsTemplateTest {
+
+    @Test
+    void vllmLayout_rankROnBasePlusR_forEventsAndReplay_onTheWorkersHost() {
+        KvEventsAdvert advert = KvEventsTemplate.parse(
+                "endpoint=tcp://*:5557;replay_endpoint=tcp://*:5600;topic=kv@qwen3;block-size=16;dp-size=2").advert();
+        assertThat(advert.eventEndpoints("10.1.0.7")).containsExactly("tcp://10.1.0.7:5557", "tcp://10.1.0.7:5558");
+        assertThat(advert.replayEndpoints("10.1.0.7")).containsExactly("tcp://10.1.0.7:5600", "tcp://10.1.0.7:5601");
+        assertThat(advert.topic()).isEqualTo("kv@qwen3");
+        assertThat(advert.blockSize()).isEqualTo(16);
+        assertThat(advert.dpSize()).isEqualTo(2);
+        assertThat(advert.loadEndpoints("10.1.0.7")).as("vLLM pushes no load").isEmpty();
+    }
+
+    @Test
+    void hostPlaceholderAndWildcards_meanTheWorkersHost_aFixedHostIsKept() {
+        for (String host : List.of("{host}", "*", "0.0.0.0", "[::]")) {
+            assertThat(KvEventsTemplate.parse("endpoint=tcp://" + host + ":7000;block-size=32").advert()
+                    .eventEndpoints("gpu-3")).as(host).containsExactly("tcp://gpu-3:7000");
+        }
+        assertThat(KvEventsTemplate.parse("endpoint=tcp://engine-host:7000;block-size=32").advert()
+                .eventEndpoints("gpu-3")).containsExactly("tcp://engine-host:7000");
+        assertThat(KvEventsTemplate.parse("endpoint=tcp://[fd00::7]:7000;block-size=32").advert()
+                .eventEndpoints("gpu-3")).containsExactly("tcp://[fd00::7]:7000");
+        assertThat(KvEventsTemplate.parse("endpoint=tcp://*:7000;block-size=32").advert().eventEndpoints("fd00::9"))
+                .containsExactly("tcp://[fd00::9]:7000");
+    }
+
+    @Test
+    void defaults_noReplay_emptyTopic_oneRank() {
+        KvEventsTemplate t = KvEventsTemplate.parse(" endpoint = tcp://*:5557 ; block-size = 16 ");
+        assertThat(t.advert().replayEndpoints("h")).isEmpty();
+        assertThat(t.topic()).isEmpty();
+        assertThat(t.dpSize()).isEqualTo(1);
+        assertThat(KvEventsTemplate.parse(t.toString())).isEqualTo(t);
+    }
+
+    @Test
+    void badTemplates_areRefusedNamingThePart() {
+        assertThatThrownBy(() -> KvEventsTemplate.parse("block-size=16")).hasMessageContaining("endpoint is required");
+        assertThatThrownBy(() -> KvEventsTemplate.parse("endpoint=tcp://*:5557")).hasMessageContaining("block-size is required");
+        assertThatThrownBy(() -> KvEventsTemplate.parse("endpoint=ipc:///tmp/x;block-size=16")).hasMessageContaining("tcp://HOST:PORT");
+        assertThatThrownBy(() -> KvEventsTemplate.parse("endpoint=tcp://*:70000;block-size=16")).hasMessageContaining("1..65535");
+        assertThatThrownBy(() -> KvEventsTemplate.parse("endpoint=tcp://*:65535;block-size=16;dp-size=2"))
+                .hasMessageContaining("does not fit");
+        assertThatThrownBy(() -> KvEventsTemplate.parse("endpoint=tcp://*:5557;block-size=0")).hasMessageContaining("block-size");
+        assertThatThrownBy(() -> KvEventsTemplate.parse("endpoint=tcp://*:5557;block-size=16;hwm=5")).hasMessageContaining("unknown key 'hwm'");
+        assertThatThrownBy(() -> KvEventsTemplate.parse("endpoint=tcp://*:5557;block-size=16;dp-size=x")).hasMessageContaining("whole number");
+        assertThatThrownBy(() -> KvEventsTemplate.parse("endpoint=tcp://*:5557;endpoint=tcp://*:5558;block-size=16"))
+                .hasMessageContaining("twice");
+        // vLLM's own collision: replay base 5558 with dp 2 puts rank 0's replay on rank 1's PUB port
+        assertThatThrownBy(() -> KvEventsTemplate.parse("endpoint=tcp://*:5557;replay-endpoint=tcp://*:5558;block-size=16;dp-size=2"))
+                .hasMessageContaining("overlap");
+        assertThatThrownBy(() -> KvEventsTemplate.parse("endpoint=tcp://a:5557;replay-endpoint=tcp://b:5600;block-size=16"))
+                .hasMessageContaining("differs");
+    }
+
+    @Test
+    void perUrlTemplate_winsOverTheDefault_urlsNormalized() {
+        KvEventsTemplates t = KvEventsTemplates.parse("endpoint=tcp://*:5557;block-size=16",
+                List.of("http://gpu-1:8000/=endpoint=tcp://*:6000;block-size=32;dp-size=2"));
+        assertThat(t.forUrl("http://gpu-1:8000").blockSize()).isEqualTo(32);
+        assertThat(t.forUrl("http://gpu-2:8000").blockSize()).isEqualTo(16);
+        assertThat(t.apply(Worker.regular("http://gpu-1:8000")).kvEvents().eventEndpoints("gpu-1"))
+                .containsExactly("tcp://gpu-1:6000", "tcp://gpu-1:6001");
+        assertThat(KvEventsTemplates.parse(null, List.of()).apply(Worker.regular("http://gpu-1:8000")).kvEvents()).isNull();
+        assertThatThrownBy(() -> KvEventsTemplates.parse(null, List.of("gpu-1=endpoint=tcp://*:1;block-size=1")))
+                .hasMessageContaining("URL=TEMPLATE");
+        assertThatThrownBy(() -> KvEventsTemplates.parse(null, List.of("http://a:1=endpoint=tcp://*:1")))
+                .hasMessageContaining("http://a:1: block-size is required");
+    }
+}
