@@ -237,6 +237,21 @@ etc/kvroute-router.xml
 ## Service discovery: pod annotation holding a prefill worker's bootstrap port (default sglang.ai/bootstrap-port).
 # kvroute.bootstrap-port-annotation=sglang.ai/bootstrap-port
 
+## Tenants YAML file: API key digests to tenants, weights, class ceilings, rate limits, class settings (docs/tenants.md); reloaded on change (default off).
+# kvroute.tenants-file=
+
+## Request header naming the tenant, trusted as is: only behind a gateway that sets it (default off).
+# kvroute.trusted-tenant-header=
+
+## Tokens in flight per usable worker before requests wait at the router per class and tenant; needs tenants-file (default 0: off).
+# kvroute.qos-worker-capacity-tokens=0
+
+## Fairness slack within which a tenant whose next request is cached on the freed worker goes first (weighted tokens; default 2048).
+# kvroute.qos-locality-slack-tokens=2048
+
+## Tenants with their own metric label; the others are labelled other (default 50).
+# kvroute.qos-max-tenant-labels=50
+
 ## Where engine load comes from: auto (LoadStat when the worker advertises it, else its /metrics), loadstat, metrics or none (default auto).
 # kvroute.load-source=auto
 

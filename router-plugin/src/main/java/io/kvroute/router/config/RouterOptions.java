@@ -245,6 +245,21 @@ public final class RouterOptions {
     @Option(names = "--trace-sampling-ratio", description = "Share of new traces sampled, 0..1; an incoming traceparent's decision is kept (default 1).")
     double traceSamplingRatio = 1.0;
 
+    @Option(names = "--tenants-file", description = "Tenants YAML file: API key digests to tenants, weights, class ceilings, rate limits, class settings (docs/tenants.md); reloaded on change (default off).")
+    String tenantsFile;
+
+    @Option(names = "--trusted-tenant-header", description = "Request header naming the tenant, trusted as is: only behind a gateway that sets it (default off: tenants come from API keys).")
+    String trustedTenantHeader;
+
+    @Option(names = "--qos-worker-capacity-tokens", description = "Tokens in flight (input plus reserved output) per usable worker before requests wait at the router per class and tenant; needs --tenants-file (default 0: no router-side queue).")
+    long qosWorkerCapacityTokens = 0;
+
+    @Option(names = "--qos-locality-slack-tokens", description = "Fairness slack within which the tenant whose next request is cached on the freed worker goes first, in weighted tokens per unit of weight; 0 is pure VTC (default 2048).")
+    double qosLocalitySlackTokens = TenantsConfig.DEFAULT_LOCALITY_SLACK_TOKENS;
+
+    @Option(names = "--qos-max-tenant-labels", description = "Tenants with their own metric label; the others are labelled other (default 50).")
+    int qosMaxTenantLabels = TenantsConfig.DEFAULT_MAX_TENANT_LABELS;
+
     @Option(names = "--load-source", description = "Where engine load comes from: auto (LoadStat when the worker advertises "
             + "it, else its /metrics), loadstat, metrics or none (default auto).")
     String loadSource = "auto";
@@ -418,6 +433,11 @@ public final class RouterOptions {
                 .traceSamplingRatio(traceSamplingRatio)
                 .maxN(maxN)
                 .loadSource(loadSource)
+                .tenantsFile(emptyToNull(tenantsFile))
+                .trustedTenantHeader(emptyToNull(trustedTenantHeader))
+                .qosWorkerCapacityTokens(qosWorkerCapacityTokens)
+                .qosLocalitySlackTokens(qosLocalitySlackTokens)
+                .qosMaxTenantLabels(qosMaxTenantLabels)
                 .engineType(engineType)
                 .metricsScrapeIntervalMs(metricsScrapeIntervalMs)
                 .metricsScrapeTimeoutMs(metricsScrapeTimeoutMs)

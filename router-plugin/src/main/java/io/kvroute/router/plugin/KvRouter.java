@@ -468,6 +468,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         }
         tokenizers.close();
         tracer.close();
+        frontDoor.close();
         super.doStop();
     }
 
