@@ -166,7 +166,9 @@ class TenantsE2ETest {
             assertThat(status[0]).isEqualTo(200);
             assertThat(high.getStatus()).as("it waited for the stream instead of cutting it").isEqualTo(200);
             String scrape = http.get(fleet.url("/metrics")).getContentAsString();
-            assertThat(scrape).doesNotContain("kvroute_qos_preempted_total{");
+            assertThat(scrape.lines().filter(l -> l.startsWith("kvroute_qos_preempted_total{"))
+                    .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum())
+                    .as("preemptions").isZero();
         }
     }
 }

@@ -89,6 +89,7 @@ final class TenantFrontDoor {
         }
         TenantMetrics metrics = new TenantMetrics(ctx.metrics().registry(), config.maxTenantLabels());
         metrics.bindReloads(watcher::reloads, watcher::failedReloads);
+        metrics.registerSeriesAtZero();
         QosGate gate = null;
         if (config.queueEnabled()) {
             CacheAwarePolicy cacheAware = ctx.policy() instanceof CacheAwarePolicy c ? c : null;

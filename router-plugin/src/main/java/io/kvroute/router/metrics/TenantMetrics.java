@@ -71,6 +71,22 @@ public final class TenantMetrics implements QosListener {
         return labels.computeIfAbsent(tenant, t -> t);
     }
 
+    /**
+     * Registers the refusal, preemption, promotion and locality series of every class at zero (tenant
+     * {@value #OTHER}), so dashboards and alerts see a 0 instead of no data until the first event.
+     */
+    public void registerSeriesAtZero() {
+        for (PriorityClass c : PriorityClass.values()) {
+            for (String reason : new String[] {"queue_full", "queue_timeout", "no_worker", "rate_limit_requests",
+                    "rate_limit_tokens"}) {
+                shed.get(new MeterMemo.Triple(OTHER, c.label(), reason));
+            }
+            preempted.get(new MeterMemo.Pair(OTHER, c.label()));
+            promoted.get(new MeterMemo.Pair(OTHER, c.label()));
+            localityPicks.get(c.label());
+        }
+    }
+
     /** {@code kvroute_qos_queue_depth{class}}: requests waiting at the router. */
     public void bindQueueDepth(PriorityClass c, DoubleSupplier depth) {
         Gauge.builder("kvroute_qos_queue_depth", depth::getAsDouble).description("Requests waiting in the router-side queue")
