@@ -94,6 +94,29 @@ class TenantsE2ETest {
     }
 
     @Test
+    void aTrustedTenantHeader_isHonouredOnlyBehindItsFlag() throws Exception {
+        List<String> args = new java.util.ArrayList<>(routerArgs());
+        try (TestFleet plain = TestFleet.start(1, List.of(), args); Http http = new Http()) {
+            var request = http.client.newRequest(plain.url("/v1/chat/completions")).method(HttpMethod.POST)
+                    .headers(h -> h.put("x-tenant", "chat")).body(new StringRequestContent("application/json", chat(false, 4)));
+            assertThat(request.send().getStatus()).as("without the flag the header is no identity").isEqualTo(401);
+        }
+        args.addAll(List.of("--trusted-tenant-header", "x-tenant"));
+        try (TestFleet trusted = TestFleet.start(1, List.of(), args); Http http = new Http()) {
+            String url = trusted.url("/v1/chat/completions");
+            var named = http.client.newRequest(url).method(HttpMethod.POST)
+                    .headers(h -> h.put("x-tenant", "team-a")).body(new StringRequestContent("application/json", chat(false, 4)));
+            assertThat(named.send().getStatus()).isEqualTo(200);
+            var bad = http.client.newRequest(url).method(HttpMethod.POST)
+                    .headers(h -> h.put("x-tenant", "no spaces/allowed")).body(new StringRequestContent("application/json", chat(false, 4)));
+            ContentResponse refused = bad.send();
+            assertThat(refused.getStatus()).isEqualTo(400);
+            assertThat(refused.getContentAsString()).contains("x-tenant");
+            assertThat(post(http, url, "sk-chat", null, chat(false, 4)).getStatus()).as("keys still work").isEqualTo(200);
+        }
+    }
+
+    @Test
     void whenTheRouterIsFull_aRequestWaitsAndIsServed_orTimesOutWith429AndRetryAfter() throws Exception {
         try (TestFleet fleet = TestFleet.start(1, List.of("--decode-ms-per-step", "10"), routerArgs());
                 Http http = new Http()) {
