@@ -49,8 +49,19 @@ final class QosClientSink implements ClientSink {
 
     private final ClientSink delegate;
     private final QosGate gate;
+    private static final int WAITING = 0;
+    private static final int DISPATCHED = 1;
+    private static final int CLOSED = 2;
+    private static final int PREEMPTED = 3;
+
     private final List<Consumer<Throwable>> goneListeners = new CopyOnWriteArrayList<>();
     private final AtomicBoolean ended = new AtomicBoolean();
+    /**
+     * Who owns the transport's response: nobody yet (waiting), the dispatch's exchange, or this sink
+     * after it closed the response itself (client gone while waiting, refused after a wait) or
+     * answered a preemption. Exactly one path ever ends the transport's response.
+     */
+    private final java.util.concurrent.atomic.AtomicInteger phase = new java.util.concurrent.atomic.AtomicInteger(WAITING);
     private final OnEnd onEnd;
     private volatile QosTicket ticket;
     private volatile Abortable dispatch;
@@ -65,9 +76,10 @@ final class QosClientSink implements ClientSink {
         this.onEnd = onEnd;
         delegate.onGone(failure -> {
             gone = true;
-            QosTicket t = ticket;
-            if (t != null && dispatch == null && gate != null) {
-                gate.finished(t, null); // still waiting: leave the queue
+            if (phase.compareAndSet(WAITING, CLOSED)) {
+                // still waiting: leave the queue, and end the response nobody else will end
+                delegate.abort(failure == null ? new IOException("client went away") : failure);
+                settle();
             }
             for (Consumer<Throwable> l : goneListeners) {
                 l.accept(failure);
@@ -83,6 +95,20 @@ final class QosClientSink implements ClientSink {
         return gone;
     }
 
+    /** Claims the response for the dispatch about to start; false when it was closed meanwhile. */
+    boolean claimDispatch() {
+        return phase.compareAndSet(WAITING, DISPATCHED);
+    }
+
+    /** Claims the response for a refusal after a wait; false when it was closed meanwhile (client gone). */
+    boolean claimRefusal() {
+        if (!phase.compareAndSet(WAITING, CLOSED)) {
+            return false;
+        }
+        settle();
+        return true;
+    }
+
     /** The dispatch now running for this request; aborted at once if it was preempted meanwhile. */
     void dispatch(Abortable dispatch) {
         this.dispatch = dispatch;
@@ -93,6 +119,9 @@ final class QosClientSink implements ClientSink {
 
     /** The gate preempted this request before its first byte. */
     void preempt(long retryAfterSeconds) {
+        if (!phase.compareAndSet(WAITING, CLOSED) && !phase.compareAndSet(DISPATCHED, PREEMPTED)) {
+            return; // the client is gone or the response was already closed
+        }
         swallowing = true;
         Map<String, String> head = new LinkedHashMap<>();
         head.put("Content-Type", "application/json");

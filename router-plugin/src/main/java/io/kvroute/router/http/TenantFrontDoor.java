@@ -172,6 +172,7 @@ final class TenantFrontDoor {
         QosClientSink qosSink = new QosClientSink(sink, gate, (output, started) ->
                 limiter.settle(tenant, verdict.second(), started ? inputTokens + output - reserved : -reserved));
         if (gate == null) {
+            qosSink.claimDispatch();
             qosSink.dispatch(start.apply(qosSink));
             return;
         }
@@ -181,8 +182,8 @@ final class TenantFrontDoor {
                     @Override
                     public void admitted() {
                         sink.facts().queueWait(System.nanoTime() - queuedAt);
-                        if (qosSink.gone()) {
-                            return; // the client left while it waited; the gone signal already ended its ticket
+                        if (!qosSink.claimDispatch()) {
+                            return; // the client left while it waited, or it was preempted before it started
                         }
                         try {
                             qosSink.dispatch(start.apply(qosSink));
@@ -194,7 +195,9 @@ final class TenantFrontDoor {
 
                     @Override
                     public void rejected(int status, String reason, long retryAfterSeconds) {
-                        limiter.settle(tenant, verdict.second(), -reserved);
+                        if (!qosSink.claimRefusal()) {
+                            return; // the client already left
+                        }
                         String message = switch (reason) {
                             case "queue_full" -> "the '" + id.priority().label() + "' queue is full; retry later";
                             case "queue_timeout" -> "waited past the '" + id.priority().label()

@@ -413,6 +413,7 @@ public final class QosGate {
 
     private void admit(QosTicket t, long now, boolean promoted, List<Runnable> after) {
         t.state.set(QosTicket.ADMITTED);
+        t.admittedOnce = true;
         ClassState cs = classes.get(t.priority);
         inFlightTokens += t.costTokens;
         cs.inFlightTokens += t.costTokens;
@@ -427,8 +428,8 @@ public final class QosGate {
     }
 
     private void release(QosTicket t) {
-        if (t.released) {
-            return;
+        if (t.released || !t.admittedOnce) {
+            return; // already released, or refused before it was ever admitted
         }
         t.released = true;
         ClassState cs = classes.get(t.priority);

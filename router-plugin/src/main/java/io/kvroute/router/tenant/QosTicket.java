@@ -43,6 +43,7 @@ public final class QosTicket {
     long deadlineNanos; // written under the gate's lock
     double chargedService; // guarded by the gate's lock
     boolean released; // guarded by the gate's lock
+    boolean admittedOnce; // guarded by the gate's lock
 
     /**
      * @param costTokens the tokens the request holds in flight while admitted (input plus reserved output)

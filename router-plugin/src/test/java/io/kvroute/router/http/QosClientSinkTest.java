@@ -52,8 +52,12 @@ class QosClientSinkTest {
             calls.add("abort");
         }
 
+        Consumer<Throwable> gone;
+
         @Override
-        public void onGone(Consumer<Throwable> listener) {}
+        public void onGone(Consumer<Throwable> listener) {
+            gone = listener;
+        }
     }
 
     private final AtomicLong nanos = new AtomicLong();
@@ -116,6 +120,33 @@ class QosClientSinkTest {
         assertThat(settled[1]).isEqualTo(1);
         assertThat(gate.counter(PriorityClass.DEFAULT, "t")).isEqualTo(100 + 3);
         assertThat(gate.inFlightTokens()).isZero();
+    }
+
+    /**
+     * A client that leaves while its request waits: nobody else will ever end its response, so the
+     * sink aborts it and takes the request off the queue; a later admission or refusal finds the
+     * response closed and does nothing.
+     */
+    @Test
+    void aClientThatLeavesWhileWaiting_isAbortedOnce_andLeavesTheQueue() {
+        List<String> events = new ArrayList<>();
+        QosClientSink[] first = {new QosClientSink(new RecordingSink(), gate, (o, s) -> { })};
+        QosTicket running = ticket(PriorityClass.DEFAULT, 600, events, first);
+        first[0].ticket(running);
+        gate.offer(running);
+        RecordingSink transport = new RecordingSink();
+        long[] settledTimes = {0};
+        QosClientSink[] waiting = {new QosClientSink(transport, gate, (o, s) -> settledTimes[0]++)};
+        QosTicket queued = ticket(PriorityClass.DEFAULT, 600, events, waiting);
+        waiting[0].ticket(queued);
+        gate.offer(queued);
+        assertThat(gate.queued(PriorityClass.DEFAULT)).isEqualTo(1);
+        transport.gone.accept(new java.io.IOException("reset"));
+        assertThat(transport.calls).containsExactly("abort");
+        assertThat(gate.queued(PriorityClass.DEFAULT)).isZero();
+        assertThat(waiting[0].claimDispatch()).isFalse();
+        assertThat(waiting[0].claimRefusal()).isFalse();
+        assertThat(settledTimes[0]).isEqualTo(1);
     }
 
     @Test

@@ -137,6 +137,19 @@ class QosGateTest {
     }
 
     @Test
+    void endingARefusedRequest_changesNoAccounting() {
+        TenantDirectory dir = dirWithClass(PriorityClass.DEFAULT, new ClassSpec(0, 0.1, 0, 60_000, 30_000, false));
+        QosGate gate = gate(dir, 100, 0);
+        Req running = offer(gate, "running", A, PriorityClass.DEFAULT, 100);
+        Req refused = offer(gate, "refused", A, PriorityClass.DEFAULT, 50);
+        assertThat(refused.outcome).isEqualTo("429 queue_full retry=1");
+        gate.finished(refused.ticket, null); // the adapter ends every request, refused ones too
+        assertThat(gate.inFlightTokens()).isEqualTo(100);
+        gate.finished(running.ticket, null);
+        assertThat(gate.inFlightTokens()).isZero();
+    }
+
+    @Test
     void noUsableWorker_refusesAtArrivalWith503() {
         workers = 0;
         QosGate gate = gate(TenantDirectory.empty(), 100, 0);
