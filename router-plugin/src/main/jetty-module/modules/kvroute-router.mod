@@ -274,5 +274,20 @@ etc/kvroute-router.xml
 ## Retry a PD request answered busy (429) before any output for up to this long; 0 = off (default 0).
 # kvroute.pd-busy-retry-timeout-secs=0
 
+## Tenants YAML file: API key digests to tenants, weights, class ceilings, rate limits, class settings (docs/tenants.md); reloaded on change (default off).
+# kvroute.tenants-file=
+
+## Request header naming the tenant, trusted as is: only behind a gateway that sets it (default off: tenants come from API keys).
+# kvroute.trusted-tenant-header=
+
+## Tokens in flight (input plus reserved output) per usable worker before requests wait at the router per class and tenant; needs --tenants-file; 0 = no router-side queue (default 0).
+# kvroute.qos-worker-capacity-tokens=0
+
+## Fairness slack within which the tenant whose next request is cached on the freed worker goes first, in weighted tokens per unit of weight; 0 is pure VTC (default 2048).
+# kvroute.qos-locality-slack-tokens=2048
+
+## Tenants with their own metric label; the others are labelled other (default 50).
+# kvroute.qos-max-tenant-labels=50
+
 ## --- end generated ---
 # end::documentation[]

@@ -60,6 +60,22 @@ class GrafanaDashboardE2ETest {
                     ObservabilityFleet.completion(ObservabilityFleet.BROKEN_MODEL, "doomed " + i, 4)).getStatus()).isEqualTo(503);
         }
         scraped = scrape(http.get(fleet.url("/metrics")).getContentAsString());
+        // the Tenants and QoS row: a router with a tenants file and the router-side queue
+        Path tenants = Files.createTempFile("tenants", ".yaml");
+        Files.writeString(tenants, TenantsE2ETest.TENANTS);
+        try (TestFleet qos = TestFleet.start(1, List.of(), List.of("--tenants-file", tenants.toString(),
+                "--qos-worker-capacity-tokens", "1000"))) {
+            var request = http.client.newRequest(qos.url("/v1/chat/completions"))
+                    .method(org.eclipse.jetty.http.HttpMethod.POST)
+                    .headers(h -> h.put("Authorization", "Bearer sk-chat"))
+                    .body(new org.eclipse.jetty.client.StringRequestContent("application/json",
+                            "{\"model\":\"mock-model\",\"max_tokens\":4,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"));
+            assertThat(request.send().getStatus()).isEqualTo(200);
+            scrape(http.get(qos.url("/metrics")).getContentAsString())
+                    .forEach((name, labels) -> scraped.computeIfAbsent(name, k -> new HashSet<>()).addAll(labels));
+        } finally {
+            Files.deleteIfExists(tenants);
+        }
     }
 
     @AfterAll

@@ -87,6 +87,11 @@ public final class AccessLog extends ContainerLifeCycle implements RequestLog {
             g.writeStringField("time", Instant.ofEpochMilli(timeStampMillis).toString());
             g.writeStringField("endpoint", f.endpoint());
             optional(g, "model", f.model());
+            optional(g, "tenant", f.tenant());
+            optional(g, "priority_class", f.priorityClass());
+            if (f.queueWaitNanos() >= 0) {
+                g.writeNumberField("queue_wait_ms", f.queueWaitNanos() / 1e6);
+            }
             g.writeNumberField("status", status);
             g.writeNumberField("bytes", bytes);
             if (f.firstByteNanos() >= 0) {

@@ -26,6 +26,9 @@ public final class RouteFacts {
     private volatile int retries;
     private volatile long firstByteNanos = -1;
     private volatile int segments;
+    private volatile String tenant;
+    private volatile String priorityClass;
+    private volatile long queueWaitNanos = -1;
     private final String traceId;
 
     RouteFacts(String endpoint, TraceSpan span) {
@@ -63,6 +66,32 @@ public final class RouteFacts {
         this.reason = reason;
         this.matchedTokens = matchedTokens;
         this.worker = workerUrl;
+    }
+
+    /** The request's tenant and effective priority class (only with a tenants file). */
+    public void tenant(String tenant, String priorityClass) {
+        this.tenant = tenant;
+        this.priorityClass = priorityClass;
+        span.tag("tenant", tenant).tag("priority_class", priorityClass);
+    }
+
+    /** Time the request waited in the router-side queue before it was admitted. */
+    public void queueWait(long nanos) {
+        this.queueWaitNanos = nanos;
+        span.tag("queue_wait_ms", nanos / 1_000_000L);
+    }
+
+    public String tenant() {
+        return tenant;
+    }
+
+    public String priorityClass() {
+        return priorityClass;
+    }
+
+    /** Negative when the request did not pass the router-side queue. */
+    public long queueWaitNanos() {
+        return queueWaitNanos;
     }
 
     /** PD: the prefill leg's worker (the decode worker is {@link #decision}'s). */

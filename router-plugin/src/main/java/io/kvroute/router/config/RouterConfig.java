@@ -32,7 +32,8 @@ public record RouterConfig(
         KvEventsSettings kvEvents,
         int maxN,
         ObservabilityConfig observability,
-        LoadSourceConfig loadSource) {
+        LoadSourceConfig loadSource,
+        TenantsConfig tenants) {
 
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
     /** Largest {@code n} (sequences per request) a client may ask for: OpenAI's own limit. */
@@ -55,6 +56,7 @@ public record RouterConfig(
         kvEvents = kvEvents == null ? KvEventsSettings.DEFAULTS : kvEvents;
         cacheAware = cacheAware == null ? CacheAwareSettings.DEFAULTS : cacheAware;
         timeouts = timeouts == null ? TimeoutSettings.DEFAULTS : timeouts;
+        tenants = tenants == null ? TenantsConfig.OFF : tenants;
     }
 
     public static Builder builder() {
@@ -104,6 +106,7 @@ public record RouterConfig(
         PdSettings pd = PdSettings.DEFAULTS;
         int maxN = DEFAULT_MAX_N;
         ObservabilityConfig observability = ObservabilityConfig.OFF;
+        TenantsConfig tenants = TenantsConfig.OFF;
 
         public Builder host(String v) { host = v; return this; }
         public Builder port(int v) { port = v; return this; }
@@ -134,11 +137,12 @@ public record RouterConfig(
         public Builder pd(PdSettings v) { pd = v; return this; }
         public Builder maxN(int v) { maxN = v; return this; }
         public Builder observability(ObservabilityConfig v) { observability = v; return this; }
+        public Builder tenants(TenantsConfig v) { tenants = v; return this; }
 
         public RouterConfig build() {
             ServiceDiscoveryConfig discovery = ConfigValidator.validate(this);
             return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, timeouts, health, retry, breaker, adminApiKey, apiKey, modelIds, tokenization, pd, cacheAware, session, discovery, metricsPort, kvEvents, maxN, observability,
-                    loadSource);
+                    loadSource, tenants);
         }
     }
 }

@@ -60,6 +60,7 @@ public final class RouterOptions {
     private final SettingsBinder<LoadSourceConfig> loadSource = SettingsBinder.of(LoadSourceConfig.class);
     private final SettingsBinder<TokenizationSettings> tokenization = SettingsBinder.of(TokenizationSettings.class);
     private final SettingsBinder<PdSettings> pd = SettingsBinder.of(PdSettings.class);
+    private final SettingsBinder<TenantsConfig> tenants = SettingsBinder.of(TenantsConfig.class);
     private final SettingsBinder<TimeoutSettings> timeouts = SettingsBinder.of(TimeoutSettings.class);
     private final SettingsBinder<ObservabilityConfig> observability = SettingsBinder.of(ObservabilityConfig.class);
 
@@ -160,7 +161,7 @@ public final class RouterOptions {
         if (options instanceof RouterOptions router) {
             for (SettingsBinder<?> binder : List.of(router.health, router.retry, router.breaker, router.session, router.kvEvents,
                     router.timeouts, router.observability, router.cacheAware,
-                    router.loadSource, router.tokenization, router.pd)) {
+                    router.loadSource, router.tokenization, router.pd, router.tenants)) {
                 binder.options().forEach(cli.getCommandSpec()::addOption);
             }
         }
@@ -191,6 +192,7 @@ public final class RouterOptions {
                 .loadSource(loadSource.build())
                 .tokenization(tokenization.build())
                 .pd(pd.build())
+                .tenants(tenants.build())
                 .timeouts(timeouts.build())
                 .observability(observability.build())
                 .adminApiKey(adminApiKey)

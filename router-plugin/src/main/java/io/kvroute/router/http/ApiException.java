@@ -8,6 +8,8 @@ final class ApiException extends Exception {
     final String type;
     /** The request field the error is about (OpenAI's {@code param}), or null. */
     final String param;
+    /** Extra response headers ({@code Retry-After}, the QoS reason header), empty for most errors. */
+    final java.util.Map<String, String> headers = new java.util.LinkedHashMap<>(2);
 
     ApiException(int status, String message) {
         this(status, OpenAiErrors.typeFor(status), message);
@@ -22,6 +24,12 @@ final class ApiException extends Exception {
         this.status = status;
         this.type = type;
         this.param = leadingField(message);
+    }
+
+    /** Adds a response header to this error; returns it. */
+    ApiException header(String name, String value) {
+        headers.put(name, value);
+        return this;
     }
 
     /** The quoted path a message starts with, or null. */

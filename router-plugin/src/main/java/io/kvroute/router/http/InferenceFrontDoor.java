@@ -33,6 +33,9 @@ import java.util.Map;
 import java.util.SortedSet;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
+import java.util.function.ToLongFunction;
+import io.kvroute.router.policy.CacheAwarePolicy;
+import io.kvroute.router.policy.RoutingRequest;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,6 +76,8 @@ public final class InferenceFrontDoor {
     private final UpstreamRequests requests;
     private final OutcomeListeners outcomes;
     private final DispatchDeps deps;
+    /** Tenants, rate limits and the router-side queue ({@code --tenants-file}), or null: today's path. */
+    private final TenantFrontDoor tenants;
 
     public InferenceFrontDoor(RouterContext ctx) {
         this.ctx = ctx;
@@ -90,6 +95,14 @@ public final class InferenceFrontDoor {
                 RetryRule.from(config.retry(), config.pd().busyRetryNanos(),
                         () -> ThreadLocalRandom.current().nextDouble()), outcomes,
                 () -> ThreadLocalRandom.current().nextLong());
+        this.tenants = TenantFrontDoor.create(ctx);
+    }
+
+    /** Stops the tenant layer's scheduler (the router is stopping). */
+    public void close() {
+        if (tenants != null) {
+            tenants.close();
+        }
     }
 
     /** Where upstream-request hooks are added (applies to every upstream request of this router). */
@@ -104,7 +117,18 @@ public final class InferenceFrontDoor {
 
     /** True when no {@code --api-key} is set or {@code authorization} carries it (for adapters' other paths). */
     public boolean acceptsApiKey(String authorization) {
-        return inferenceAuth == null || inferenceAuth.accepts(authorization);
+        if (inferenceAuth != null && inferenceAuth.accepts(authorization)) {
+            return true;
+        }
+        if (tenants != null) {
+            try {
+                tenants.identify(name -> name.equals("Authorization") ? authorization : null);
+                return true;
+            } catch (ApiException e) {
+                return false;
+            }
+        }
+        return inferenceAuth == null;
     }
 
     /** True for the inference paths this front door serves. */
@@ -126,11 +150,21 @@ public final class InferenceFrontDoor {
                     "the router is shutting down; retry on another replica"), null);
             return;
         }
-        if (inferenceAuth != null && !inferenceAuth.accepts(headers.apply("Authorization"))) {
+        TenantFrontDoor.Identity identity = null;
+        if (tenants != null) {
+            try {
+                identity = tenants.identify(headers);
+            } catch (ApiException e) {
+                reject(endpoint, sink, startNanos, e, null);
+                return;
+            }
+            sink.facts().tenant(identity.tenant().name(), identity.priority().label());
+        } else if (inferenceAuth != null && !inferenceAuth.accepts(headers.apply("Authorization"))) {
             reject(endpoint, sink, startNanos, new ApiException(401, "authentication_error",
                     "a valid API key is required (Authorization: Bearer ...)"), "Bearer");
             return;
         }
+        TenantFrontDoor.Identity who = identity;
         String contentType = headers.apply("Content-Type");
         if (contentType != null && !isJson(contentType)) {
             reject(endpoint, sink, startNanos,
@@ -142,7 +176,7 @@ public final class InferenceFrontDoor {
             public void onBody(byte[] bytes) {
                 ctx.metrics().overheadStage("body_read", endpoint.path, System.nanoTime() - startNanos);
                 try {
-                    dispatch(endpoint, bytes, headers, sink, startNanos);
+                    dispatch(endpoint, bytes, headers, sink, startNanos, who);
                 } catch (ApiException e) {
                     reject(endpoint, sink, startNanos, e, null);
                 } catch (RuntimeException e) {
@@ -160,7 +194,7 @@ public final class InferenceFrontDoor {
     }
 
     private void dispatch(Endpoint endpoint, byte[] body, Function<String, String> headers, ClientSink sink,
-            long startNanos) throws ApiException {
+            long startNanos, TenantFrontDoor.Identity identity) throws ApiException {
         long parseStart = System.nanoTime();
         BodyProbe probe = BodyProbe.parse(body);
         endpoint.validate(probe);
@@ -199,7 +233,15 @@ public final class InferenceFrontDoor {
             Route route = new Route(endpoint.api, tokens.outgoingBody(), tree.path("stream").asBoolean(false),
                     tokens.inputTokens(), tokens.tokens() == null ? null : tokens.tokens().ids(), ctx.loads().snapshot(),
                     new RouteHints(sessionKey, tokens.routingText(), modelLabel), decodes);
-            new PdDispatch(deps, route, tree, prefills, decodes, sink, startNanos).start();
+            if (identity == null) {
+                new PdDispatch(deps, route, tree, prefills, decodes, sink, startNanos).start();
+                return;
+            }
+            tenants.admit(identity, tokens.inputTokens(), probe.tokenBudget, null, sink, qosSink -> {
+                PdDispatch d = new PdDispatch(deps, route, tree, prefills, decodes, qosSink, startNanos);
+                d.start();
+                return d;
+            }, (s, e) -> reject(endpoint, s, startNanos, e, null));
             return;
         }
         if (eligible.get().isEmpty()) {
@@ -211,7 +253,19 @@ public final class InferenceFrontDoor {
                 tokens.tokens() == null ? null : tokens.tokens().ids(), ctx.loads().snapshot(),
                 new RouteHints(sessionKey, tokens.routingText(), modelLabel, probe.loraPath), eligible,
                 tokens.outgoingBody() == body ? null : body);
-        new Dispatch(deps, route, sink, startNanos).start();
+        if (identity == null) {
+            new Dispatch(deps, route, sink, startNanos).start();
+            return;
+        }
+        ToLongFunction<String> cachedOn = ctx.policy() instanceof CacheAwarePolicy cacheAware
+                ? cacheAware.cachedTokensProbe(new RoutingRequest(eligible.get(), ctx.inFlight()::get, route.inputTokens(),
+                        sessionKey, route.tokenIds(), route.loads(), route.hints().routingText(), probe.loraPath))
+                : null;
+        tenants.admit(identity, tokens.inputTokens(), probe.tokenBudget, cachedOn, sink, qosSink -> {
+            Dispatch d = new Dispatch(deps, route, qosSink, startNanos);
+            d.start();
+            return d;
+        }, (s, e) -> reject(endpoint, s, startNanos, e, null));
     }
 
     /**
@@ -314,6 +368,7 @@ public final class InferenceFrontDoor {
         if (authenticate != null) {
             head.put("WWW-Authenticate", authenticate);
         }
+        head.putAll(error.headers);
         sink.begin(error.status, head);
         sink.end(ByteBuffer.wrap(ErrorBodies.json(error.status, error.type, error.getMessage(), error.param)));
         ctx.metrics().request(endpoint.path, error.status);

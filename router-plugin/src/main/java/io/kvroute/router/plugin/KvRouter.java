@@ -472,6 +472,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         }
         tokenizers.close();
         tracer.close();
+        frontDoor.close();
         super.doStop();
     }
 

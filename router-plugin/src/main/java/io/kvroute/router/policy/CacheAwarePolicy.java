@@ -476,6 +476,33 @@ public final class CacheAwarePolicy implements RoutingPolicy {
      * Every fleet worker has a fresh sample at or over the limit, or is a scraped worker with a stale
      * reading (stale = saturated); any other unknown is not saturated.
      */
+    /**
+     * For the router-side queue's locality: a lookup of how many of {@code request}'s prompt tokens the
+     * prefix tree says each worker holds. The tree is matched once, on the first call, and the answer
+     * kept (a queued request asked again on every freed slot costs a map read, not a tree walk).
+     */
+    public java.util.function.ToLongFunction<String> cachedTokensProbe(RoutingRequest request) {
+        CacheKey key = CacheKey.of(request, config);
+        if (key == null || exactOnly) {
+            return workerId -> 0;
+        }
+        PrefixMatch[] memo = new PrefixMatch[1];
+        return workerId -> {
+            PrefixMatch m = memo[0];
+            if (m == null) {
+                m = indexFor(key).match(key.key);
+                memo[0] = m;
+            }
+            int elements = m.matchedLength(workerId);
+            return elements == 0 || key.nothingMatched(elements) ? 0 : key.toTokens(elements);
+        };
+    }
+
+    /** True when the queue gate is set and every worker of {@code pool} is fresh at or over it (the fleet-saturation test). */
+    public boolean fleetSaturated(EngineLoadSnapshot loads, List<Worker> pool) {
+        return fleetAllAtOrOver(loads, pool, config.workerQueueLimit());
+    }
+
     private static boolean fleetAllAtOrOver(EngineLoadSnapshot loads, List<Worker> pool, int limit) {
         if (loads == null || limit <= 0) {
             return false;

@@ -1,0 +1,55 @@
+package io.kvroute.router.config;
+
+/**
+ * Tenants and QoS settings, one value on {@link RouterConfig}, handed to the tenant front door. With
+ * no tenants file everything here is off and the request path is today's.
+ */
+public record TenantsConfig(
+        @Setting(name = "tenants-file", defaultValue = Setting.UNSET,
+                description = "Tenants YAML file: API key digests to tenants, weights, class ceilings, rate limits, class "
+                        + "settings (docs/tenants.md); reloaded on change (default off).")
+        String tenantsFile,
+        @Setting(name = "trusted-tenant-header", defaultValue = Setting.UNSET,
+                description = "Request header naming the tenant, trusted as is: only behind a gateway that sets it "
+                        + "(default off: tenants come from API keys).")
+        String trustedTenantHeader,
+        @Setting(name = "qos-worker-capacity-tokens", defaultValue = "0", min = 0, max = 1L << 40,
+                description = "Tokens in flight (input plus reserved output) per usable worker before requests wait at the "
+                        + "router per class and tenant; needs --tenants-file; 0 = no router-side queue")
+        long workerCapacityTokens,
+        @Setting(name = "qos-locality-slack-tokens", defaultValue = "2048", min = 0, max = 1e12,
+                description = "Fairness slack within which the tenant whose next request is cached on the freed worker goes "
+                        + "first, in weighted tokens per unit of weight; 0 is pure VTC")
+        double localitySlackTokens,
+        @Setting(name = "qos-max-tenant-labels", defaultValue = "50", min = 0, max = 10_000,
+                description = "Tenants with their own metric label; the others are labelled other")
+        int maxTenantLabels) {
+
+    public TenantsConfig {
+        tenantsFile = tenantsFile == null || tenantsFile.isEmpty() ? null : tenantsFile;
+        trustedTenantHeader = trustedTenantHeader == null || trustedTenantHeader.isEmpty() ? null : trustedTenantHeader;
+        if (tenantsFile != null && tenantsFile.isBlank()) {
+            throw new ConfigException("--tenants-file must be a file path (got '" + tenantsFile + "')");
+        }
+        if (trustedTenantHeader != null && !trustedTenantHeader.matches("[A-Za-z0-9-]{1,64}")) {
+            throw new ConfigException("--trusted-tenant-header must be a header name (got '" + trustedTenantHeader + "')");
+        }
+        if (tenantsFile == null && (trustedTenantHeader != null || workerCapacityTokens > 0)) {
+            throw new ConfigException((trustedTenantHeader != null ? "--trusted-tenant-header" : "--qos-worker-capacity-tokens")
+                    + " needs --tenants-file");
+        }
+    }
+
+    /** Everything off. */
+    public static final TenantsConfig OFF = SettingsBinder.defaults(TenantsConfig.class);
+    public static final long DEFAULT_LOCALITY_SLACK_TOKENS = (long) OFF.localitySlackTokens();
+    public static final int DEFAULT_MAX_TENANT_LABELS = OFF.maxTenantLabels();
+
+    public boolean enabled() {
+        return tenantsFile != null;
+    }
+
+    public boolean queueEnabled() {
+        return workerCapacityTokens > 0;
+    }
+}

@@ -1,0 +1,247 @@
+package io.kvroute.router.http;
+
+import io.kvroute.router.config.ConfigException;
+import io.kvroute.router.config.TenantsConfig;
+import io.kvroute.router.dispatch.Abortable;
+import io.kvroute.router.dispatch.ClientSink;
+import io.kvroute.router.metrics.TenantMetrics;
+import io.kvroute.router.policy.CacheAwarePolicy;
+import io.kvroute.router.tenant.PriorityClass;
+import io.kvroute.router.tenant.QosGate;
+import io.kvroute.router.tenant.QosTicket;
+import io.kvroute.router.tenant.RateLimiter;
+import io.kvroute.router.tenant.TenantDirectory;
+import io.kvroute.router.tenant.TenantDirectoryWatcher;
+import io.kvroute.router.tenant.TenantSpec;
+import io.kvroute.router.tenant.TenantsFile;
+import io.kvroute.router.worker.ReadyPool;
+import io.kvroute.router.worker.WorkerRole;
+import java.nio.file.Path;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.ToLongFunction;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The edge of the tenant and QoS layer ({@code --tenants-file}): who a request is for and its class
+ * ({@link #identify}, before the body is read), then after ingress tokenization its rate limits and
+ * its place in the router-side queue ({@link #admit}), which starts the dispatch when the request is
+ * admitted. Absent without a tenants file: the front door then runs today's path unchanged.
+ *
+ * <p>One single-threaded daemon scheduler ticks the queue ({@value #TICK_MILLIS} ms: timeouts,
+ * starvation promotion, engine saturation clearing) and polls the tenants file's modification time
+ * ({@value #RELOAD_POLL_MILLIS} ms). Thread-safe.
+ */
+final class TenantFrontDoor {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TenantFrontDoor.class);
+    static final long TICK_MILLIS = 50;
+    static final long RELOAD_POLL_MILLIS = 1_000;
+    private static final Pattern TENANT_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+
+    /** Who a request is for: the directory it was resolved against, its tenant and its effective class. */
+    record Identity(TenantDirectory directory, TenantSpec tenant, PriorityClass priority) {}
+
+    /** Answers a refused request (an OpenAI error with the exception's status and headers). */
+    interface Refusal {
+        void refuse(ClientSink sink, ApiException error);
+    }
+
+    private final TenantDirectoryWatcher watcher;
+    private final String trustedHeader;
+    private final RateLimiter limiter;
+    private final QosGate gate;
+    private final TenantMetrics metrics;
+    private final ScheduledExecutorService scheduler;
+
+    private TenantFrontDoor(TenantDirectoryWatcher watcher, String trustedHeader, QosGate gate, TenantMetrics metrics) {
+        this.watcher = watcher;
+        this.trustedHeader = trustedHeader;
+        this.limiter = new RateLimiter(System::nanoTime);
+        this.gate = gate;
+        this.metrics = metrics;
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "kvroute-qos");
+            t.setDaemon(true);
+            return t;
+        });
+        scheduler.scheduleWithFixedDelay(this::poll, RELOAD_POLL_MILLIS, RELOAD_POLL_MILLIS, TimeUnit.MILLISECONDS);
+        if (gate != null) {
+            scheduler.scheduleWithFixedDelay(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** The tenant layer for {@code ctx}, or null when no tenants file is configured. */
+    static TenantFrontDoor create(RouterContext ctx) {
+        TenantsConfig config = ctx.config().tenants();
+        if (!config.enabled()) {
+            return null;
+        }
+        TenantDirectoryWatcher watcher;
+        try {
+            watcher = TenantDirectoryWatcher.open(Path.of(config.tenantsFile()), ctx.config().apiKey());
+        } catch (TenantsFile.TenantsFileException e) {
+            throw new ConfigException("--tenants-file: " + e.getMessage(), e);
+        }
+        TenantMetrics metrics = new TenantMetrics(ctx.metrics().registry(), config.maxTenantLabels());
+        metrics.bindReloads(watcher::reloads, watcher::failedReloads);
+        metrics.registerSeriesAtZero();
+        QosGate gate = null;
+        if (config.queueEnabled()) {
+            CacheAwarePolicy cacheAware = ctx.policy() instanceof CacheAwarePolicy c ? c : null;
+            boolean gateConfigured = cacheAware != null && cacheAware.config().workerQueueLimit() > 0;
+            gate = new QosGate(watcher::current, config.workerCapacityTokens(), config.localitySlackTokens(),
+                    new QosGate.Fleet() {
+                        @Override
+                        public int usableWorkers() {
+                            ReadyPool.Snapshot pool = ctx.readyPool().current();
+                            return pool.eligible(WorkerRole.REGULAR, null).size()
+                                    + pool.eligible(WorkerRole.DECODE, null).size();
+                        }
+
+                        @Override
+                        public boolean engineSaturated() {
+                            return gateConfigured && cacheAware.fleetSaturated(ctx.loads().snapshot(),
+                                    ctx.readyPool().current().eligible(WorkerRole.REGULAR, null));
+                        }
+                    }, System::nanoTime, metrics);
+            QosGate g = gate;
+            for (PriorityClass c : PriorityClass.values()) {
+                metrics.bindQueueDepth(c, () -> g.queued(c));
+            }
+            metrics.bindSlack(config.localitySlackTokens());
+        }
+        LOG.info("tenants: {} from {}; router-side queue {}", watcher.current().tenants().size(), config.tenantsFile(),
+                gate == null ? "off" : config.workerCapacityTokens() + " tokens per worker");
+        return new TenantFrontDoor(watcher, config.trustedTenantHeader(), gate, metrics);
+    }
+
+    /** The tenant and class of a request from its headers; 401 for an unknown or missing key, 400 for a bad tenant header. */
+    Identity identify(Function<String, String> headers) throws ApiException {
+        TenantDirectory dir = watcher.current();
+        TenantSpec tenant = null;
+        if (trustedHeader != null) {
+            String name = headers.apply(trustedHeader);
+            if (name != null && !name.isBlank()) {
+                name = name.trim();
+                if (!TENANT_NAME.matcher(name).matches()) {
+                    throw new ApiException(400, "header " + trustedHeader + " must be 1..64 characters of A-Z a-z 0-9 . _ -");
+                }
+                tenant = dir.byName(name);
+                if (tenant == null) {
+                    tenant = TenantSpec.plain(name);
+                }
+            }
+        }
+        if (tenant == null) {
+            tenant = dir.byKey(bearer(headers.apply("Authorization")));
+            if (tenant == null) {
+                throw new ApiException(401, "authentication_error", "a valid API key is required (Authorization: Bearer ...)")
+                        .header("WWW-Authenticate", "Bearer");
+            }
+        }
+        return new Identity(dir, tenant, PriorityClass.effective(headers.apply(PriorityClass.HEADER), tenant.maxClass()));
+    }
+
+    /**
+     * Rate limits, then the router-side queue; {@code start} runs (on this or a later thread) once the
+     * request is admitted and returns its dispatch. Refusals go through {@code refusal}.
+     *
+     * @param tokenBudget the request's {@code max_tokens} (or equivalent), negative when absent
+     * @param cachedTokensOn worker id to the prompt tokens cached there (locality), or null
+     */
+    void admit(Identity id, long inputTokens, long tokenBudget, ToLongFunction<String> cachedTokensOn, ClientSink sink,
+            Function<ClientSink, Abortable> start, Refusal refusal) {
+        long outputReserve = tokenBudget > 0 ? tokenBudget : id.directory().defaultOutputTokens();
+        long reserved = Math.max(0, inputTokens) + outputReserve;
+        TenantSpec tenant = id.tenant();
+        RateLimiter.Verdict verdict = limiter.reserve(tenant, reserved);
+        if (!verdict.allowed()) {
+            metrics.shed(tenant.name(), id.priority(), verdict.reason());
+            refusal.refuse(sink, new ApiException(429, "rate_limit_exceeded", "tenant '" + tenant.name()
+                    + "' is over its " + (verdict.reason().equals("rate_limit_requests") ? "requests" : "tokens")
+                    + " per minute; retry after " + verdict.retryAfterSeconds() + " s")
+                    .header("Retry-After", Long.toString(verdict.retryAfterSeconds()))
+                    .header(QosClientSink.REASON_HEADER, verdict.reason()));
+            return;
+        }
+        QosClientSink qosSink = new QosClientSink(sink, gate, (output, started) ->
+                limiter.settle(tenant, verdict.second(), started ? inputTokens + output - reserved : -reserved));
+        if (gate == null) {
+            qosSink.claimDispatch();
+            qosSink.dispatch(start.apply(qosSink));
+            return;
+        }
+        long queuedAt = System.nanoTime();
+        QosTicket ticket = new QosTicket(tenant, id.priority(), reserved, inputTokens, cachedTokensOn,
+                new QosTicket.Callbacks() {
+                    @Override
+                    public void admitted() {
+                        sink.facts().queueWait(System.nanoTime() - queuedAt);
+                        if (!qosSink.claimDispatch()) {
+                            return; // the client left while it waited, or it was preempted before it started
+                        }
+                        try {
+                            qosSink.dispatch(start.apply(qosSink));
+                        } catch (RuntimeException e) {
+                            LOG.warn("unexpected failure starting an admitted request", e);
+                            qosSink.abort(e);
+                        }
+                    }
+
+                    @Override
+                    public void rejected(int status, String reason, long retryAfterSeconds) {
+                        if (!qosSink.claimRefusal()) {
+                            return; // the client already left
+                        }
+                        String message = switch (reason) {
+                            case "queue_full" -> "the '" + id.priority().label() + "' queue is full; retry later";
+                            case "queue_timeout" -> "waited past the '" + id.priority().label()
+                                    + "' queue timeout for capacity; retry later";
+                            default -> "no usable worker can serve this request";
+                        };
+                        refusal.refuse(sink, new ApiException(status, message)
+                                .header("Retry-After", Long.toString(retryAfterSeconds))
+                                .header(QosClientSink.REASON_HEADER, reason));
+                    }
+
+                    @Override
+                    public void preempted(long retryAfterSeconds) {
+                        qosSink.preempt(retryAfterSeconds);
+                    }
+                });
+        qosSink.ticket(ticket);
+        gate.offer(ticket);
+    }
+
+    void close() {
+        scheduler.shutdownNow();
+    }
+
+    private void tick() {
+        try {
+            gate.tick();
+        } catch (RuntimeException e) {
+            LOG.warn("QoS tick failed", e);
+        }
+    }
+
+    private void poll() {
+        try {
+            watcher.poll();
+        } catch (RuntimeException e) {
+            LOG.warn("tenants file poll failed", e);
+        }
+    }
+
+    private static String bearer(String header) {
+        if (header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return header.substring(7).trim();
+        }
+        return null;
+    }
+}

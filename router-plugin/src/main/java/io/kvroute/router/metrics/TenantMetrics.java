@@ -1,0 +1,144 @@
+package io.kvroute.router.metrics;
+
+import io.kvroute.router.tenant.PriorityClass;
+import io.kvroute.router.tenant.QosListener;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.DoubleSupplier;
+
+/**
+ * Per-tenant and per-class QoS metrics ({@code kvroute_qos_*}). Tenant labels are bounded: the first
+ * {@code maxTenantLabels} tenants seen get their own label, every later one is {@code other}, so a
+ * fleet with 10,000 tenants still exports a bounded series set. Thread-safe.
+ */
+public final class TenantMetrics implements QosListener {
+
+    /** The label of the tenants past the limit. */
+    public static final String OTHER = "other";
+
+    private final MeterRegistry registry;
+    private final int maxTenantLabels;
+    private final ConcurrentHashMap<String, String> labels = new ConcurrentHashMap<>();
+    private final MeterMemo<MeterMemo.Pair, Timer> waits;
+    private final MeterMemo<MeterMemo.Pair, Counter> service;
+    private final MeterMemo<MeterMemo.Pair, Counter> refunded;
+    private final MeterMemo<MeterMemo.Triple, Counter> shed;
+    private final MeterMemo<MeterMemo.Pair, Counter> preempted;
+    private final MeterMemo<MeterMemo.Pair, Counter> promoted;
+    private final MeterMemo<String, Counter> localityPicks;
+
+    public TenantMetrics(MeterRegistry registry, int maxTenantLabels) {
+        this.registry = registry;
+        this.maxTenantLabels = maxTenantLabels;
+        this.waits = new MeterMemo<>(k -> Timer.builder("kvroute_qos_queue_wait_seconds")
+                .description("Time a request waited in the router-side queue before admission (0 when admitted on arrival)")
+                .tags("tenant", k.first(), "class", k.second()).publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(300)).register(registry));
+        this.service = new MeterMemo<>(k -> Counter.builder("kvroute_qos_service_tokens")
+                .description("Weighted tokens of service charged to a tenant (VTC: uncached input, cached input at 0.1, output)")
+                .tags("tenant", k.first(), "class", k.second()).register(registry));
+        this.refunded = new MeterMemo<>(k -> Counter.builder("kvroute_qos_service_refunded_tokens")
+                .description("Weighted tokens refunded: cached input found at the first byte, requests ended before it")
+                .tags("tenant", k.first(), "class", k.second()).register(registry));
+        this.shed = new MeterMemo<>(k -> Counter.builder("kvroute_qos_shed_total")
+                .description("Requests refused by QoS: queue_full, queue_timeout, no_worker, rate_limit_requests, rate_limit_tokens")
+                .tags("tenant", k.first(), "class", k.second(), "reason", k.third()).register(registry));
+        this.preempted = new MeterMemo<>(k -> Counter.builder("kvroute_qos_preempted_total")
+                .description("Requests preempted before their first byte by a higher class")
+                .tags("tenant", k.first(), "class", k.second()).register(registry));
+        this.promoted = new MeterMemo<>(k -> Counter.builder("kvroute_qos_starvation_promotions_total")
+                .description("Requests admitted by starvation promotion (using capacity held back for higher classes)")
+                .tags("tenant", k.first(), "class", k.second()).register(registry));
+        this.localityPicks = new MeterMemo<>(c -> Counter.builder("kvroute_qos_locality_picks_total")
+                .description("Picks inside the fairness slack that served a cached prefix instead of the minimum counter")
+                .tags("class", c).register(registry));
+    }
+
+    /** The label for {@code tenant}: its name while fewer than the limit are labelled, else {@value #OTHER}. */
+    public String label(String tenant) {
+        String known = labels.get(tenant);
+        if (known != null) {
+            return known;
+        }
+        if (labels.size() >= maxTenantLabels) {
+            return OTHER;
+        }
+        return labels.computeIfAbsent(tenant, t -> t);
+    }
+
+    /**
+     * Registers the refusal, preemption, promotion and locality series of every class at zero (tenant
+     * {@value #OTHER}), so dashboards and alerts see a 0 instead of no data until the first event.
+     */
+    public void registerSeriesAtZero() {
+        for (PriorityClass c : PriorityClass.values()) {
+            for (String reason : new String[] {"queue_full", "queue_timeout", "no_worker", "rate_limit_requests",
+                    "rate_limit_tokens"}) {
+                shed.get(new MeterMemo.Triple(OTHER, c.label(), reason));
+            }
+            preempted.get(new MeterMemo.Pair(OTHER, c.label()));
+            promoted.get(new MeterMemo.Pair(OTHER, c.label()));
+            localityPicks.get(c.label());
+        }
+    }
+
+    /** {@code kvroute_qos_queue_depth{class}}: requests waiting at the router. */
+    public void bindQueueDepth(PriorityClass c, DoubleSupplier depth) {
+        Gauge.builder("kvroute_qos_queue_depth", depth::getAsDouble).description("Requests waiting in the router-side queue")
+                .tags("class", c.label()).register(registry);
+    }
+
+    /** {@code kvroute_qos_locality_slack_tokens}: the configured slack Δ. */
+    public void bindSlack(double slackTokens) {
+        Gauge.builder("kvroute_qos_locality_slack_tokens", () -> slackTokens)
+                .description("The fairness slack within which locality picks (weighted tokens per unit of weight)")
+                .register(registry);
+    }
+
+    /** {@code kvroute_qos_tenants_file_reload_failures_total} and reloads, read from the watcher. */
+    public void bindReloads(DoubleSupplier reloads, DoubleSupplier failures) {
+        io.micrometer.core.instrument.FunctionCounter.builder("kvroute_qos_tenants_file_reloads_total", reloads,
+                r -> r.getAsDouble()).description("Tenants file reloads published").register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("kvroute_qos_tenants_file_reload_failures_total", failures,
+                f -> f.getAsDouble()).description("Tenants file edits rejected (the previous tenants stay)").register(registry);
+    }
+
+    @Override
+    public void admitted(String tenant, PriorityClass c, long waitNanos, boolean wasPromoted) {
+        String t = label(tenant);
+        waits.get(new MeterMemo.Pair(t, c.label())).record(waitNanos, TimeUnit.NANOSECONDS);
+        if (wasPromoted) {
+            promoted.get(new MeterMemo.Pair(t, c.label())).increment();
+        }
+    }
+
+    @Override
+    public void shed(String tenant, PriorityClass c, String reason) {
+        shed.get(new MeterMemo.Triple(label(tenant), c.label(), reason)).increment();
+    }
+
+    @Override
+    public void preempted(String tenant, PriorityClass c) {
+        preempted.get(new MeterMemo.Pair(label(tenant), c.label())).increment();
+    }
+
+    @Override
+    public void service(String tenant, PriorityClass c, double weightedTokens) {
+        MeterMemo.Pair key = new MeterMemo.Pair(label(tenant), c.label());
+        if (weightedTokens >= 0) {
+            service.get(key).increment(weightedTokens);
+        } else {
+            refunded.get(key).increment(-weightedTokens);
+        }
+    }
+
+    @Override
+    public void localityPick(PriorityClass c) {
+        localityPicks.get(c.label()).increment();
+    }
+}

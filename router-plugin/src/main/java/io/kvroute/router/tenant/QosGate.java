@@ -1,0 +1,473 @@
+package io.kvroute.router.tenant;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+
+/**
+ * The router-side queue: admits a request while the fleet has room for its tokens, and otherwise
+ * holds it at the router, per class and tenant, instead of piling it onto saturated engines.
+ *
+ * <p>Capacity is tokens in flight: {@code --qos-worker-capacity-tokens} times the usable workers. An
+ * admitted request holds its cost (input tokens plus its reserved output) until it ends. When the
+ * queue gate is configured ({@code --worker-queue-limit}), a fleet whose every fresh worker reports a
+ * queue at or over the limit counts as full as well ({@link Fleet#engineSaturated}).
+ *
+ * <p>Classes, highest first, share that capacity as SMG's scheduler shares slots
+ * ({@code model_gateway/src/middleware/scheduler/{engine,slots}.rs}): each class has a reservation
+ * (floor and share, {@link ClassSpec#reservedTokens}) whose unused part is held back from lower
+ * classes; a freed slot goes to the highest class with work (strict order: a class whose head does
+ * not fit blocks the classes below it), and within a class to the tenant {@link FairQueue} picks
+ * (VTC with locality inside the slack, on the worker that freed capacity). A class's head older than
+ * its starvation threshold may use capacity held back for higher classes. A class that may preempt
+ * takes the place of lower-class requests that are admitted but have not sent a byte (lowest class
+ * first, newest first), only when that makes it fit.
+ *
+ * <p>Every request ends in exactly one callback: admitted (then possibly preempted before its first
+ * byte), or rejected: 429 {@code queue_full} at arrival, 429 {@code queue_timeout} after its class's
+ * timeout while workers exist, 503 {@code no_worker} when none does. Nothing waits forever: the
+ * adapter calls {@link #tick} periodically.
+ *
+ * <p>Threading: thread-safe. State is guarded by one lock held for short, non-blocking sections;
+ * callbacks and listener calls run after it is released, on the calling thread.
+ */
+public final class QosGate {
+
+    /** Service weight of an input token not cached on the chosen worker. */
+    public static final double WEIGHT_UNCACHED = 1.0;
+    /** Service weight of an input token cached on the chosen worker (prefill mostly skipped). */
+    public static final double WEIGHT_CACHED = 0.1;
+    /** Service weight of an output token. */
+    public static final double WEIGHT_OUTPUT = 1.0;
+    /** Bounds the victims one admission may preempt. */
+    static final int MAX_VICTIMS = 4;
+    private static final double WAIT_EWMA_ALPHA = 0.2;
+
+    /** The fleet as the gate needs to see it; answers must be cheap and must not block. */
+    public interface Fleet {
+        /** Workers that can serve now (healthy, breaker closed, not draining). */
+        int usableWorkers();
+
+        /** True when the engines themselves report every worker saturated (the queue gate's view). */
+        boolean engineSaturated();
+    }
+
+    private final Supplier<TenantDirectory> directory;
+    private final long workerCapacityTokens;
+    private final Fleet fleet;
+    private final LongSupplier nanoTime;
+    private final QosListener listener;
+    private final double slack;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final EnumMap<PriorityClass, ClassState> classes = new EnumMap<>(PriorityClass.class); // guarded by lock
+    private long inFlightTokens; // guarded by lock
+    private long seq; // guarded by lock
+
+    /** Per-class state; guarded by the gate's lock. */
+    private static final class ClassState {
+        final FairQueue<QosTicket> queue;
+        final TreeMap<Long, QosTicket> arrivals = new TreeMap<>(); // waiting, oldest first
+        final TreeMap<Long, QosTicket> notStarted = new TreeMap<>(); // admitted, no byte sent yet
+        long inFlightTokens;
+        double waitEwmaNanos;
+
+        ClassState(double slack) {
+            this.queue = new FairQueue<>(slack);
+        }
+    }
+
+    /**
+     * @param workerCapacityTokens tokens in flight one worker is given (&gt; 0)
+     * @param slackTokens the locality slack Δ in weighted tokens per unit of weight (0: pure VTC)
+     */
+    public QosGate(Supplier<TenantDirectory> directory, long workerCapacityTokens, double slackTokens, Fleet fleet,
+            LongSupplier nanoTime, QosListener listener) {
+        this.directory = Objects.requireNonNull(directory, "directory");
+        if (workerCapacityTokens < 1) {
+            throw new IllegalArgumentException("workerCapacityTokens must be >= 1 (got " + workerCapacityTokens + ")");
+        }
+        this.workerCapacityTokens = workerCapacityTokens;
+        this.slack = slackTokens;
+        this.fleet = Objects.requireNonNull(fleet, "fleet");
+        this.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
+        this.listener = listener == null ? QosListener.NONE : listener;
+        for (PriorityClass c : PriorityClass.values()) {
+            classes.put(c, new ClassState(slackTokens));
+        }
+    }
+
+    public double slackTokens() {
+        return slack;
+    }
+
+    /** Offers a new request: exactly one of its callbacks follows, now or later. */
+    public void offer(QosTicket t) {
+        if (!t.state.compareAndSet(QosTicket.NEW, QosTicket.QUEUED)) {
+            throw new IllegalStateException("offered twice: " + t);
+        }
+        List<Runnable> after = new ArrayList<>(2);
+        lock.lock();
+        try {
+            long now = nanoTime.getAsLong();
+            TenantDirectory dir = directory.get();
+            ClassSpec spec = dir.classSpec(t.priority);
+            long capacity = capacityTokens();
+            ClassState cs = classes.get(t.priority);
+            t.seq = ++seq;
+            t.enqueuedNanos = now;
+            if (capacity == 0) {
+                reject(t, 503, "no_worker", 1, after);
+            } else if (!queuedAtOrAbove(t.priority) && fits(t.priority, t.costTokens, false, capacity, dir)) {
+                cs.queue.admitDirect(t.tenant.name(), t.tenant.weight());
+                admit(t, now, false, after);
+            } else if (spec.canPreempt() && !queuedAtOrAbove(t.priority) && preemptFor(t, capacity, dir, after)) {
+                cs.queue.admitDirect(t.tenant.name(), t.tenant.weight());
+                admit(t, now, false, after);
+            } else if (cs.queue.size() >= spec.queueCap()) {
+                reject(t, 429, "queue_full", retryAfterSeconds(cs), after);
+            } else {
+                t.deadlineNanos = now + spec.queueTimeoutMillis() * 1_000_000L;
+                cs.queue.add(t.tenant.name(), t.tenant.weight(), t);
+                cs.arrivals.put(t.seq, t);
+            }
+        } finally {
+            lock.unlock();
+        }
+        after.forEach(Runnable::run);
+    }
+
+    /**
+     * The request's first byte is about to go out; false when it was preempted first (the adapter
+     * must then send nothing). {@code cachedTokens}: its input tokens cached on the chosen worker.
+     */
+    public boolean started(QosTicket t, long cachedTokens) {
+        if (!t.state.compareAndSet(QosTicket.ADMITTED, QosTicket.STARTED)) {
+            return t.state.get() == QosTicket.STARTED;
+        }
+        List<Runnable> after = new ArrayList<>(1);
+        lock.lock();
+        try {
+            classes.get(t.priority).notStarted.remove(t.seq);
+            long cached = Math.min(Math.max(0, cachedTokens), t.inputTokens);
+            if (cached > 0 && !t.released) {
+                charge(t, -(WEIGHT_UNCACHED - WEIGHT_CACHED) * cached, after);
+            }
+        } finally {
+            lock.unlock();
+        }
+        after.forEach(Runnable::run);
+        return true;
+    }
+
+    /** Charges {@code outputTokens} streamed to the client (the relay counts them as it writes). */
+    public void chargeOutput(QosTicket t, long outputTokens) {
+        if (outputTokens <= 0) {
+            return;
+        }
+        List<Runnable> after = new ArrayList<>(1);
+        lock.lock();
+        try {
+            if (!t.released) {
+                charge(t, WEIGHT_OUTPUT * outputTokens, after);
+            }
+        } finally {
+            lock.unlock();
+        }
+        after.forEach(Runnable::run);
+    }
+
+    /**
+     * The request ended (any way). Frees its tokens and serves waiting requests, preferring those
+     * whose prefix is cached on {@code workerId} (null when unknown). A request that never sent a
+     * byte gets its service refunded.
+     */
+    public void finished(QosTicket t, String workerId) {
+        List<Runnable> after = new ArrayList<>(4);
+        lock.lock();
+        try {
+            int s = t.state.get();
+            if (s == QosTicket.QUEUED) { // the client left while waiting
+                ClassState cs = classes.get(t.priority);
+                cs.queue.remove(t.tenant.name(), t);
+                cs.arrivals.remove(t.seq);
+                t.state.set(QosTicket.DONE);
+                return;
+            }
+            if (s == QosTicket.ADMITTED) {
+                t.state.compareAndSet(QosTicket.ADMITTED, QosTicket.DONE);
+            } else if (s == QosTicket.STARTED) {
+                t.state.set(QosTicket.DONE);
+            }
+            if (s != QosTicket.STARTED && !t.released && t.chargedService != 0) {
+                charge(t, -t.chargedService, after); // aborted before any byte: refund
+            }
+            release(t);
+            drain(workerId, after);
+        } finally {
+            lock.unlock();
+        }
+        after.forEach(Runnable::run);
+    }
+
+    /** Expires waits past their class's timeout, promotes starved heads, and serves what now fits. */
+    public void tick() {
+        List<Runnable> after = new ArrayList<>();
+        lock.lock();
+        try {
+            long now = nanoTime.getAsLong();
+            long capacity = capacityTokens();
+            for (ClassState cs : classes.values()) {
+                for (Iterator<QosTicket> it = cs.arrivals.values().iterator(); it.hasNext(); ) {
+                    QosTicket t = it.next();
+                    if (t.deadlineNanos - now > 0) {
+                        break;
+                    }
+                    it.remove();
+                    cs.queue.remove(t.tenant.name(), t);
+                    if (capacity == 0) {
+                        reject(t, 503, "no_worker", 1, after);
+                    } else {
+                        reject(t, 429, "queue_timeout", retryAfterSeconds(cs), after);
+                    }
+                }
+            }
+            drain(null, after);
+        } finally {
+            lock.unlock();
+        }
+        after.forEach(Runnable::run);
+    }
+
+    /** Waiting requests of one class. */
+    public int queued(PriorityClass c) {
+        lock.lock();
+        try {
+            return classes.get(c).queue.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Tokens in flight admitted by this gate, all classes. */
+    public long inFlightTokens() {
+        lock.lock();
+        try {
+            return inFlightTokens;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A tenant's virtual counter in a class (service per unit of weight). */
+    public double counter(PriorityClass c, String tenant) {
+        lock.lock();
+        try {
+            return classes.get(c).queue.counter(tenant);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---- everything below runs under the lock ----
+
+    private long capacityTokens() {
+        return Math.max(0, fleet.usableWorkers()) * workerCapacityTokens;
+    }
+
+    private boolean queuedAtOrAbove(PriorityClass c) {
+        for (PriorityClass k : PriorityClass.highToLow()) {
+            if (!classes.get(k).queue.isEmpty()) {
+                return true;
+            }
+            if (k == c) {
+                return false;
+            }
+        }
+        return false;
+    }
+
+    /** Whether {@code cost} more tokens of class {@code c} fit now; an empty router always admits one request. */
+    private boolean fits(PriorityClass c, long cost, boolean ignoreReservations, long capacity, TenantDirectory dir) {
+        if (fleet.engineSaturated()) {
+            return false;
+        }
+        if (inFlightTokens == 0) {
+            return true;
+        }
+        long limit = capacity - (ignoreReservations ? 0 : heldBack(c, capacity, dir));
+        return inFlightTokens + cost <= limit;
+    }
+
+    /** Unused reservations of the classes above {@code c}. */
+    private long heldBack(PriorityClass c, long capacity, TenantDirectory dir) {
+        long held = 0;
+        for (PriorityClass k : PriorityClass.highToLow()) {
+            if (k == c) {
+                break;
+            }
+            held += Math.max(0, dir.classSpec(k).reservedTokens(capacity) - classes.get(k).inFlightTokens);
+        }
+        return held;
+    }
+
+    private boolean preemptFor(QosTicket t, long capacity, TenantDirectory dir, List<Runnable> after) {
+        long limit = capacity - heldBack(t.priority, capacity, dir);
+        long needFreed = inFlightTokens + t.costTokens - limit;
+        List<QosTicket> victims = new ArrayList<>(MAX_VICTIMS);
+        long freed = 0;
+        outer:
+        for (int i = PriorityClass.highToLow().length - 1; i >= 0; i--) {
+            PriorityClass k = PriorityClass.highToLow()[i];
+            if (!t.priority.above(k)) {
+                break;
+            }
+            for (QosTicket v : classes.get(k).notStarted.descendingMap().values()) {
+                if (freed >= needFreed || victims.size() == MAX_VICTIMS) {
+                    break outer;
+                }
+                victims.add(v);
+                freed += v.costTokens;
+            }
+        }
+        if (freed < needFreed) {
+            return false;
+        }
+        for (QosTicket v : victims) {
+            if (!v.state.compareAndSet(QosTicket.ADMITTED, QosTicket.PREEMPTED)) {
+                continue; // its first byte won the race: it keeps running
+            }
+            classes.get(v.priority).notStarted.remove(v.seq);
+            if (v.chargedService != 0) {
+                charge(v, -v.chargedService, after);
+            }
+            release(v);
+            long retry = retryAfterSeconds(classes.get(v.priority));
+            String tenant = v.tenant.name();
+            PriorityClass vc = v.priority;
+            after.add(() -> listener.preempted(tenant, vc));
+            after.add(() -> v.callbacks.preempted(retry));
+        }
+        return fits(t.priority, t.costTokens, false, capacity, dir);
+    }
+
+    private void drain(String freedWorker, List<Runnable> after) {
+        long capacity = capacityTokens();
+        if (capacity == 0) {
+            return;
+        }
+        TenantDirectory dir = directory.get();
+        long now = nanoTime.getAsLong();
+        while (true) {
+            boolean admitted = false;
+            // starvation promotion first, lowest class up: a head waiting past its threshold may use held-back capacity
+            PriorityClass[] order = PriorityClass.highToLow();
+            for (int i = order.length - 1; i >= 0 && !admitted; i--) {
+                ClassState cs = classes.get(order[i]);
+                if (cs.arrivals.isEmpty()) {
+                    continue;
+                }
+                long starvedAfter = dir.classSpec(order[i]).starvationMillis() * 1_000_000L;
+                if (now - cs.arrivals.firstEntry().getValue().enqueuedNanos < starvedAfter) {
+                    continue;
+                }
+                admitted = admitPick(order[i], cs, freedWorker, true, capacity, dir, now, after);
+            }
+            for (int i = 0; i < order.length && !admitted; i++) {
+                ClassState cs = classes.get(order[i]);
+                if (cs.queue.isEmpty()) {
+                    continue;
+                }
+                admitted = admitPick(order[i], cs, freedWorker, false, capacity, dir, now, after);
+                if (!admitted) {
+                    break; // strict order: the classes below wait behind a head that does not fit
+                }
+            }
+            if (!admitted) {
+                return;
+            }
+        }
+    }
+
+    private boolean admitPick(PriorityClass c, ClassState cs, String freedWorker, boolean promoted, long capacity,
+            TenantDirectory dir, long now, List<Runnable> after) {
+        FairQueue.Pick<QosTicket> pick = cs.queue.pick(freedWorker == null ? null : t -> t.cachedOn(freedWorker));
+        QosTicket t = pick.item();
+        if (!fits(c, t.costTokens, promoted, capacity, dir)) {
+            return false;
+        }
+        cs.queue.admitHead(pick.tenant(), t);
+        cs.arrivals.remove(t.seq);
+        if (pick.byLocality()) {
+            after.add(() -> listener.localityPick(c));
+        }
+        admit(t, now, promoted, after);
+        return true;
+    }
+
+    private void admit(QosTicket t, long now, boolean promoted, List<Runnable> after) {
+        t.state.set(QosTicket.ADMITTED);
+        t.admittedOnce = true;
+        ClassState cs = classes.get(t.priority);
+        inFlightTokens += t.costTokens;
+        cs.inFlightTokens += t.costTokens;
+        cs.notStarted.put(t.seq, t);
+        long wait = now - t.enqueuedNanos;
+        cs.waitEwmaNanos += WAIT_EWMA_ALPHA * (wait - cs.waitEwmaNanos);
+        charge(t, WEIGHT_UNCACHED * t.inputTokens, after);
+        String tenant = t.tenant.name();
+        PriorityClass c = t.priority;
+        after.add(() -> listener.admitted(tenant, c, wait, promoted));
+        after.add(t.callbacks::admitted);
+    }
+
+    private void release(QosTicket t) {
+        if (t.released || !t.admittedOnce) {
+            return; // already released, or refused before it was ever admitted
+        }
+        t.released = true;
+        ClassState cs = classes.get(t.priority);
+        inFlightTokens -= t.costTokens;
+        cs.inFlightTokens -= t.costTokens;
+        cs.notStarted.remove(t.seq);
+        cs.queue.finished(t.tenant.name());
+    }
+
+    private void charge(QosTicket t, double service, List<Runnable> after) {
+        t.chargedService += service;
+        classes.get(t.priority).queue.charge(t.tenant.name(), service);
+        String tenant = t.tenant.name();
+        PriorityClass c = t.priority;
+        after.add(() -> listener.service(tenant, c, service));
+    }
+
+    private void reject(QosTicket t, int status, String reason, long retryAfterSeconds, List<Runnable> after) {
+        t.state.set(QosTicket.DONE);
+        String tenant = t.tenant.name();
+        PriorityClass c = t.priority;
+        after.add(() -> listener.shed(tenant, c, reason));
+        after.add(() -> t.callbacks.rejected(status, reason, retryAfterSeconds));
+    }
+
+    private static long retryAfterSeconds(ClassState cs) {
+        return Math.max(1, (long) Math.ceil(cs.waitEwmaNanos / 1e9));
+    }
+
+    /** For tests: the classes' in-flight tokens. */
+    Map<PriorityClass, Long> inFlightByClass() {
+        lock.lock();
+        try {
+            EnumMap<PriorityClass, Long> m = new EnumMap<>(PriorityClass.class);
+            classes.forEach((c, cs) -> m.put(c, cs.inFlightTokens));
+            return m;
+        } finally {
+            lock.unlock();
+        }
+    }
+}
