@@ -256,4 +256,17 @@ etc/kvroute-router.xml
 # kvroute.metrics-waiting-name=
 # kvroute.metrics-running-name=
 # kvroute.metrics-kv-usage-name=
+
+## LoRA adapters (docs/lora.md). What an adapter's residency is worth, in queued requests, when a request for it
+## has no prefix holder; 0 = adapter-blind placement (default 8).
+# kvroute.lora-affinity-weight=8
+
+## Load a catalogue adapter onto the chosen worker when no candidate lists it (default false).
+# kvroute.lora-dynamic-loading=false
+
+## The adapter catalogue: NAME=PATH, comma separated (default none).
+# kvroute.lora-adapter=
+
+## How long one adapter load request may take, ms (default 30000).
+# kvroute.lora-load-timeout-ms=30000
 # end::documentation[]

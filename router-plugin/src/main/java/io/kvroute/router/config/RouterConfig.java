@@ -73,7 +73,8 @@ public record RouterConfig(
         String kvEventsHash,
         int maxN,
         ObservabilityConfig observability,
-        LoadSourceConfig loadSource) {
+        LoadSourceConfig loadSource,
+        LoraConfig lora) {
 
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
     /** Largest {@code n} (sequences per request) a client may ask for: OpenAI's own limit. */
@@ -90,6 +91,7 @@ public record RouterConfig(
         serviceDiscovery = serviceDiscovery == null ? ServiceDiscoveryConfig.disabled() : serviceDiscovery;
         observability = observability == null ? ObservabilityConfig.OFF : observability;
         loadSource = loadSource == null ? LoadSourceConfig.DEFAULTS : loadSource;
+        lora = lora == null ? LoraConfig.DEFAULTS : lora;
     }
 
     public static Builder builder() {
@@ -198,6 +200,7 @@ public record RouterConfig(
         String metricsWaitingName = null;
         String metricsRunningName = null;
         String metricsKvUsageName = null;
+        LoraConfig lora = LoraConfig.DEFAULTS;
 
         public Builder host(String v) { host = v; return this; }
         public Builder port(int v) { port = v; return this; }
@@ -277,6 +280,7 @@ public record RouterConfig(
         public Builder metricsWaitingName(String v) { metricsWaitingName = v; return this; }
         public Builder metricsRunningName(String v) { metricsRunningName = v; return this; }
         public Builder metricsKvUsageName(String v) { metricsKvUsageName = v; return this; }
+        public Builder lora(LoraConfig v) { lora = v; return this; }
 
         public RouterConfig build() {
 
@@ -284,7 +288,7 @@ public record RouterConfig(
                     ServiceDiscoveryConfig discovery = ConfigValidator.validate(this);
             return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, requestTimeoutSecs, connectTimeoutSecs, streamIdleTimeoutSecs, healthCheckIntervalSecs, healthCheckTimeoutSecs, healthFailureThreshold, healthSuccessThreshold, retryMaxAttempts, retryInitialBackoffMs, retryMaxBackoffMs, retryBackoffMultiplier, retryJitter, cbFailureThreshold, cbSuccessThreshold, cbTimeoutSecs, disableCircuitBreaker, shutdownDrainSecs, adminApiKey, apiKey, modelIds, tokenizerPaths, disableInputIdsForwarding, prefillUrls, decodeUrls, prefillPolicy, decodePolicy, pdBusyRetryTimeoutSecs, loadFreshnessSecs, cacheAffinityMinMatchedTokens, cacheAffinityMinMatchRatio, cacheCandidateMaxWorkers, cacheCandidateMinWorkers, cacheCandidateRatio, cacheSwitchMarginTokens, pressureAbsThresholdTokens, pressureRelThreshold, pressureAbsThresholdMs, disablePressureGuard, workerQueueLimit, saturationQueueFloor, cacheKeyMode, cacheSampleStride, cacheMaxTreeSize, sessionIdHeader, sessionIdleSecs, stickyFallbackPolicy, tokenizerCacheBytes, discovery, metricsPort, cacheMaxIndexBytes, cacheIndex, kvEventsSilenceSecs, kvEventsMaxBlocksPerRank, kvEventsHash, maxN, new ObservabilityConfig(accessLog, otlpTracesEndpoint, traceSamplingRatio),
                     new LoadSourceConfig(loadSource, engineType, metricsScrapeIntervalMs, metricsScrapeTimeoutMs,
-                            metricsStalenessMs, metricsWaitingName, metricsRunningName, metricsKvUsageName));
+                            metricsStalenessMs, metricsWaitingName, metricsRunningName, metricsKvUsageName), lora);
         }
     }
 }

@@ -274,6 +274,23 @@ public final class RouterOptions {
             + "the engine's (vllm:kv_cache_usage_perc, sglang:token_usage, trtllm_kv_cache_utilization), for forks.")
     String metricsKvUsageName;
 
+    @Option(names = "--lora-affinity-weight", description = "What a LoRA adapter's residency on a worker is worth, in "
+            + "queued requests, when a request for it has no prefix holder: the worker with the least load + weight * "
+            + "(1 - affinity) wins (affinity 1 running, 0.8 free slot, 0.6 waiting, 0 otherwise); 0 = adapter-blind (default 8).")
+    double loraAffinityWeight = LoraConfig.DEFAULTS.affinityWeight();
+
+    @Option(names = "--lora-dynamic-loading", arity = "0..1", fallbackValue = "true", description = "When no candidate "
+            + "lists a requested adapter of the --lora-adapter catalogue, load it onto the chosen worker "
+            + "(vLLM POST /v1/load_lora_adapter, SGLang /load_lora_adapter) before forwarding (default false).")
+    boolean loraDynamicLoading = LoraConfig.DEFAULTS.dynamicLoading();
+
+    @Option(names = "--lora-adapter", split = ",", description = "The adapter catalogue for dynamic loading: NAME=PATH "
+            + "(the engine's lora_path), comma separated (default none).")
+    List<String> loraAdapters = new ArrayList<>();
+
+    @Option(names = "--lora-load-timeout-ms", description = "How long one adapter load request may take (default 30000).")
+    long loraLoadTimeoutMs = LoraConfig.DEFAULTS.loadTimeoutMs();
+
     /**
      * Parses flags (and the config file they name) into a validated config.
      *
@@ -425,6 +442,8 @@ public final class RouterOptions {
                 .metricsWaitingName(emptyToNull(metricsWaitingName))
                 .metricsRunningName(emptyToNull(metricsRunningName))
                 .metricsKvUsageName(emptyToNull(metricsKvUsageName))
+                .lora(new LoraConfig(loraAffinityWeight, loraDynamicLoading, LoraConfig.parseCatalogue(loraAdapters),
+                        loraLoadTimeoutMs))
                 .build();
     }
 

@@ -54,7 +54,7 @@ final class CoreFixture {
                         active.remove(request);
                     }
                 }, upstream, new UpstreamRequests(60_000, 10_000), clock,
-                RetryRule.from(config, () -> 0.5), outcomes::add, () -> 42L);
+                RetryRule.from(config, () -> 0.5), outcomes::add, () -> 42L, null);
     }
 
     Route route(boolean streaming, Worker... workers) {
