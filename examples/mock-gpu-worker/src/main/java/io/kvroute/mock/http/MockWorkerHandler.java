@@ -198,6 +198,13 @@ public final class MockWorkerHandler extends Handler.Abstract {
         ignoreChatInputIds = true;
     }
 
+    private volatile io.kvroute.mock.lora.LoraApi lora;
+
+    /** Serves LoRA adapters ({@code --max-loras}): requests naming one go through its slots. */
+    public void useLora(io.kvroute.mock.lora.LoraApi loraApi) {
+        lora = Objects.requireNonNull(loraApi, "loraApi");
+    }
+
     /** Makes {@code /health} answer 503 (a worker that is up but refuses traffic). */
     public void setHealthy(boolean isHealthy) {
         healthy = isHealthy;
@@ -323,6 +330,22 @@ public final class MockWorkerHandler extends Handler.Abstract {
             return;
         }
         int maxTokens = maxTokens(kind, body);
+        io.kvroute.mock.lora.LoraApi loraApi = lora;
+        String adapter = loraApi == null ? null : loraApi.adapterOf(body);
+        if (adapter != null) {
+            // a LoRA request waits for its adapter's slot, then runs under the adapter's cache salt (mock.lora)
+            loraApi.run(adapter, response, callback, (salt, released) -> {
+                try {
+                    admit(kind, body, io.kvroute.mock.lora.LoraSlots.salted(inputIds(kind, body), salt), maxTokens,
+                            response, released, span);
+                } catch (BadRequest e) {
+                    error(response, released, 400, "invalid_request_error", e.getMessage());
+                } catch (RuntimeException e) {
+                    failure(response, released, e);
+                }
+            });
+            return;
+        }
         if (body.hasNonNull("input_ids") || tokenizerManager == null) {
             admit(kind, body, inputIds(kind, body), maxTokens, response, callback, span);
             return;

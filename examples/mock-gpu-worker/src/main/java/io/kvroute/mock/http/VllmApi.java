@@ -49,6 +49,13 @@ public final class VllmApi extends Handler.Abstract {
     private final Engine engine;
     private final String modelId;
     private volatile boolean metricsFailing;
+    /** Extra exposition lines (the LoRA gauge), or null. */
+    private volatile java.util.function.Supplier<String> extraMetrics;
+
+    /** Appends {@code lines} to every {@code /metrics} answer (e.g. {@code vllm:lora_requests_info}). */
+    public void addMetrics(java.util.function.Supplier<String> lines) {
+        extraMetrics = requireNonNull(lines, "lines");
+    }
 
     public VllmApi(Engine engine, String modelId) {
         this.engine = requireNonNull(engine, "engine");
@@ -132,6 +139,10 @@ public final class VllmApi extends Handler.Abstract {
         gauge(out, "vllm:cache_config_info", "Information of the LLMEngine CacheConfig",
                 "{block_size=\"" + info.pageSize() + "\",enable_prefix_caching=\"True\",engine=\"0\""
                         + ",num_gpu_blocks=\"" + blocks + "\",prefix_caching_hash_algo=\"sha256\"}", 1);
+        java.util.function.Supplier<String> extra = extraMetrics;
+        if (extra != null) {
+            out.append(extra.get());
+        }
         return out.toString();
     }
 
