@@ -87,6 +87,8 @@ public final class Dispatch implements Abortable {
         }
         Worker worker = decision.worker();
         tried.add(worker.id());
+        // counted in flight from the decision on, so requests waiting for an adapter load count as its load
+        deps.inFlight().acquire(worker.id());
         java.util.concurrent.CompletableFuture<Void> adapterReady = deps.lora() == null ? null
                 : deps.lora().prepare(worker, route.hints().adapter());
         if (adapterReady == null) {
@@ -99,6 +101,7 @@ public final class Dispatch implements Abortable {
                 send(decision);
                 return;
             }
+            deps.inFlight().release(worker.id());
             Throwable cause = LoraRouting.unwrap(failure);
             boolean timeout = cause instanceof java.util.concurrent.TimeoutException;
             client.fail(timeout ? 504 : 502, Failure.of(FailureKind.ADAPTER_LOAD), "could not load adapter '"
@@ -107,19 +110,20 @@ public final class Dispatch implements Abortable {
         });
     }
 
-    /** Sends the attempt to the decision's worker (its adapter, if any, is there). */
+    /** Sends the attempt to the decision's worker (its adapter, if any, is there; it is counted in flight). */
     private void send(Decision decision) {
         Worker worker = decision.worker();
         if (abortReason != null) {
+            deps.inFlight().release(worker.id());
             client.fail(503, Failure.of(FailureKind.SHUTDOWN), abortReason);
             return;
         }
         if (client.gone()) {
+            deps.inFlight().release(worker.id());
             client.clientGone(null);
             return;
         }
         client.note(attempt, 0, worker.url(), null);
-        deps.inFlight().acquire(worker.id());
         deps.loads().dispatchLog().recordDispatch(worker.id(), deps.clock().nanoTime());
         client.resetHead();
         facts.retries(attempt - 1);

@@ -127,6 +127,11 @@ public final class LoraRouting {
         String path = config.catalogue().get(adapter);
         String base = view.baseOf().getOrDefault(adapter, worker.modelId());
         return flights.join(worker.id(), adapter, () -> {
+            // This request's flight is registered now. A load that finished after the check above has noted
+            // the adapter before leaving the table (noteLoaded runs first), so look again rather than load twice.
+            if (directory.current().lists(worker.id(), adapter)) {
+                return CompletableFuture.completedFuture(null);
+            }
             long started = nanoClock.getAsLong();
             return loader.load(worker, adapter, path, config.loadTimeoutMs()).whenComplete((ok, failure) -> {
                 Throwable cause = unwrap(failure);
