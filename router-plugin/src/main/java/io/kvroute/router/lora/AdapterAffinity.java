@@ -7,8 +7,11 @@ package io.kvroute.router.lora;
  * <ol>
  *   <li>{@link #RESIDENT} 1.0: the adapter is running there (vLLM's running list), or the router sent it
  *       there last among the worker's slot count of adapters ({@link AdapterDirectory#noteDispatch}).</li>
- *   <li>{@link #FREE_SLOT} 0.8: the worker has room to load it: fewer running and waiting adapters than
- *       slots (vLLM), or fewer used slots than slots (SGLang).</li>
+ *   <li>{@link #FREE_SLOT} 0.8: the worker has room to load it: fewer adapters in its slots than slots.
+ *       vLLM: running, waiting and the router's recent adapters together (llm-d counts running and
+ *       waiting only; an idle adapter the router sent there still holds its slot until the engine's LRU
+ *       evicts it, and loading another adapter then evicts it, so only a truly free slot counts);
+ *       SGLang: used slots.</li>
  *   <li>{@link #WAITING} 0.6: requests for the adapter wait there (it will be loaded when a slot frees).</li>
  *   <li>{@link #NONE} 0: loading it means evicting another adapter, or nothing is known.</li>
  * </ol>
@@ -27,27 +30,24 @@ public final class AdapterAffinity {
         if (w.running().contains(adapter) || view.recentOf(workerId).contains(adapter)) {
             return RESIDENT;
         }
-        if (hasRoom(w)) {
+        if (hasRoom(w, view.recentOf(workerId))) {
             return FREE_SLOT;
         }
         return w.waiting().contains(adapter) ? WAITING : NONE;
     }
 
-    /** Fewer adapters in use than slots; false while the slot count is unknown. */
-    static boolean hasRoom(WorkerAdapters w) {
+    /** Fewer adapters in slots than slots; false while the slot count is unknown. */
+    static boolean hasRoom(WorkerAdapters w, java.util.List<String> recent) {
         if (w.maxLoras() <= 0) {
             return false;
         }
         if (w.slotsUsed() >= 0) {
             return w.slotsUsed() < w.maxLoras();
         }
-        int inUse = w.running().size();
-        for (String a : w.waiting()) {
-            if (!w.running().contains(a)) {
-                inUse++;
-            }
-        }
-        return inUse < w.maxLoras();
+        java.util.Set<String> inSlots = new java.util.HashSet<>(w.running());
+        inSlots.addAll(w.waiting());
+        inSlots.addAll(recent);
+        return inSlots.size() < w.maxLoras();
     }
 
     /** The decision-metric label of a score: resident, loaded (a free slot), waiting, or miss (an eviction). */

@@ -35,6 +35,13 @@ class AdapterAffinityTest {
     }
 
     @Test
+    void idleAdaptersTheRouterSentThere_fillSlotsToo() {
+        // nothing runs, but the router sent x and y there last: both slots are taken by idle adapters
+        assertThat(AdapterAffinity.score(view(vllm(Set.of(), Set.of(), 2), List.of("x", "y")), "w", "a")).isZero();
+        assertThat(AdapterAffinity.score(view(vllm(Set.of(), Set.of(), 3), List.of("x", "y")), "w", "a")).isEqualTo(0.8);
+    }
+
+    @Test
     void waitingWithoutRoom_scoresPointSix() {
         assertThat(AdapterAffinity.score(view(vllm(Set.of("b"), Set.of("a"), 2), List.of()), "w", "a")).isEqualTo(0.6);
     }
