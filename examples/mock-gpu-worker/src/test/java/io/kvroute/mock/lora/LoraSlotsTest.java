@@ -136,7 +136,7 @@ class LoraSlotsTest {
 
     /**
      * Random acquisitions, releases and timer runs against invariants kept in one place: never more
-     * adapters in slots than slots; a request waits only when its adapter is not in a slot and no slot is
+     * adapters in slots than slots; an adapter with a held lease stays in its slot; a request waits only when its adapter is not in a slot and no slot is
      * free or idle; every lease handed out completes once its load ran.
      */
     @Test
@@ -151,10 +151,14 @@ class LoraSlotsTest {
             }
             LoraSlots s = new LoraSlots(max, 1, false, pre, t);
             List<CompletableFuture<LoraSlots.Lease>> outstanding = new ArrayList<>();
+            Map<CompletableFuture<LoraSlots.Lease>, String> adapterOf = new HashMap<>();
             for (int step = 0; step < 3_000; step++) {
                 int op = rnd.nextInt(3);
                 if (op == 0) {
-                    outstanding.add(s.acquire("a" + rnd.nextInt(6)));
+                    String a = "a" + rnd.nextInt(6);
+                    CompletableFuture<LoraSlots.Lease> f = s.acquire(a);
+                    outstanding.add(f);
+                    adapterOf.put(f, a);
                 } else if (op == 1 && !outstanding.isEmpty()) {
                     CompletableFuture<LoraSlots.Lease> f = outstanding.get(rnd.nextInt(outstanding.size()));
                     if (f.isDone()) {
@@ -165,6 +169,11 @@ class LoraSlotsTest {
                     t.runAll();
                 }
                 LoraSlots.Stats st = s.stats();
+                for (CompletableFuture<LoraSlots.Lease> f : outstanding) {
+                    if (f.isDone()) { // a held lease keeps its adapter in its slot: never evicted while in use
+                        assertThat(st.running()).as("seed " + seed + " step " + step).contains(adapterOf.get(f));
+                    }
+                }
                 assertThat(st.slotsUsed()).as("seed " + seed).isLessThanOrEqualTo(max);
                 assertThat(st.running().size()).isLessThanOrEqualTo(max);
                 if (!st.waiting().isEmpty() && t.tasks.isEmpty()) {
