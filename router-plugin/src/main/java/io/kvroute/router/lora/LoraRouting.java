@@ -106,7 +106,8 @@ public final class LoraRouting {
         if (listing.isEmpty() && !view.adapters().contains(adapter)) {
             return basePool; // nobody lists it: the engines decide (SGLang lora_path without cards)
         }
-        return listing;
+        // every worker lists it: the pool snapshot itself, so the policy's per-pool memo (CandidateIndex) holds
+        return listing.size() == basePool.size() ? basePool : listing;
     }
 
     /**

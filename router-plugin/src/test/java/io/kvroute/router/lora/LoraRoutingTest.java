@@ -78,6 +78,9 @@ class LoraRoutingTest {
         assertThat(routing(LoraConfig.DEFAULTS).candidates(List.of(A, B), "unlisted")).containsExactly(A, B);
         LoraConfig dynamic = new LoraConfig(8, true, Map.of("sql", "/loras/sql"), 1000);
         assertThat(routing(dynamic).candidates(List.of(A, B), "sql")).containsExactly(A, B);
+        dir.updateCards("w-b", "base", Set.of("sql"));
+        List<Worker> pool = List.of(A, B);
+        assertThat(routing(LoraConfig.DEFAULTS).candidates(pool, "sql")).isSameAs(pool); // all list it: no copy
     }
 
     @Test
