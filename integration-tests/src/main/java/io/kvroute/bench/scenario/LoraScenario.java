@@ -59,10 +59,11 @@ final class LoraScenario implements Scenario {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** Fleet shape and timing of one run size. */
-    record Shape(LoraWorkload.Params workload, int workers, int slots, int loadMs, Duration timeout) {}
+    record Shape(LoraWorkload.Params workload, int workers, int slots, int loadMs, Duration timeout,
+            int minMatchedTokens) {}
 
-    static final Shape FULL = new Shape(LoraWorkload.Params.full(), 8, 4, 300, Duration.ofMinutes(5));
-    static final Shape QUICK = new Shape(LoraWorkload.Params.quick(), 4, 2, 100, Duration.ofSeconds(30));
+    static final Shape FULL = new Shape(LoraWorkload.Params.full(), 8, 4, 300, Duration.ofMinutes(5), 256);
+    static final Shape QUICK = new Shape(LoraWorkload.Params.quick(), 4, 2, 100, Duration.ofSeconds(30), 64);
 
     /** One arm's figures. */
     record ArmRow(String arm, int requests, int failed, double ttftP50Ms, double ttftP99Ms, double loadsPer1k,
@@ -114,9 +115,11 @@ final class LoraScenario implements Scenario {
         }
         // the mock's KV events would carry adapter-salted ids: the router keeps to its own prefix tree
         // a session's later turns share its instruction + document (a few hundred tokens as the router estimates
-        // characters): a 256-token threshold makes them prefix hits in every arm, the adapter-blind one included
+        // characters; ~150 in --quick): the threshold makes them prefix hits in every arm, the adapter-blind one
+        // included, and stays above the 48-token adapter instruction sessions share
         List<String> router = new ArrayList<>(List.of("--policy", "cache_aware", "--cache-index", "approximate",
-                "--engine-type", "vllm", "--health-check-interval-secs", "1", "--cache-affinity-min-matched-tokens", "256"));
+                "--engine-type", "vllm", "--health-check-interval-secs", "1", "--cache-affinity-min-matched-tokens",
+                String.valueOf(s.minMatchedTokens())));
         switch (variant) {
             case BLIND -> {
                 worker.addAll(List.of("--lora-modules", String.join(",", catalogue)));
