@@ -289,5 +289,17 @@ etc/kvroute-router.xml
 ## Tenants with their own metric label; the others are labelled other (default 50).
 # kvroute.qos-max-tenant-labels=50
 
+## What a LoRA adapter's residency on a worker is worth, in queued requests, when a request for it has no prefix holder: the worker with the least load + weight * (1 - affinity) wins (affinity 1 running, 0.8 free slot, 0.6 waiting, 0 otherwise); 0 = adapter-blind (default 8).
+# kvroute.lora-affinity-weight=8
+
+## When no candidate lists a requested adapter of the --lora-adapter catalogue, load it onto the chosen worker (vLLM POST /v1/load_lora_adapter, SGLang /load_lora_adapter) before forwarding (default false).
+# kvroute.lora-dynamic-loading=false
+
+## The adapter catalogue for dynamic loading: NAME=PATH (the engine's lora_path), comma separated.
+# kvroute.lora-adapter=
+
+## How long one adapter load request may take (default 30000).
+# kvroute.lora-load-timeout-ms=30000
+
 ## --- end generated ---
 # end::documentation[]

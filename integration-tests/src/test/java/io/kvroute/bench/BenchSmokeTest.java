@@ -154,6 +154,20 @@ class BenchSmokeTest {
         }
     }
 
+    /**
+     * The {@code lora} arms run without failures, and adapter-aware placement loads fewer adapters than
+     * adapter-blind placement (direction only; the full run's figures are in docs/benchmarks.md).
+     */
+    @Test
+    void lora_adapterAwareLoadsFewerAdaptersThanBlind_withoutFailures() throws Exception {
+        JsonNode variants = runQuick("lora", "adapter-blind", "adapter-aware", "adapter-aware+loading").path("variants");
+        assertNoFailures(variants);
+        JsonNode arms = JSON.readTree(dir.resolve("lora").resolve("lora-arms.json").toFile());
+        assertThat(arms.path("adapter-aware").path("adapter_loads").asLong())
+                .isLessThan(arms.path("adapter-blind").path("adapter_loads").asLong());
+        assertThat(arms.path("adapter-aware").path("decisions_resident").asDouble()).isPositive();
+    }
+
     /** Runs {@code --quick} through the CLI and returns the {@code --json} summary. */
     private JsonNode runQuick(String scenario, String... variants) throws Exception {
         Path out = dir.resolve(scenario);

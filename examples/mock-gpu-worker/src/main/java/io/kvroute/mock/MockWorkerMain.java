@@ -176,6 +176,21 @@ public final class MockWorkerMain implements Callable<Integer> {
             + "--kv-events-format vllm) (default sglang).")
     String engineApi = "sglang";
 
+    @Option(names = "--max-loras", description = "LoRA adapter slots (vLLM --max-loras); 0 = no LoRA (default 0).")
+    int maxLoras = 0;
+
+    @Option(names = "--lora-modules", split = ",", description = "Adapters served from the start: NAME=PATH, comma "
+            + "separated (vLLM --lora-modules; default none).")
+    java.util.List<String> loraModules = new java.util.ArrayList<>();
+
+    @Option(names = "--lora-load-ms", description = "Simulated milliseconds to load an adapter into a slot (default 100).")
+    double loraLoadMs = 100;
+
+    @Option(names = "--lora-runtime-updating", arity = "0..1", fallbackValue = "true", description = "Serve the "
+            + "load/unload endpoints and load unknown adapters on request, as vLLM with "
+            + "VLLM_ALLOW_RUNTIME_LORA_UPDATING=1 and a resolver; off: a request for an unknown adapter is 404 (default false).")
+    boolean loraRuntimeUpdating = false;
+
     /** A running mock worker. */
     public static final class MockWorker implements AutoCloseable {
         private final Server server;
@@ -370,15 +385,23 @@ public final class MockWorkerMain implements Callable<Integer> {
         handler.useTracer(RequestTracer.create(otlpTracesEndpoint, traceSamplingRatio,
                 "kvroute-mock-worker"));
         io.kvroute.mock.http.VllmApi vllm = null;
+        io.kvroute.mock.lora.LoraApi lora = loraApi(vllmApi);
         if (vllmApi) {
             handler.ignoreChatInputIds();
             handler.honourDataParallelRankHeader();
             // vLLM's routes (and its missing /server_info) ahead of the worker's own; generation falls through
             vllm = new io.kvroute.mock.http.VllmApi(engine, modelId);
-            server.setHandler(new Handler.Sequence(vllm, handler));
+            server.setHandler(lora == null ? new Handler.Sequence(vllm, handler) : new Handler.Sequence(lora, vllm, handler));
         } else {
             // SGLang's /flush_cache ahead of the worker's own routes; everything else falls through
-            server.setHandler(new Handler.Sequence(new FlushCacheHandler(engine), handler));
+            server.setHandler(lora == null ? new Handler.Sequence(new FlushCacheHandler(engine), handler)
+                    : new Handler.Sequence(lora, new FlushCacheHandler(engine), handler));
+        }
+        if (lora != null) {
+            handler.useLora(lora);
+            if (vllm != null) {
+                vllm.addMetrics(lora::metrics);
+            }
         }
         // The scheduler plugin's Jetty component: /scheduler, the load publisher's lifecycle, the advert.
         String endpoint = loadPublishEndpoint == null ? "tcp://" + host + ":*" : loadPublishEndpoint;
@@ -469,6 +492,37 @@ public final class MockWorkerMain implements Callable<Integer> {
             }
         }
         throw new IllegalStateException("no " + count + " consecutive free ports on " + host);
+    }
+
+    /** The LoRA surface for {@code --max-loras N > 0}, or null; adapter loads are timed on a daemon thread. */
+    private io.kvroute.mock.lora.LoraApi loraApi(boolean vllmApi) {
+        if (maxLoras < 0) {
+            throw new IllegalArgumentException("--max-loras must be >= 0 (got " + maxLoras + ")");
+        }
+        if (!(loraLoadMs >= 0 && loraLoadMs <= 600_000)) {
+            throw new IllegalArgumentException("--lora-load-ms must be within 0..600000 (got " + loraLoadMs + ")");
+        }
+        if (maxLoras == 0) {
+            return null;
+        }
+        Map<String, String> preloaded = new LinkedHashMap<>();
+        for (String entry : loraModules) {
+            int eq = entry.indexOf('=');
+            if (eq <= 0 || eq == entry.length() - 1) {
+                throw new IllegalArgumentException("--lora-modules '" + entry + "' is not NAME=PATH");
+            }
+            preloaded.put(entry.substring(0, eq), entry.substring(eq + 1));
+        }
+        java.util.concurrent.ScheduledExecutorService timer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "mock-lora-loads");
+            t.setDaemon(true);
+            return t;
+        });
+        io.kvroute.mock.lora.LoraSlots slots = new io.kvroute.mock.lora.LoraSlots(maxLoras,
+                (long) (loraLoadMs * 1_000_000 / speedup), loraRuntimeUpdating, preloaded,
+                (task, delayNanos) -> timer.schedule(task, delayNanos, java.util.concurrent.TimeUnit.NANOSECONDS));
+        return new io.kvroute.mock.lora.LoraApi(slots, modelId, vllmApi ? "vllm" : "sglang",
+                () -> System.currentTimeMillis() / 1000.0);
     }
 
     /** Null for SGLang's hashes; a fresh random seed for {@code random}. */

@@ -159,6 +159,7 @@ public final class Scenarios {
                                 random, CHARS_PER_TOKEN),
                         (variant, quick) -> pdFleet(realTime, variant), realTime, realTime, FULL_TIMEOUT, QUICK_TIMEOUT)
                         .reportingContinuations(),
+                new LoraScenario(realTime),
                 harnessSelfTest());
     }
 

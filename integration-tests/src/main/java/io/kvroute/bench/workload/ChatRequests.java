@@ -28,8 +28,13 @@ public final class ChatRequests {
     public record Message(String role, String content) {}
 
     public static byte[] body(List<Message> messages, int maxTokens, String user) {
+        return body(MODEL, messages, maxTokens, user);
+    }
+
+    /** A chat for {@code model} (a LoRA adapter's name, vLLM style, or the base model). */
+    public static byte[] body(String model, List<Message> messages, int maxTokens, String user) {
         ObjectNode root = JSON.createObjectNode();
-        root.put("model", MODEL);
+        root.put("model", model);
         ArrayNode array = root.putArray("messages");
         for (Message m : messages) {
             array.addObject().put("role", m.role()).put("content", m.content());

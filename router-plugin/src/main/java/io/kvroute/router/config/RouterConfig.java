@@ -33,7 +33,8 @@ public record RouterConfig(
         int maxN,
         ObservabilityConfig observability,
         LoadSourceConfig loadSource,
-        TenantsConfig tenants) {
+        TenantsConfig tenants,
+        LoraConfig lora) {
 
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
     /** Largest {@code n} (sequences per request) a client may ask for: OpenAI's own limit. */
@@ -57,6 +58,7 @@ public record RouterConfig(
         cacheAware = cacheAware == null ? CacheAwareSettings.DEFAULTS : cacheAware;
         timeouts = timeouts == null ? TimeoutSettings.DEFAULTS : timeouts;
         tenants = tenants == null ? TenantsConfig.OFF : tenants;
+        lora = lora == null ? LoraConfig.DEFAULTS : lora;
     }
 
     public static Builder builder() {
@@ -107,6 +109,7 @@ public record RouterConfig(
         int maxN = DEFAULT_MAX_N;
         ObservabilityConfig observability = ObservabilityConfig.OFF;
         TenantsConfig tenants = TenantsConfig.OFF;
+        LoraConfig lora = LoraConfig.DEFAULTS;
 
         public Builder host(String v) { host = v; return this; }
         public Builder port(int v) { port = v; return this; }
@@ -138,11 +141,12 @@ public record RouterConfig(
         public Builder maxN(int v) { maxN = v; return this; }
         public Builder observability(ObservabilityConfig v) { observability = v; return this; }
         public Builder tenants(TenantsConfig v) { tenants = v; return this; }
+        public Builder lora(LoraConfig v) { lora = v; return this; }
 
         public RouterConfig build() {
             ServiceDiscoveryConfig discovery = ConfigValidator.validate(this);
             return new RouterConfig(host, port, workerUrls, policy, minLoadChoices, maxBodyBytes, timeouts, health, retry, breaker, adminApiKey, apiKey, modelIds, tokenization, pd, cacheAware, session, discovery, metricsPort, kvEvents, maxN, observability,
-                    loadSource, tenants);
+                    loadSource, tenants, lora);
         }
     }
 }

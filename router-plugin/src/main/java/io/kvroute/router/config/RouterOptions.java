@@ -61,6 +61,7 @@ public final class RouterOptions {
     private final SettingsBinder<TokenizationSettings> tokenization = SettingsBinder.of(TokenizationSettings.class);
     private final SettingsBinder<PdSettings> pd = SettingsBinder.of(PdSettings.class);
     private final SettingsBinder<TenantsConfig> tenants = SettingsBinder.of(TenantsConfig.class);
+    private final SettingsBinder<LoraConfig> lora = SettingsBinder.of(LoraConfig.class);
     private final SettingsBinder<TimeoutSettings> timeouts = SettingsBinder.of(TimeoutSettings.class);
     private final SettingsBinder<ObservabilityConfig> observability = SettingsBinder.of(ObservabilityConfig.class);
 
@@ -161,7 +162,7 @@ public final class RouterOptions {
         if (options instanceof RouterOptions router) {
             for (SettingsBinder<?> binder : List.of(router.health, router.retry, router.breaker, router.session, router.kvEvents,
                     router.timeouts, router.observability, router.cacheAware,
-                    router.loadSource, router.tokenization, router.pd, router.tenants)) {
+                    router.loadSource, router.tokenization, router.pd, router.tenants, router.lora)) {
                 binder.options().forEach(cli.getCommandSpec()::addOption);
             }
         }
@@ -193,6 +194,7 @@ public final class RouterOptions {
                 .tokenization(tokenization.build())
                 .pd(pd.build())
                 .tenants(tenants.build())
+                .lora(lora.build())
                 .timeouts(timeouts.build())
                 .observability(observability.build())
                 .adminApiKey(adminApiKey)

@@ -5,7 +5,9 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Objects;
 import picocli.CommandLine;
@@ -97,7 +99,7 @@ public final class SettingsBinder<R extends Record> {
         for (int i = 0; i < components.length; i++) {
             int index = i;
             Setting s = settings[i];
-            boolean listTyped = components[i].getType() == List.class;
+            boolean listTyped = components[i].getType() == List.class || components[i].getType() == Map.class;
             OptionSpec.Builder option = OptionSpec.builder("--" + s.name())
                     .type(String.class)
                     .paramLabel("<" + components[i].getName() + ">")
@@ -198,6 +200,25 @@ public final class SettingsBinder<R extends Record> {
             }
             if (type == List.class) {
                 return Arrays.stream(text.split(",")).map(String::trim).filter(part -> !part.isEmpty()).toList();
+            }
+            if (type == Map.class) {
+                Map<String, String> map = new LinkedHashMap<>();
+                for (String entry : text.split(",")) {
+                    String part = entry.trim();
+                    if (part.isEmpty()) {
+                        continue;
+                    }
+                    int eq = part.indexOf('=');
+                    String key = eq < 0 ? "" : part.substring(0, eq).trim();
+                    String value = eq < 0 ? "" : part.substring(eq + 1).trim();
+                    if (key.isEmpty() || value.isEmpty()) {
+                        throw ConfigValidator.fail(flag, part, "must be NAME=VALUE entries");
+                    }
+                    if (map.put(key, value) != null) {
+                        throw ConfigValidator.fail(flag, part, "names '" + key + "' twice");
+                    }
+                }
+                return Map.copyOf(map);
             }
             if (type == int.class || type == Integer.class) {
                 return (int) bounded(s, raw, Integer.parseInt(text));

@@ -1,6 +1,7 @@
 package io.kvroute.router.dispatch;
 
 import io.kvroute.router.accesslog.RouteFacts;
+import io.kvroute.router.lora.LoraRouting;
 import io.kvroute.router.trace.TraceSpan;
 import io.kvroute.router.policy.Decision;
 import io.kvroute.router.policy.RoutingPolicy;
@@ -86,8 +87,43 @@ public final class Dispatch implements Abortable {
         }
         Worker worker = decision.worker();
         tried.add(worker.id());
-        client.note(attempt, 0, worker.url(), null);
+        // counted in flight from the decision on, so requests waiting for an adapter load count as its load
         deps.inFlight().acquire(worker.id());
+        java.util.concurrent.CompletableFuture<Void> adapterReady = deps.lora() == null ? null
+                : deps.lora().prepare(worker, route.hints().adapter());
+        if (adapterReady == null) {
+            send(decision);
+            return;
+        }
+        // the adapter is being loaded onto the worker first (dynamic loading); the request waits for that load only
+        adapterReady.whenComplete((ok, failure) -> {
+            if (failure == null) {
+                send(decision);
+                return;
+            }
+            deps.inFlight().release(worker.id());
+            Throwable cause = LoraRouting.unwrap(failure);
+            boolean timeout = cause instanceof java.util.concurrent.TimeoutException;
+            client.fail(timeout ? 504 : 502, Failure.of(FailureKind.ADAPTER_LOAD), "could not load adapter '"
+                    + route.hints().adapter() + "' onto worker " + worker.url() + ": "
+                    + (timeout ? "no answer within the adapter load timeout" : Failures.describe(cause)));
+        });
+    }
+
+    /** Sends the attempt to the decision's worker (its adapter, if any, is there; it is counted in flight). */
+    private void send(Decision decision) {
+        Worker worker = decision.worker();
+        if (abortReason != null) {
+            deps.inFlight().release(worker.id());
+            client.fail(503, Failure.of(FailureKind.SHUTDOWN), abortReason);
+            return;
+        }
+        if (client.gone()) {
+            deps.inFlight().release(worker.id());
+            client.clientGone(null);
+            return;
+        }
+        client.note(attempt, 0, worker.url(), null);
         deps.loads().dispatchLog().recordDispatch(worker.id(), deps.clock().nanoTime());
         client.resetHead();
         facts.retries(attempt - 1);

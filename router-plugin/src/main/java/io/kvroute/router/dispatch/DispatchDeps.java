@@ -2,6 +2,7 @@ package io.kvroute.router.dispatch;
 
 import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.load.LoadPlane;
+import io.kvroute.router.lora.LoraRouting;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.policy.Decision;
 import io.kvroute.router.policy.RoutingPolicy;
@@ -16,6 +17,7 @@ import java.util.function.LongSupplier;
  * @param onDispatched records a cache-aware decision in every prefix index it matched, called once the chosen
  *     worker accepted the request (see {@code OwnershipOnAccept})
  * @param rooms raw random longs for PD bootstrap rooms
+ * @param lora adapter resolution, placement bookkeeping and dynamic loading, or null (no adapter handling)
  */
 public record DispatchDeps(
         RouterConfig config,
@@ -35,4 +37,5 @@ public record DispatchDeps(
         DispatchClock clock,
         RetryRule retry,
         OutcomeListener outcomes,
-        LongSupplier rooms) {}
+        LongSupplier rooms,
+        LoraRouting lora) {}

@@ -19,5 +19,7 @@ public enum FailureKind {
     /** The router is shutting down and aborted the request. */
     SHUTDOWN,
     /** No usable worker (or pair) was left to try. */
-    NO_WORKER
+    NO_WORKER,
+    /** The router could not load the request's LoRA adapter onto the chosen worker (refused or timed out). */
+    ADAPTER_LOAD
 }

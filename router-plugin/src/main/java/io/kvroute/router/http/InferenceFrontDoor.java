@@ -19,6 +19,7 @@ import io.kvroute.router.dispatch.Route;
 import io.kvroute.router.dispatch.RouteHints;
 import io.kvroute.router.dispatch.UpstreamRequests;
 import io.kvroute.router.json.JsonFields;
+import io.kvroute.router.lora.LoraRouting;
 import io.kvroute.router.worker.ReadyPool;
 import io.kvroute.router.worker.Worker;
 import io.kvroute.router.worker.WorkerRole;
@@ -94,7 +95,7 @@ public final class InferenceFrontDoor {
                 ctx::onDispatched, ctx.active(), new JettyUpstream(ctx.client(), ctx.metrics()), requests, new JettyClock(ctx.client()),
                 RetryRule.from(config.retry(), config.pd().busyRetryNanos(),
                         () -> ThreadLocalRandom.current().nextDouble()), outcomes,
-                () -> ThreadLocalRandom.current().nextLong());
+                () -> ThreadLocalRandom.current().nextLong(), ctx.lora());
         this.tenants = TenantFrontDoor.create(ctx);
     }
 
@@ -207,13 +208,18 @@ public final class InferenceFrontDoor {
             body = sanitized(body);
         }
         SortedSet<String> models = knownModels();
-        String model = servedModel(probe.model, models);
-        sink.facts().model(model);
+        String requested = servedModel(probe.model, models);
+        sink.facts().model(requested);
+        // an adapter named by model (vLLM/OpenAI style) routes over its base model's workers; lora_path keeps model
+        LoraRouting.Resolved named = ctx.lora().resolve(requested, probe.loraPath, models);
+        String model = named.model();
+        String adapter = named.adapter();
         if (model != null && !models.isEmpty() && !models.contains(model)) {
             throw new ApiException(404, "model_not_found", "model '" + model + "' is not served here (available: "
                     + String.join(", ", models) + ")");
         }
-        Supplier<List<Worker>> eligible = pool(WorkerRole.REGULAR, model);
+        Supplier<List<Worker>> eligible = adapter == null ? pool(WorkerRole.REGULAR, model)
+                : adapterPool(model, adapter);
         Supplier<List<Worker>> prefills = pool(WorkerRole.PREFILL, model);
         Supplier<List<Worker>> decodes = pool(WorkerRole.DECODE, model);
         boolean pd = !prefills.get().isEmpty() && !decodes.get().isEmpty();
@@ -245,13 +251,14 @@ public final class InferenceFrontDoor {
             return;
         }
         if (eligible.get().isEmpty()) {
-            throw new ApiException(503, "service_unavailable", "no usable worker for model '"
-                    + (model == null ? "(any)" : model) + "'");
+            throw new ApiException(503, "service_unavailable", adapter != null && !pool(WorkerRole.REGULAR, model).get().isEmpty()
+                    ? "no usable worker serves adapter '" + adapter + "' of model '" + model + "'"
+                    : "no usable worker for model '" + (model == null ? "(any)" : model) + "'");
         }
         IngressTokenization.Result tokens = tokenize(sink, endpoint, model, body, ctx.policy().needsTokens(), callerSentIds);
         Route route = new Route(endpoint.api, tokens.outgoingBody(), probe.stream, tokens.inputTokens(),
                 tokens.tokens() == null ? null : tokens.tokens().ids(), ctx.loads().snapshot(),
-                new RouteHints(sessionKey, tokens.routingText(), modelLabel, probe.loraPath), eligible,
+                new RouteHints(sessionKey, tokens.routingText(), modelLabel, adapter), eligible,
                 tokens.outgoingBody() == body ? null : body);
         if (identity == null) {
             new Dispatch(deps, route, sink, startNanos).start();
@@ -321,6 +328,12 @@ public final class InferenceFrontDoor {
         return () -> ctx.readyPool().current().eligible(role, model);
     }
 
+    /** The base model's usable workers that may serve {@code adapter} ({@link LoraRouting#candidates}). */
+    private Supplier<List<Worker>> adapterPool(String model, String adapter) {
+        Supplier<List<Worker>> base = pool(WorkerRole.REGULAR, model);
+        return () -> ctx.lora().candidates(base.get(), adapter);
+    }
+
     /** A small JSON answer: status and body. */
     public record JsonAnswer(int status, String body) {}
 
@@ -338,7 +351,7 @@ public final class InferenceFrontDoor {
         return new JsonAnswer(ready ? 200 : 503, body);
     }
 
-    /** {@code /v1/models}: the OpenAI model list. */
+    /** {@code /v1/models}: the OpenAI model list, with the adapters workers list (cards with {@code parent}). */
     public String modelsJson() {
         ObjectNode root = JSON.createObjectNode();
         root.put("object", "list");
@@ -349,6 +362,14 @@ public final class InferenceFrontDoor {
             model.put("object", "model");
             model.put("owned_by", "kvroute");
         }
+        // adapters as the engines list them: one card per adapter, parent = its base model
+        new java.util.TreeMap<>(ctx.lora().directory().current().baseOf()).forEach((adapter, base) -> {
+            ObjectNode card = data.addObject();
+            card.put("id", adapter);
+            card.put("object", "model");
+            card.put("owned_by", "kvroute");
+            card.put("parent", base);
+        });
         return root.toString();
     }
 

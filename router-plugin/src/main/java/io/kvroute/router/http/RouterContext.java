@@ -28,7 +28,13 @@ public record RouterContext(
         RoutingPolicy prefillSessionPolicy,
         java.util.List<io.kvroute.router.policy.CacheAwarePolicy> cacheAwarePolicies,
         io.kvroute.router.trace.RequestTracer tracer,
-        io.kvroute.router.worker.ReadyPool readyPool) {
+        io.kvroute.router.worker.ReadyPool readyPool,
+        io.kvroute.router.lora.LoraRouting lora) {
+
+    /** The HTTP adapter that loads LoRA adapters onto workers (dynamic loading). */
+    public static io.kvroute.router.lora.AdapterLoadClient adapterLoader(HttpClient client) {
+        return new JettyAdapterLoader(client);
+    }
 
     /** After a dispatch: records the request's prefix for the chosen worker in every cache-aware index it matched. */
     void onDispatched(io.kvroute.router.policy.Decision decision) {

@@ -11,6 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
 import org.eclipse.jetty.client.BufferingResponseListener;
 import org.eclipse.jetty.client.HttpClient;
@@ -58,7 +59,9 @@ public final class MetricsScraper implements AutoCloseable {
             this.workerId = workerId;
             this.metricsUrl = metricsUrl;
             this.names = names;
-            this.wanted = names.wanted();
+            java.util.Set<String> all = new java.util.HashSet<>(names.wanted());
+            all.addAll(LoraReading.FAMILIES); // adapters come with the load, in the same scrape
+            this.wanted = java.util.Set.copyOf(all);
             this.schedule = schedule;
         }
     }
@@ -72,6 +75,8 @@ public final class MetricsScraper implements AutoCloseable {
     private final Map<String, Target> targets = new ConcurrentHashMap<>();
     private final Map<String, Counter> outcomes = new ConcurrentHashMap<>();
     private volatile java.util.function.ObjIntConsumer<String> blockSizeListener = (id, size) -> { };
+    /** Where each good scrape's LoRA families go (worker id, reading or null when it has none); set once at startup. */
+    private volatile BiConsumer<String, LoraReading> loraListener = (id, reading) -> { };
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "kvroute-metrics-scrape");
         t.setDaemon(true);
@@ -108,6 +113,14 @@ public final class MetricsScraper implements AutoCloseable {
      */
     public void onBlockSize(java.util.function.ObjIntConsumer<String> listener) {
         blockSizeListener = requireNonNull(listener, "listener");
+    }
+
+    /**
+     * Receives every good scrape's {@link LoraReading} (null when the exposition has no LoRA family) on an
+     * HTTP client thread; it must not block.
+     */
+    public void onLoraReading(BiConsumer<String, LoraReading> listener) {
+        this.loraListener = requireNonNull(listener, "listener");
     }
 
     public void start() {
@@ -189,13 +202,17 @@ public final class MetricsScraper implements AutoCloseable {
             return "ok"; // removed or replaced while in flight: drop the reading
         }
         MetricsLoadMapper.Reading reading;
+        LoraReading lora;
         long seq;
         synchronized (t) {
             seq = ++t.seq;
         }
         try {
             byte[] content = body.getContent();
-            reading = MetricsLoadMapper.map(PrometheusTextParser.parse(content, content.length, t.wanted), t.names, seq);
+            Map<String, java.util.List<PrometheusTextParser.Sample>> samples =
+                    PrometheusTextParser.parse(content, content.length, t.wanted);
+            reading = MetricsLoadMapper.map(samples, t.names, seq);
+            lora = LoraReading.of(samples);
         } catch (PrometheusTextParser.Malformed e) {
             return "malformed";
         } catch (MetricsLoadMapper.Refused e) {
@@ -218,6 +235,7 @@ public final class MetricsScraper implements AutoCloseable {
         if (newBlockSize) {
             blockSizeListener.accept(t.workerId, reading.blockSize());
         }
+        loraListener.accept(t.workerId, lora);
         return "ok";
     }
 

@@ -18,6 +18,8 @@ import io.kvroute.router.load.MetricsScraper;
 import io.kvroute.router.worker.EngineType;
 import io.kvroute.router.load.LoadPlaneConfig;
 import io.kvroute.router.kvevents.KvEventsPlane;
+import io.kvroute.router.lora.AdapterDirectory;
+import io.kvroute.router.lora.LoraRouting;
 import io.kvroute.router.tokenize.TokenizerRegistry;
 import io.kvroute.router.policy.CacheAwarePolicy;
 import io.kvroute.router.policy.StickySessionPolicy;
@@ -80,6 +82,8 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     private final KvEventsPlane kvEvents;
     /** Decides which workers' KV events feed the exact index (a no-op without the plane). */
     private final KvEventsWiring kvWiring;
+    /** Which worker serves which LoRA adapter (model lists, /metrics, the router's own dispatches). */
+    private final AdapterDirectory adapters;
 
     private KvRouter(RouterConfig config, KubernetesClient kubernetes, RequestTracer tracer) {
         this.config = Objects.requireNonNull(config, "config");
@@ -138,9 +142,19 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         RoutingPolicy prefillSessionPolicy = prefillPolicy == policy ? sessionPolicy
                 : prefillPolicy instanceof StickySessionPolicy ? prefillPolicy
                 : Policies.sticky(prefillPolicy, prefillPolicy.name(), config.session().idleSecs(), System::nanoTime);
+        // LoRA adapters: model lists and /metrics feed one directory; placement and dispatch read its snapshot
+        this.adapters = new AdapterDirectory();
+        health.onModelCards((id, cards) -> adapters.updateCards(id, cards.base(), cards.adapters()),
+                id -> !adapters.current().of(id).listed().isEmpty() || adapters.current().of(id).maxLoras() > 0);
+        scraper.onLoraReading(adapters::updateLoad);
+        for (CacheAwarePolicy cacheAware : cacheAwarePolicies.values()) {
+            cacheAware.useAdapterPlacement(adapters::current, config.lora().affinityWeight());
+        }
+        LoraRouting lora = new LoraRouting(adapters, config.lora(), RouterContext.adapterLoader(client),
+                metrics.registry(), System::nanoTime);
         this.context = new RouterContext(config, registry, inFlight, breakers, health, policy, client, metrics, active,
                 tokenizers, prefillPolicy, decodePolicy, loads, sessionPolicy, prefillSessionPolicy,
-                java.util.List.copyOf(cacheAwarePolicies.values()), tracer, readyPool);
+                java.util.List.copyOf(cacheAwarePolicies.values()), tracer, readyPool, lora);
         this.frontDoor = new InferenceFrontDoor(context);
         for (CacheAwarePolicy cacheAware : cacheAwarePolicies.values()) {
             cacheAware.prefixIndexes().forEach((mode, index) -> metrics.bindPrefixIndex(cacheAware.name(), mode, index));
@@ -181,6 +195,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
                 loads.removeWorker(id);
                 kvWiring.forget(id);
                 breakers.forget(id);
+                adapters.removeWorker(id);
                 for (CacheAwarePolicy cacheAware : cacheAwarePolicies.values()) {
                     cacheAware.removeWorker(id);
                 }
@@ -352,6 +367,11 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
 
     public LoadPlane loads() {
         return loads;
+    }
+
+    /** Which worker serves which LoRA adapter. */
+    public AdapterDirectory adapters() {
+        return adapters;
     }
 
     /** Loads {@code --tokenizer-path} entries: {@code DIR} serves every model ({@code *}), {@code MODEL=DIR} one. */

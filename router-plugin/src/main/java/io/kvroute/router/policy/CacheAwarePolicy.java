@@ -5,6 +5,8 @@ import static java.util.Objects.requireNonNull;
 import io.kvroute.router.load.EngineLoadSnapshot;
 import io.kvroute.router.load.PrefillPressure;
 import io.kvroute.router.load.WorkerLoad;
+import io.kvroute.router.lora.AdapterPlacement;
+import io.kvroute.router.lora.AdapterView;
 import io.kvroute.router.prefix.PrefixIndex;
 import io.kvroute.router.prefix.PrefixIndexConfig;
 import io.kvroute.router.prefix.PrefixMatch;
@@ -66,6 +68,11 @@ public final class CacheAwarePolicy implements RoutingPolicy {
     private volatile ExactPrefixSource exact;
     /** {@code --cache-index exact}: workers the exact index cannot answer for count as holding nothing. */
     private volatile boolean exactOnly;
+    /** The fleet's adapters ({@code --lora-affinity-weight} > 0), or null: adapter requests place as any other. */
+    private volatile Supplier<AdapterView> adapterViews;
+    private volatile double adapterWeightRequests;
+    /** Per-thread randomness for adapter placement ties. */
+    private final Supplier<RandomGenerator> random;
 
     /**
      * @param ticks the prefix index's LRU clock (monotone, e.g. milliseconds)
@@ -97,6 +104,7 @@ public final class CacheAwarePolicy implements RoutingPolicy {
             }
         }
         this.fallback = new MinLoadChoicesPolicy("cache_aware", minLoadChoices, random);
+        this.random = random;
     }
 
     @Override
@@ -155,6 +163,20 @@ public final class CacheAwarePolicy implements RoutingPolicy {
     public void useExactIndex(ExactPrefixSource source, boolean exactOnly) {
         this.exact = requireNonNull(source, "source");
         this.exactOnly = exactOnly;
+    }
+
+    /**
+     * Places adapter requests that no worker holds the prefix of by adapter affinity and load
+     * ({@link AdapterPlacement}) instead of by min-load choices: the cache ladder still runs first, so a
+     * prefix holder (which ran the adapter, since adapter keys are scoped) keeps its requests. A weight of 0
+     * turns it off.
+     */
+    public void useAdapterPlacement(Supplier<AdapterView> views, double weightRequests) {
+        if (!(weightRequests >= 0)) {
+            throw new IllegalArgumentException("weightRequests must be >= 0: " + weightRequests);
+        }
+        this.adapterWeightRequests = weightRequests;
+        this.adapterViews = weightRequests > 0 ? requireNonNull(views, "views") : null;
     }
 
     /**
@@ -441,6 +463,13 @@ public final class CacheAwarePolicy implements RoutingPolicy {
                 reason = DecisionReason.CACHE_MISS_MIN_LOAD;
                 label = CacheAwareDetail.CACHE_MISS;
             }
+            Supplier<AdapterView> views = adapterViews;
+            if (request.adapter() != null && views != null) {
+                // adapter requests: residency and load decide together (AdapterPlacement), not two random samples
+                AdapterPlacement.Placement placed = AdapterPlacement.choose(open, views.get(), request.adapter(),
+                        id -> requestLoad(request, id), adapterWeightRequests, random.get());
+                return decide(placed.worker(), reason, Decision.SOURCE_ROUTER_LOCAL, label, 0);
+            }
             Decision d = fallback.select(request.withCandidates(open));
             String source = d.pressureSource().equals(Decision.SOURCE_NONE) ? pressureSourceOfOne(d.worker())
                     : d.pressureSource();
@@ -451,6 +480,16 @@ public final class CacheAwarePolicy implements RoutingPolicy {
             return request.loads() == null ? Decision.SOURCE_ROUTER_LOCAL
                     : request.loads().pressureSource(worker.id()).label();
         }
+    }
+
+    /**
+     * A worker's requests for adapter placement: the router's own in-flight count. Not the engine's scraped
+     * running + waiting: that lags by up to a scrape interval, so a worker that has just finished a request
+     * still reads busy, and against a free-slot margin of 0.2 * weight (1.6 requests at the default weight)
+     * that lag alone moved a sequential client's adapter between workers in the LoRA end-to-end test.
+     */
+    private static int requestLoad(RoutingRequest request, String workerId) {
+        return request.inFlight().applyAsInt(workerId);
     }
 
     private static final Comparator<Owner> OWNER_ORDER_HEAD = Comparator.comparingLong(Owner::matchedTokens).reversed();

@@ -11,7 +11,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.eclipse.jetty.client.BufferingResponseListener;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.Result;
@@ -24,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * and {@code successThreshold} consecutive successes mark it healthy again. A healthy worker whose
  * model id is still unknown is asked for {@code /server_info} (the {@code kv_events} block with its
  * load and KV-event ranges) and {@code /v1/models} (the served model), so workers may start after the
- * router.
+ * router. The same list names the LoRA adapters the worker serves ({@link #onModelCards}); it is read
+ * again on later probes of workers known to serve adapters.
  *
  * <p><b>Served model and engine type.</b> The model id is what the engine itself serves: the first
  * {@code /v1/models} card without a {@code parent} (LoRA adapter cards name their base model there;
@@ -59,6 +64,10 @@ public final class HealthChecker implements AutoCloseable {
     private final Map<String, int[]> streaks = new ConcurrentHashMap<>();
     /** Engine versions learned from {@code /version}, by worker id. */
     private final Map<String, String> versions = new ConcurrentHashMap<>();
+    /** Receives each worker's model list: base model and adapter ids ({@link #onModelCards}). */
+    private volatile BiConsumer<String, ModelCards> cardsListener = (id, cards) -> { };
+    /** Workers whose model list is read again on every healthy probe (those known to serve adapters). */
+    private volatile Predicate<String> refreshCards = id -> false;
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "kvroute-health");
         t.setDaemon(true);
@@ -90,6 +99,25 @@ public final class HealthChecker implements AutoCloseable {
         this.onDiscovered = onDiscovered == null ? w -> { } : onDiscovered;
     }
 
+    /**
+     * A worker's {@code /v1/models}: the served base model and the ids of the LoRA adapter cards whose
+     * {@code parent} is that base.
+     */
+    public record ModelCards(String base, Set<String> adapters) {
+        public ModelCards {
+            adapters = Set.copyOf(adapters);
+        }
+    }
+
+    /**
+     * Sends every model list read (at discovery, and on each healthy probe of a worker {@code refresh} accepts,
+     * so adapters loaded or unloaded later are seen) to {@code listener}, on an HTTP client thread.
+     */
+    public void onModelCards(BiConsumer<String, ModelCards> listener, Predicate<String> refresh) {
+        this.cardsListener = Objects.requireNonNull(listener, "listener");
+        this.refreshCards = Objects.requireNonNull(refresh, "refresh");
+    }
+
     public void start() {
         scheduler.execute(this::probeAll);
         scheduler.scheduleWithFixedDelay(this::probeAll, intervalMillis, intervalMillis, TimeUnit.MILLISECONDS);
@@ -110,6 +138,8 @@ public final class HealthChecker implements AutoCloseable {
                     record(worker.id(), ok);
                     if (ok && registry.get(worker.id()).map(w -> w.modelId() == null).orElse(false)) {
                         discover(worker);
+                    } else if (ok && refreshCards.test(worker.id())) {
+                        refreshCards(worker);
                     }
                 });
     }
@@ -174,7 +204,9 @@ public final class HealthChecker implements AutoCloseable {
                         String served = null;
                         if (result.isSucceeded() && result.getResponse().getStatus() == 200) {
                             try {
-                                served = servedBaseModel(JSON.readTree(getContent()));
+                                JsonNode models = JSON.readTree(getContent());
+                                served = servedBaseModel(models);
+                                cardsListener.accept(worker.id(), modelCards(models));
                             } catch (java.io.IOException | RuntimeException e) {
                                 LOG.debug("could not parse /v1/models of {}", worker.url(), e);
                             }
@@ -220,6 +252,49 @@ public final class HealthChecker implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /**
+     * The base model (first card without a parent) and the adapters: cards whose {@code parent} is that base
+     * (vLLM {@code vllm/entrypoints/openai/models/serving.py}: {@code id} = lora_name, {@code parent} = the
+     * base's served name; SGLang {@code http_server.py} the same). At most {@link #MAX_ADAPTER_CARDS} are kept.
+     */
+    static ModelCards modelCards(JsonNode models) {
+        String base = servedBaseModel(models);
+        Set<String> adapters = new LinkedHashSet<>();
+        if (base != null) {
+            for (JsonNode card : models.path("data")) {
+                String id = card.path("id").asText(null);
+                JsonNode parent = card.get("parent");
+                if (id != null && !id.isEmpty() && parent != null && parent.isTextual() && parent.asText().equals(base)
+                        && adapters.size() < MAX_ADAPTER_CARDS) {
+                    adapters.add(id);
+                }
+            }
+        }
+        return new ModelCards(base, adapters);
+    }
+
+    /** Largest number of adapter cards kept from one worker's list (a bound on what a worker can make the router hold). */
+    static final int MAX_ADAPTER_CARDS = 4096;
+
+    /** Reads the model list again for its adapters only (the served model is already known). */
+    private void refreshCards(Worker worker) {
+        client.newRequest(worker.url() + "/v1/models")
+                .timeout(timeoutMillis, TimeUnit.MILLISECONDS)
+                .send(new BufferingResponseListener(1 << 20) {
+                    @Override
+                    public void onComplete(Result result) {
+                        if (!result.isSucceeded() || result.getResponse().getStatus() != 200) {
+                            return;
+                        }
+                        try {
+                            cardsListener.accept(worker.id(), modelCards(JSON.readTree(getContent())));
+                        } catch (java.io.IOException | RuntimeException e) {
+                            LOG.debug("could not parse /v1/models of {}", worker.url(), e);
+                        }
+                    }
+                });
     }
 
     private void apply(Worker worker, JsonNode info, String served) {

@@ -91,7 +91,9 @@ class ConfigReferenceTest {
     @Test
     void settingsRecords_declareEveryComponentOnce() {
         for (Class<? extends Record> type : List.of(RetrySettings.class, HealthSettings.class, BreakerSettings.class,
-                SessionSettings.class, KvEventsSettings.class, TimeoutSettings.class, ObservabilityConfig.class)) {
+                SessionSettings.class, KvEventsSettings.class, TimeoutSettings.class, ObservabilityConfig.class,
+                CacheAwareSettings.class, LoadSourceConfig.class, TokenizationSettings.class, PdSettings.class,
+                TenantsConfig.class, LoraConfig.class)) {
             assertThat(SettingsBinder.defaults(type)).isNotNull();
             for (var component : type.getRecordComponents()) {
                 assertThat(component.getAnnotation(Setting.class)).as(type.getSimpleName() + "." + component.getName()).isNotNull();

@@ -39,6 +39,11 @@ final class CoreFixture {
     }
 
     CoreFixture(RouterConfig config, RoutingPolicy roundRobin) {
+        this(config, roundRobin, null);
+    }
+
+    /** With LoRA handling ({@code lora} may be null: none). */
+    CoreFixture(RouterConfig config, RoutingPolicy roundRobin, io.kvroute.router.lora.LoraRouting lora) {
         this.config = config;
         this.deps = new DispatchDeps(config, roundRobin, roundRobin, roundRobin, roundRobin, roundRobin,
                 new InFlightCounters(), new Breakers(false, 5, 1, 1, clock::nanoTime, (id, t) -> { }), metrics,
@@ -54,7 +59,7 @@ final class CoreFixture {
                         active.remove(request);
                     }
                 }, upstream, new UpstreamRequests(60_000, 10_000), clock,
-                RetryRule.from(config.retry(), config.pd().busyRetryNanos(), () -> 0.5), outcomes::add, () -> 42L);
+                RetryRule.from(config.retry(), config.pd().busyRetryNanos(), () -> 0.5), outcomes::add, () -> 42L, lora);
     }
 
     Route route(boolean streaming, Worker... workers) {

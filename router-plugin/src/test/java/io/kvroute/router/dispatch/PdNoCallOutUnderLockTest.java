@@ -125,7 +125,7 @@ class PdNoCallOutUnderLockTest {
                 }, () -> {
                     check("rooms");
                     return 7L;
-                });
+                }, d.lora());
         String body = "{\"prompt\":\"hi\",\"max_tokens\":4,\"stream\":true}";
         Route route = new Route(ApiKind.COMPLETIONS, body.getBytes(StandardCharsets.UTF_8), true, 1, null,
                 f.deps.loads().snapshot(), new RouteHints(null, null, "default"), () -> List.of(decode));

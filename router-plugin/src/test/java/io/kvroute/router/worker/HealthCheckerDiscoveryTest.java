@@ -121,6 +121,28 @@ class HealthCheckerDiscoveryTest {
     }
 
     @Test
+    void adapterCards_areReported_andReadAgainOnLaterProbesOfAdapterWorkers() {
+        String card = "{\"id\":\"%s\",\"object\":\"model\",\"parent\":%s}";
+        routes.put("/v1/models", "{\"object\":\"list\",\"data\":[" + card.formatted("base", "null") + ","
+                + card.formatted("sql", "\"base\"") + "," + card.formatted("other-base-lora", "\"elsewhere\"") + "]}");
+        Map<String, HealthChecker.ModelCards> seen = new ConcurrentHashMap<>();
+        Worker w = Worker.regular(url);
+        registry.add(w);
+        health = new HealthChecker(registry, client, 1000, 1000, 1, 1, null);
+        health.onModelCards(seen::put, id -> seen.containsKey(id) && !seen.get(id).adapters().isEmpty());
+        health.probeAll();
+        await().atMost(WAIT).until(() -> seen.containsKey(w.id()));
+        // only cards whose parent is this worker's base are its adapters
+        assertThat(seen.get(w.id())).isEqualTo(new HealthChecker.ModelCards("base", java.util.Set.of("sql")));
+
+        routes.put("/v1/models", "{\"object\":\"list\",\"data\":[" + card.formatted("base", "null") + ","
+                + card.formatted("sql", "\"base\"") + "," + card.formatted("chat", "\"base\"") + "]}");
+        health.probeAll(); // model known: a later probe reads the list again for the adapters
+        await().atMost(WAIT).until(() -> seen.get(w.id()).adapters().size() == 2);
+        assertThat(seen.get(w.id()).adapters()).containsExactlyInAnyOrder("sql", "chat");
+    }
+
+    @Test
     void vllmWithoutServerInfo_takesTheBaseCardOfV1Models() {
         routes.put("/version", "{\"version\":\"0.11.0\"}");
         routes.put("/v1/models", "{\"object\":\"list\",\"data\":["

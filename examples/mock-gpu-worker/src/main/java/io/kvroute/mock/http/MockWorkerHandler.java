@@ -209,6 +209,13 @@ public final class MockWorkerHandler extends Handler.Abstract {
         return engine instanceof DataParallelEngine dp ? dp.submit(request, sink, rank) : engine.submit(request, sink);
     }
 
+    private volatile io.kvroute.mock.lora.LoraApi lora;
+
+    /** Serves LoRA adapters ({@code --max-loras}): requests naming one go through its slots. */
+    public void useLora(io.kvroute.mock.lora.LoraApi loraApi) {
+        lora = Objects.requireNonNull(loraApi, "loraApi");
+    }
+
     /** Makes {@code /health} answer 503 (a worker that is up but refuses traffic). */
     public void setHealthy(boolean isHealthy) {
         healthy = isHealthy;
@@ -297,6 +304,22 @@ public final class MockWorkerHandler extends Handler.Abstract {
             return;
         }
         int maxTokens = RequestBodies.maxTokens(kind, body);
+        io.kvroute.mock.lora.LoraApi loraApi = lora;
+        String adapter = loraApi == null ? null : loraApi.adapterOf(body);
+        if (adapter != null) {
+            // a LoRA request waits for its adapter's slot, then runs under the adapter's cache salt (mock.lora)
+            loraApi.run(adapter, response, callback, (salt, released) -> {
+                try {
+                    admit(kind, body, io.kvroute.mock.lora.LoraSlots.salted(RequestBodies.inputIds(kind, body, encoder), salt), maxTokens,
+                            response, released, span, rank);
+                } catch (BadRequest e) {
+                    error(response, released, 400, "invalid_request_error", e.getMessage());
+                } catch (RuntimeException e) {
+                    failure(response, released, e);
+                }
+            });
+            return;
+        }
         if (body.hasNonNull("input_ids") || tokenizerManager == null) {
             admit(kind, body, RequestBodies.inputIds(kind, body, encoder), maxTokens, response, callback, span, rank);
             return;

@@ -52,6 +52,13 @@ public final class VllmApi extends Handler.Abstract {
     private final java.util.List<Engine> ranks;
     private final String modelId;
     private volatile boolean metricsFailing;
+    /** Extra exposition lines (the LoRA gauge), or null. */
+    private volatile java.util.function.Supplier<String> extraMetrics;
+
+    /** Appends {@code lines} to every {@code /metrics} answer (e.g. {@code vllm:lora_requests_info}). */
+    public void addMetrics(java.util.function.Supplier<String> lines) {
+        extraMetrics = requireNonNull(lines, "lines");
+    }
 
     public VllmApi(Engine engine, String modelId) {
         this.engine = requireNonNull(engine, "engine");
@@ -147,6 +154,10 @@ public final class VllmApi extends Handler.Abstract {
         double[] ones = new double[n];
         java.util.Arrays.fill(ones, 1);
         gauge(out, "vllm:cache_config_info", "Information of the LLMEngine CacheConfig", cacheInfo, ones);
+        java.util.function.Supplier<String> extra = extraMetrics;
+        if (extra != null) {
+            out.append(extra.get());
+        }
         return out.toString();
     }
 

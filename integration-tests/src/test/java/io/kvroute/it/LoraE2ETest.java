@@ -1,0 +1,191 @@
+package io.kvroute.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvroute.mock.MockWorkerMain;
+import io.kvroute.router.plugin.RouterMain;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.eclipse.jetty.client.ContentResponse;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * LoRA adapters end to end: real mock workers speaking vLLM's API with adapter slots, a real router.
+ * Discovery from {@code /v1/models} cards, routing by adapter name to the workers that serve it,
+ * adapter residency over random placement, dynamic loading with single flight, and the router's
+ * errors when a load fails (502) or times out (504).
+ */
+class LoraE2ETest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Duration WAIT = Duration.ofSeconds(20);
+    private final List<MockWorkerMain.MockWorker> workers = new ArrayList<>();
+    private RouterMain.RunningRouter router;
+    private Http http;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        http = new Http();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        http.close();
+        if (router != null) {
+            router.close();
+        }
+        workers.forEach(MockWorkerMain.MockWorker::close);
+    }
+
+    private MockWorkerMain.MockWorker worker(String... loraArgs) throws Exception {
+        List<String> args = new ArrayList<>(List.of("--port", "0", "--engine-api", "vllm", "--model-id", "base",
+                "--decode-ms-per-step", "1", "--prefill-ms-per-1k", "1", "--kv-events-endpoint", "none"));
+        args.addAll(List.of(loraArgs));
+        MockWorkerMain.MockWorker w = MockWorkerMain.start(args.toArray(String[]::new));
+        workers.add(w);
+        return w;
+    }
+
+    private void router(String... extra) throws Exception {
+        List<String> args = new ArrayList<>(List.of("--port", "0", "--policy", "cache_aware", "--engine-type", "vllm",
+                "--health-check-interval-secs", "0.2", "--cache-index", "approximate", "--worker-urls",
+                String.join(",", workers.stream().map(MockWorkerMain.MockWorker::baseUrl).toList())));
+        args.addAll(List.of(extra));
+        router = RouterMain.start(args.toArray(String[]::new));
+    }
+
+    private ContentResponse complete(String model, String prompt) throws Exception {
+        return http.postJson(router.baseUrl() + "/v1/completions",
+                "{\"model\":\"" + model + "\",\"prompt\":\"" + prompt + "\",\"max_tokens\":1}");
+    }
+
+    private double metric(String name, String... labels) throws Exception {
+        return MetricSum.of(http.get(router.baseUrl() + "/metrics").getContentAsString(), name, labels);
+    }
+
+    private JsonNode lora(MockWorkerMain.MockWorker w) throws Exception {
+        return JSON.readTree(http.get(w.baseUrl() + "/debug/lora").getContent());
+    }
+
+    private static boolean serves(JsonNode debug, String adapter) {
+        for (JsonNode n : debug.path("running")) {
+            if (n.asText().equals(adapter)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void awaitAdapterListed(String adapter) {
+        await().atMost(WAIT).until(() -> http.get(router.baseUrl() + "/v1/models").getContentAsString()
+                .contains("\"id\":\"" + adapter + "\""));
+    }
+
+    @Test
+    void adaptersByModelName_goToTheWorkersThatServeThem_andStayResident() throws Exception {
+        MockWorkerMain.MockWorker w0 = worker("--max-loras", "2", "--lora-load-ms", "30", "--lora-modules", "sql=/l/sql");
+        MockWorkerMain.MockWorker w1 = worker("--max-loras", "2", "--lora-load-ms", "30",
+                "--lora-modules", "sql=/l/sql,chat=/l/chat");
+        MockWorkerMain.MockWorker w2 = worker("--max-loras", "2", "--lora-load-ms", "30");
+        router("--lora-affinity-weight", "8");
+        awaitAdapterListed("chat");
+        awaitAdapterListed("sql");
+        JsonNode card = null;
+        for (JsonNode c : JSON.readTree(http.get(router.baseUrl() + "/v1/models").getContent()).path("data")) {
+            if (c.path("id").asText().equals("sql")) {
+                card = c;
+            }
+        }
+        assertThat(card.path("parent").asText()).isEqualTo("base");
+
+        // chat is served by w1 alone
+        for (int i = 0; i < 5; i++) {
+            ContentResponse r = complete("chat", "chat prompt number " + i);
+            assertThat(r.getStatus()).as(r.getContentAsString()).isEqualTo(200);
+        }
+        assertThat(w1.handler().requests()).isEqualTo(5);
+        assertThat(w0.handler().requests() + w2.handler().requests()).isZero();
+
+        // sql, different prompts (no prefix holder): residency keeps it on one worker, one load in all
+        for (int i = 0; i < 12; i++) {
+            assertThat(complete("sql", "distinct sql prompt " + i).getStatus()).isEqualTo(200);
+        }
+        long sqlLoads = lora(w0).path("loads").asLong() + lora(w1).path("loads").asLong() - 1; // w1 loaded chat once
+        assertThat(sqlLoads).isEqualTo(1);
+        assertThat(w2.handler().requests()).isZero(); // does not serve sql
+        assertThat(metric("kvroute_lora_decisions_total", "outcome=\"resident\"")).isGreaterThanOrEqualTo(15);
+
+        // neither a base model nor an adapter: the router's 404
+        ContentResponse unknown = complete("nope", "hi");
+        assertThat(unknown.getStatus()).isEqualTo(404);
+        assertThat(unknown.getContentAsString()).contains("model_not_found");
+        // the base model still routes over every worker
+        assertThat(complete("base", "plain base prompt").getStatus()).isEqualTo(200);
+    }
+
+    @Test
+    void dynamicLoading_loadsOncePerWorker_andTheAdapterIsServedFromThen() throws Exception {
+        MockWorkerMain.MockWorker w0 = worker("--max-loras", "2", "--lora-load-ms", "200", "--lora-runtime-updating");
+        MockWorkerMain.MockWorker w1 = worker("--max-loras", "2", "--lora-load-ms", "200", "--lora-runtime-updating");
+        router("--lora-dynamic-loading", "--lora-adapter", "sql=/l/sql,chat=/l/chat");
+        await().atMost(WAIT).until(() -> complete("base", "warm up").getStatus() == 200);
+
+        // 16 concurrent first requests for chat: every worker chosen loads it once, whatever the concurrency
+        List<CompletableFuture<Http.Reply>> replies = new ArrayList<>();
+        for (int i = 0; i < 16; i++) {
+            replies.add(http.stream(router.baseUrl() + "/v1/completions",
+                    "{\"model\":\"chat\",\"prompt\":\"concurrent chat " + i + "\",\"max_tokens\":1}"));
+        }
+        for (CompletableFuture<Http.Reply> r : replies) {
+            assertThat(r.get().status()).as(r.get().body()).isEqualTo(200);
+        }
+        int servingChat = 0;
+        for (MockWorkerMain.MockWorker w : List.of(w0, w1)) {
+            servingChat += http.get(w.baseUrl() + "/v1/models").getContentAsString().contains("\"id\":\"chat\"") ? 1 : 0;
+        }
+        // requests waiting for a load count as the worker's load, so 16 at once spread over both workers
+        assertThat(servingChat).isEqualTo(2);
+        assertThat(metric("kvroute_lora_loads_total", "outcome=\"ok\"")).isEqualTo(servingChat);
+        assertThat(metric("kvroute_lora_load_seconds_count")).isEqualTo(servingChat);
+
+        // from then on the adapter is served without another load
+        double before = metric("kvroute_lora_loads_total", "outcome=\"ok\"");
+        for (int i = 0; i < 5; i++) {
+            assertThat(complete("chat", "later chat " + i).getStatus()).isEqualTo(200);
+        }
+        assertThat(metric("kvroute_lora_loads_total", "outcome=\"ok\"")).isEqualTo(before);
+        // a name outside the catalogue is no adapter: 404
+        assertThat(complete("unlisted", "hi").getStatus()).isEqualTo(404);
+    }
+
+    @Test
+    void failedLoad_is502_andATimedOutLoad504_neverTheClientsFault() throws Exception {
+        worker("--max-loras", "2"); // no runtime updating: the load endpoint answers 404
+        router("--lora-dynamic-loading", "--lora-adapter", "sql=/l/sql");
+        await().atMost(WAIT).until(() -> complete("base", "warm up").getStatus() == 200);
+        ContentResponse failed = complete("sql", "hi");
+        assertThat(failed.getStatus()).isEqualTo(502);
+        JsonNode error = JSON.readTree(failed.getContent()).path("error");
+        assertThat(error.path("message").asText()).contains("could not load adapter 'sql'").contains("404");
+        assertThat(metric("kvroute_lora_loads_total", "outcome=\"failed\"")).isEqualTo(1);
+        router.close();
+        router = null;
+        workers.forEach(MockWorkerMain.MockWorker::close);
+        workers.clear();
+
+        worker("--max-loras", "2", "--lora-runtime-updating", "--lora-load-ms", "3000");
+        router("--lora-dynamic-loading", "--lora-adapter", "sql=/l/sql", "--lora-load-timeout-ms", "200");
+        await().atMost(WAIT).until(() -> complete("base", "warm up").getStatus() == 200);
+        ContentResponse timedOut = complete("sql", "hi");
+        assertThat(timedOut.getStatus()).isEqualTo(504);
+        assertThat(timedOut.getContentAsString()).contains("adapter load timeout");
+        assertThat(metric("kvroute_lora_loads_total", "outcome=\"timeout\"")).isEqualTo(1);
+    }
+}
