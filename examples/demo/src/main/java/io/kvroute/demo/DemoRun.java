@@ -76,19 +76,24 @@ final class DemoRun {
             List<String> urls = new ArrayList<>();
             int vllm = workers / 2; // the second half of the fleet speaks vLLM's API: load from /metrics, no ids on chat
             for (int i = 0; i < workers; i++) {
+                // the vLLM-style half also serves one LoRA adapter in 2 slots (vLLM --max-loras, --lora-modules)
                 String[] args = i < workers - vllm ? workerArgs(tokenizer).toArray(String[]::new)
-                        : workerArgs(tokenizer, "--engine-api", "vllm").toArray(String[]::new);
+                        : workerArgs(tokenizer, "--engine-api", "vllm", "--max-loras", "2", "--lora-modules",
+                                DemoWorkload.ADAPTER + "=/loras/" + DemoWorkload.ADAPTER).toArray(String[]::new);
                 MockWorkerMain.MockWorker worker = MockWorkerMain.start(args);
                 fleet.add(worker);
                 urls.add(worker.baseUrl());
             }
             router = RouterMain.start("--port", "0", "--worker-urls", String.join(",", urls), "--policy", policy,
-                    "--tokenizer-path", tokenizer, "--health-check-interval-secs", "0.5");
+                    "--tokenizer-path", tokenizer, "--health-check-interval-secs", "0.5",
+                    "--tenants-file", DemoTenants.write(tenants).toString());
             log.println("kvroute demo, phase 1: " + workers + " mock workers (scheduled engine, hrrn; " + (workers - vllm)
                     + " SGLang-style with load reports and KV events over ZeroMQ, " + vllm + " vLLM-style with Prometheus "
-                    + "/metrics), router " + router.baseUrl() + ", policy " + policy + ", Qwen3 tokenizer (bundled)");
+                    + "/metrics and LoRA adapter " + DemoWorkload.ADAPTER + "), router " + router.baseUrl() + ", policy "
+                    + policy + ", Qwen3 tokenizer (bundled), " + tenants + " tenants from API keys (" + DemoTenants.describe()
+                    + ")");
             awaitFreshLoads(router, workers);
-            List<DemoWorkload.Item> items = DemoWorkload.generate(requests, tenants, 400, maxTokens, new SplittableRandom(seed));
+            List<DemoWorkload.Item> items = DemoWorkload.generate(requests, tenants, 400, maxTokens, new SplittableRandom(seed), true);
             DemoSummary.Builder summary = new DemoSummary.Builder(policy, workers);
             summary.fleet(fleetFacts(router));
             return measure(client, router, items, summary, log);
@@ -197,6 +202,7 @@ final class DemoRun {
                     .method(HttpMethod.POST)
                     .timeout(120, TimeUnit.SECONDS)
                     .body(new StringRequestContent("application/json", item.body()))
+                    .headers(h -> DemoTenants.sign(h, item.tenant()))
                     .onResponseHeaders(r -> {
                         String worker = r.getHeaders().get("x-kvroute-worker");
                         if (worker != null) {
@@ -224,6 +230,7 @@ final class DemoRun {
                             }
                             summary.record(ok, item.stream(), firstByteNanos.get(), e2eNanos,
                                     workerSeen.getOrDefault("w", "?"), usage);
+                            summary.recordTenant(DemoTenants.label(item.tenant()), ok, item.stream() ? firstByteNanos.get() : 0);
                             int n = completed.incrementAndGet();
                             if (n % 100 == 0 || n == items.size()) {
                                 log.printf("  %d/%d requests done (%.1f s)%n", n, items.size(),

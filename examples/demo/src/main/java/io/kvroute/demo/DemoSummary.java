@@ -40,7 +40,16 @@ final class DemoSummary {
         this.cachedTokens = b.cachedTokens;
         this.wallNanos = b.wallNanos;
         this.counters = b.counters == null ? RouterCounters.EMPTY : b.counters;
+        this.tenantLines = new TreeMap<>();
+        b.okByTenant.forEach((tenant, ok) -> {
+            Histogram h = b.ttftByTenant.get(tenant);
+            tenantLines.put(tenant, String.format(java.util.Locale.ROOT, "%d ok, TTFT p50 %.1f ms", ok,
+                    h == null ? Double.NaN : ms(h, 50)));
+        });
     }
+
+    /** Per tenant (name and class): requests answered and streaming TTFT p50, as the client saw them. */
+    private final Map<String, String> tenantLines;
 
     private DemoSummary pd;
 
@@ -84,6 +93,14 @@ final class DemoSummary {
             out.printf("  vLLM workers      %d chats sent without the router's ids (vLLM renders chat itself and "
                     + "ignores input_ids; routing still used them)%n", counters.engineUnsupported());
         }
+        if (!tenantLines.isEmpty()) {
+            out.println("  tenants           identified by API key (--tenants-file), class from x-kvroute-priority clamped to the tenant's ceiling:");
+            tenantLines.forEach((tenant, line) -> out.printf("    %-28s %s%n", tenant, line));
+        }
+        if (!counters.loraDecisions().isEmpty()) {
+            out.println("  LoRA adapter      requests for " + DemoWorkload.ADAPTER + " placed on the workers that serve it: "
+                    + counters.loraDecisions() + " (resident = already loaded there)");
+        }
         out.println("  requests per worker");
         perWorker.forEach((worker, count) -> out.printf("    %-28s %4d   %s%n", worker, count,
                 fleet.getOrDefault(worker, "")));
@@ -116,6 +133,8 @@ final class DemoSummary {
         root.set("fleet", JSON.valueToTree(fleet));
         root.put("wall_s", wallNanos / 1e9);
         root.set("pressure_sources", JSON.valueToTree(counters.pressureSources()));
+        root.set("tenants", JSON.valueToTree(tenantLines));
+        root.set("lora_decisions", JSON.valueToTree(counters.loraDecisions()));
         if (pd != null) {
             com.fasterxml.jackson.databind.node.ObjectNode pdNode = root.putObject("pd");
             pdNode.put("requests", pd.requests);
@@ -142,6 +161,19 @@ final class DemoSummary {
         private long wallNanos;
         private RouterCounters counters;
         private Map<String, String> fleet = Map.of();
+        private final Map<String, Histogram> ttftByTenant = new TreeMap<>();
+        private final Map<String, Integer> okByTenant = new TreeMap<>();
+
+        /** One request of {@code tenant} (its label with its class); {@code firstByteNanos} 0 when not streamed. */
+        synchronized void recordTenant(String tenant, boolean ok, long firstByteNanos) {
+            if (!ok) {
+                return;
+            }
+            okByTenant.merge(tenant, 1, Integer::sum);
+            if (firstByteNanos > 0) {
+                ttftByTenant.computeIfAbsent(tenant, t -> new Histogram(3)).recordValue(Math.max(1, firstByteNanos / 1000));
+            }
+        }
 
         synchronized void fleet(Map<String, String> facts) {
             fleet = Map.copyOf(facts);

@@ -20,10 +20,20 @@ final class DemoWorkload {
         "latency", "throughput", "shard", "replica", "tensor", "matrix", "stream", "budget", "page"
     };
 
+    /** The LoRA adapter the demo's vLLM-style workers serve; every {@link #ADAPTER_EVERY}th request names it as its model. */
+    static final String ADAPTER = "sql-lora";
+    static final int ADAPTER_EVERY = 5;
+
     /** One request to send. */
     record Item(int index, int tenant, boolean stream, String body) {}
 
     static List<Item> generate(int requests, int tenants, int systemPromptWords, int maxTokens, RandomGenerator rng) {
+        return generate(requests, tenants, systemPromptWords, maxTokens, rng, false);
+    }
+
+    /** With {@code adapter}, every {@link #ADAPTER_EVERY}th request names the LoRA adapter as its model. */
+    static List<Item> generate(int requests, int tenants, int systemPromptWords, int maxTokens, RandomGenerator rng,
+            boolean adapter) {
         List<String> systemPrompts = new ArrayList<>();
         for (int t = 0; t < tenants; t++) {
             StringBuilder prompt = new StringBuilder("You are the assistant of tenant ").append(t).append('.');
@@ -37,7 +47,7 @@ final class DemoWorkload {
             int tenant = rng.nextInt(tenants);
             boolean stream = rng.nextBoolean();
             ObjectNode body = JSON.createObjectNode();
-            body.put("model", "mock-model");
+            body.put("model", adapter && i % ADAPTER_EVERY == ADAPTER_EVERY - 1 ? ADAPTER : "mock-model");
             ArrayNode messages = body.putArray("messages");
             messages.addObject().put("role", "system").put("content", systemPrompts.get(tenant));
             messages.addObject().put("role", "user").put("content",

@@ -9,9 +9,9 @@ import java.util.TreeMap;
 /** The router-side counters the demo summary shows, read from the in-process meter registry. */
 record RouterCounters(Map<String, Long> forwardingOutcomes, Map<String, Long> decisions,
         Map<String, Long> pressureSources, long continuations, Map<String, Long> tokenizerCacheTokens,
-        Map<String, Long> cacheIndex) {
+        Map<String, Long> cacheIndex, Map<String, Long> loraDecisions) {
 
-    static final RouterCounters EMPTY = new RouterCounters(Map.of(), Map.of(), Map.of(), 0, Map.of(), Map.of());
+    static final RouterCounters EMPTY = new RouterCounters(Map.of(), Map.of(), Map.of(), 0, Map.of(), Map.of(), Map.of());
 
     static RouterCounters read(MeterRegistry registry) {
         Map<String, Long> outcomes = new TreeMap<>();
@@ -40,7 +40,13 @@ record RouterCounters(Map<String, Long> forwardingOutcomes, Map<String, Long> de
         for (Counter counter : registry.find("kvroute.cache.aware.decisions").counters()) {
             cacheIndex.merge(counter.getId().getTag("index"), (long) counter.count(), Long::sum);
         }
-        return new RouterCounters(outcomes, decisions, sources, continuations, cacheTokens, cacheIndex);
+        Map<String, Long> lora = new TreeMap<>();
+        for (Counter counter : registry.find("kvroute.lora.decisions").counters()) {
+            if (counter.count() > 0) {
+                lora.merge(counter.getId().getTag("outcome"), (long) counter.count(), Long::sum);
+            }
+        }
+        return new RouterCounters(outcomes, decisions, sources, continuations, cacheTokens, cacheIndex, lora);
     }
 
     long forwarded() {
