@@ -57,8 +57,10 @@ final class RustEncoder implements AutoCloseable {
         return Optional.empty();
     }
 
-    static RustEncoder start(Path dir, Path tokenizerJson, List<Map<String, String>> cases, Path work) throws IOException {
-        Path casesFile = work.resolve("tokenize-speed-cases.json");
+    /** Starts Node on {@code cases} (written to a temporary file, deleted when the JVM exits). */
+    static RustEncoder start(Path dir, Path tokenizerJson, List<Map<String, String>> cases) throws IOException {
+        Path casesFile = Files.createTempFile("kvroute-tokenize-speed-", ".json");
+        casesFile.toFile().deleteOnExit();
         JSON.writeValue(casesFile.toFile(), cases);
         Process p = new ProcessBuilder("node", dir.resolve("encode-server.js").toString(), tokenizerJson.toString(),
                 casesFile.toString()).directory(dir.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT).start();

@@ -133,7 +133,7 @@ public final class TokenizeSpeedScenario implements Scenario {
                 rustNote = "Rust arm SKIPPED: no node_modules/tokenizers (run `npm ci` in integration-tests/node-tokenizers)";
             } else {
                 try {
-                    rust = RustEncoder.start(nodeDir.get(), dir.resolve("tokenizer.json"), forNode, ctx.outDir());
+                    rust = RustEncoder.start(nodeDir.get(), dir.resolve("tokenizer.json"), forNode);
                     rustNote = "Rust arm: npm tokenizers " + rust.version + " on Node " + nodeVersion();
                 } catch (java.io.IOException e) {
                     rustNote = "Rust arm SKIPPED: node could not start (" + e.getMessage() + ")";

@@ -21,9 +21,10 @@ import java.util.function.Function;
  * here are the template's turn markers found by {@link TurnMarkers} ({@code <|im_start|>},
  * {@code <|start_header_id|>}, ...: added tokens with {@code normalized: false}, no {@code lstrip} or
  * {@code rstrip}, one id each), taken at the same occurrences {@link ChatPrefixCache} cuts at; a part that
- * starts at a marker encodes to the marker's id followed by what the whole would have produced there. A
- * pre-tokenizer that behaves differently at the start of a text (Metaspace's {@code prepend_scheme: first})
- * would break that; {@link #probe} checks it once per tokenizer and the caller then stays sequential.
+ * starts at a marker encodes to the marker's id followed by what the whole would have produced there
+ * (also under Metaspace's {@code prepend_scheme: first}: the piece after the marker is not at the part's
+ * start). {@link #probe} checks the equality once per tokenizer on a few texts; a tokenizer that fails it
+ * stays sequential.
  *
  * <p><b>Scheduling.</b> The prompt is cut into at most {@code threads} parts of about equal length at the
  * marker occurrences nearest to equal shares (a part never shorter than {@code minPartChars}: below that the

@@ -157,6 +157,57 @@ class SegmentParallelEncoderTest {
         }
     }
 
+    /**
+     * Gemma 3's tokenizer with a Metaspace pre-tokenizer of {@code prepend_scheme: first} (Llama 2's style),
+     * which prepends {@code ▁} only to the piece at the text's start. Every part after the first starts
+     * with the marker, so the piece after it is never at offset 0 in the part either: cutting stays exact,
+     * the probe passes and the golden Gemma 3 texts encode alike in parts and whole.
+     */
+    @Test
+    void metaspacePrependFirst_cutsAtMarkersStayExact() throws Exception {
+        Path gemma = dir("gemma3");
+        Path dir = Files.createTempDirectory("kvroute-seg-metaspace-");
+        dir.toFile().deleteOnExit();
+        com.fasterxml.jackson.databind.node.ObjectNode json =
+                (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(gemma.resolve("tokenizer.json").toFile());
+        json.putNull("normalizer");
+        json.putObject("pre_tokenizer").put("type", "Metaspace").put("replacement", "\u2581")
+                .put("prepend_scheme", "first").put("split", false);
+        JSON.writeValue(dir.resolve("tokenizer.json").toFile(), json);
+        Files.copy(gemma.resolve("tokenizer_config.json"), dir.resolve("tokenizer_config.json"));
+        dir.resolve("tokenizer.json").toFile().deleteOnExit();
+        dir.resolve("tokenizer_config.json").toFile().deleteOnExit();
+        try (TokenizerRegistry registry = TokenizerRegistry.load(Map.of("m", dir), 0, EngineType.SGLANG,
+                SegmentParallelism.over(POOL, 3, 1))) {
+            ModelTokenizer wrapped = registry.forModel("m").orElseThrow();
+            assertThat(wrapped).isInstanceOf(SegmentParallelTokenizer.class);
+            try (TokenizerRegistry plain = TokenizerRegistry.load(Map.of("m", dir), 0)) {
+                DjlModelTokenizer tok = djl(plain, "m");
+                assertThat(tok.encode("a b")[0]).as("▁ prepended at the start").isEqualTo(tok.encode("\u2581a b")[0]);
+                SegmentParallelEncoder parallel = new SegmentParallelEncoder(tok.turnMarkers().markers(), tok::encode, POOL, 64, 1);
+                int checked = 0;
+                for (JsonNode row : golden("gemma3")) {
+                    String text = row.path("text").asText(null);
+                    if (text != null && !row.hasNonNull("error")) {
+                        assertThat(parallel.apply(text)).as("#%d", row.path("id").asInt()).isEqualTo(tok.encode(text));
+                        checked++;
+                    }
+                }
+                assertThat(checked).isGreaterThan(100);
+            }
+        }
+    }
+
+    /** The probe refuses an encoder whose ids depend on where the text starts, and accepts one that does not. */
+    @Test
+    void probe_refusesAnEncoderThatMarksTheTextStart() {
+        java.util.function.Function<String, int[]> chars = t -> t.chars().toArray();
+        java.util.function.Function<String, int[]> startMarked = t -> java.util.stream.IntStream.concat(
+                java.util.stream.IntStream.of(-1), t.chars()).toArray();
+        assertThat(SegmentParallelEncoder.probe(new String[] {"<|im_start|>"}, chars)).isTrue();
+        assertThat(SegmentParallelEncoder.probe(new String[] {"<|im_start|>"}, startMarked)).isFalse();
+    }
+
     /** A pool that refuses every part, or runs nothing: the caller encodes every part, once each. */
     @Test
     void refusingOrIdlePool_callerEncodesEveryPartOnce() throws Exception {
