@@ -259,6 +259,9 @@ etc/kvroute-router.xml
 ## Never forward ingress token ids as input_ids (routing still tokenizes) (default false).
 # kvroute.disable-input-ids-forwarding=false
 
+## Threads that tokenize one chat prompt's message segments at once, the request's own included; extra threads come from one bounded pool per router (1 = off) (default 1).
+# kvroute.tokenizer-threads=1
+
 ## PD prefill workers: URL or URL=BOOTSTRAP_PORT, comma separated.
 # kvroute.prefill-urls=
 

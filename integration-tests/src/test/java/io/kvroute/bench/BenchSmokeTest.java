@@ -119,6 +119,27 @@ class BenchSmokeTest {
     }
 
     /**
+     * tokenize-speed runs every arm of every case (the router's and, when {@code npm ci} has installed
+     * tokenizers in integration-tests/node-tokenizers, the Rust one, whose ids the scenario checks equal to
+     * the router's by hash); figures at --quick are meaningless, so only their presence is checked.
+     */
+    @Test
+    void tokenizeSpeed_measuresEveryArmOfEveryCase() throws Exception {
+        JsonNode cases = runQuick("tokenize-speed").path("cases");
+        List<String> names = new ArrayList<>();
+        for (JsonNode c : cases) {
+            names.add(c.path("name").asText());
+            if (!c.path("name").asText().endsWith(": rust") || io.kvroute.bench.tokenize.TokenizeSpeedScenarioAccess.rustInstalled()) {
+                assertThat(c.path("median_us").asDouble()).as(c.path("name").asText()).isPositive();
+            }
+        }
+        for (String input : List.of("one message", "8 messages", "24 messages")) {
+            assertThat(names).contains(input + ": router first turn", input + ": router-parallel first turn",
+                    input + ": djl alone", input + ": rust");
+        }
+    }
+
+    /**
      * Mooncake's conversation trace through the real router: the exact KV-event index serves more
      * prompt tokens from the engines' caches than round_robin (quick: 0.037 vs 0.057 measured). The
      * 1.3x margin fails when both arms route alike (their fractions then differ by timing noise only).

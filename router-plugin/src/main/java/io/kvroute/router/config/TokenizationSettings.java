@@ -20,7 +20,11 @@ public record TokenizationSettings(
         long cacheBytes,
         @Setting(name = "disable-input-ids-forwarding", defaultValue = "false",
                 description = "Never forward ingress token ids as input_ids (routing still tokenizes)")
-        boolean disableInputIdsForwarding) {
+        boolean disableInputIdsForwarding,
+        @Setting(name = "tokenizer-threads", defaultValue = "1", min = 1, max = 64,
+                description = "Threads that tokenize one chat prompt's message segments at once, the request's own "
+                        + "included; extra threads come from one bounded pool per router (1 = off)")
+        int threads) {
 
     public TokenizationSettings {
         tokenizerPaths = List.copyOf(tokenizerPaths);

@@ -387,7 +387,8 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         try {
             // chats are rendered as the fleet's engine preprocesses them; auto = SGLang, whose chat takes input_ids
             return TokenizerRegistry.load(dirs, config.tokenization().cacheBytes(),
-                    EngineType.parse(config.loadSource().engineType()));
+                    EngineType.parse(config.loadSource().engineType()),
+                    io.kvroute.router.tokenize.SegmentParallelism.ofThreads(config.tokenization().threads()));
         } catch (java.io.IOException | RuntimeException e) {
             throw new io.kvroute.router.config.ConfigException("--tokenizer-path could not be loaded: " + e.getMessage(), e);
         }

@@ -3,12 +3,14 @@ package io.kvroute.router.tokenize;
 import static java.util.Objects.requireNonNull;
 
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * One model's tokenizer whose chat encoder reuses the ids of chat prefixes it has seen before, through
  * its own {@link ChatPrefixCache} (one per model, bounded in bytes). Raw-text encoding is untouched.
  * The chat encoder renders exactly as the wrapped one does, then encodes through the cache, so its ids
- * equal the wrapped encoder's for every input (see {@link ChatPrefixCache} for why).
+ * equal the wrapped encoder's for every input (see {@link ChatPrefixCache} for why). What the cache
+ * misses is tokenized in one call, or in parts on several threads ({@link SegmentParallelEncoder}).
  *
  * <p>Thread-safe when the wrapped tokenizer is.
  */
@@ -24,25 +26,55 @@ public final class PrefixCachedTokenizer implements ModelTokenizer {
      *     one token, else the cached view
      */
     public static ModelTokenizer wrap(ModelTokenizer tokenizer, long cacheBytes) {
+        return wrap(tokenizer, cacheBytes, SegmentParallelism.NONE);
+    }
+
+    /**
+     * As {@link #wrap(ModelTokenizer, long)}; with {@code parallelism} above one thread, the chat prompt's
+     * uncached segments are tokenized in parts at once ({@link SegmentParallelEncoder}), also when the
+     * cache is off ({@code cacheBytes == 0}). Needs the turn markers of a {@link DjlModelTokenizer}.
+     */
+    public static ModelTokenizer wrap(ModelTokenizer tokenizer, long cacheBytes, SegmentParallelism parallelism) {
         requireNonNull(tokenizer, "tokenizer");
-        if (cacheBytes <= 0 || tokenizer.chatEncoder().isEmpty()) {
+        requireNonNull(parallelism, "parallelism");
+        if (tokenizer.chatEncoder().isEmpty()) {
             return tokenizer;
         }
         if (tokenizer instanceof DjlModelTokenizer djl) {
             TurnMarkers.Result markers = djl.turnMarkers();
-            return markers.found()
-                    ? new PrefixCachedTokenizer(tokenizer, new ChatPrefixCache(cacheBytes), markers.markers(), markers.ids())
-                    : tokenizer;
+            if (!markers.found()) {
+                return tokenizer;
+            }
+            Function<String, int[]> segments = segmentEncoder(tokenizer, markers.markers(), parallelism);
+            if (cacheBytes <= 0) {
+                return segments == null ? tokenizer : new SegmentParallelTokenizer(tokenizer, segments);
+            }
+            return new PrefixCachedTokenizer(tokenizer, new ChatPrefixCache(cacheBytes), markers.markers(), markers.ids(),
+                    segments == null ? tokenizer::encode : segments);
+        }
+        if (cacheBytes <= 0) {
+            return tokenizer;
         }
         int[] marker = tokenizer.encode(ChatPrefixCache.MARKER);
         if (marker.length != 1) {
             return tokenizer; // the marker is not one special token: the cut would not be exact
         }
         return new PrefixCachedTokenizer(tokenizer, new ChatPrefixCache(cacheBytes), new String[] {ChatPrefixCache.MARKER},
-                new int[] {marker[0]});
+                new int[] {marker[0]}, tokenizer::encode);
     }
 
-    private PrefixCachedTokenizer(ModelTokenizer tokenizer, ChatPrefixCache cache, String[] markers, int[] markerIds) {
+    /** The parallel segment encoder, or null when {@code parallelism} is one thread or the probe finds cuts unsafe. */
+    private static Function<String, int[]> segmentEncoder(ModelTokenizer tokenizer, String[] markers,
+            SegmentParallelism parallelism) {
+        if (parallelism.threads() < 2 || !SegmentParallelEncoder.probe(markers, tokenizer::encode)) {
+            return null;
+        }
+        return new SegmentParallelEncoder(markers, tokenizer::encode, parallelism.executor(), parallelism.threads(),
+                parallelism.minPartChars());
+    }
+
+    private PrefixCachedTokenizer(ModelTokenizer tokenizer, ChatPrefixCache cache, String[] markers, int[] markerIds,
+            Function<String, int[]> segmentEncoder) {
         this.tokenizer = tokenizer;
         this.cache = cache;
         this.markers = markers.clone();
@@ -55,7 +87,7 @@ public final class PrefixCachedTokenizer implements ModelTokenizer {
 
             @Override
             public int[] encode(ChatInput chat) {
-                return cache.encode(base.render(chat), markers, markerIds, tokenizer::encode);
+                return cache.encode(base.render(chat), markers, markerIds, segmentEncoder);
             }
         });
     }

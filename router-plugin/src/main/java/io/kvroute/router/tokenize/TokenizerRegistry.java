@@ -37,15 +37,18 @@ public final class TokenizerRegistry implements AutoCloseable {
 
     private final Map<String, String> chatCacheDeclines;
 
+    private final SegmentParallelism parallelism;
+
     private TokenizerRegistry(Map<String, ModelTokenizer> byModel, List<DjlModelTokenizer> owned) {
-        this(byModel, owned, Map.of());
+        this(byModel, owned, Map.of(), SegmentParallelism.NONE);
     }
 
     private TokenizerRegistry(Map<String, ModelTokenizer> byModel, List<DjlModelTokenizer> owned,
-            Map<String, String> chatCacheDeclines) {
+            Map<String, String> chatCacheDeclines, SegmentParallelism parallelism) {
         this.byModel = Map.copyOf(byModel);
         this.owned = List.copyOf(owned);
         this.chatCacheDeclines = Map.copyOf(chatCacheDeclines);
+        this.parallelism = parallelism;
     }
 
     /**
@@ -81,11 +84,27 @@ public final class TokenizerRegistry implements AutoCloseable {
      */
     public static TokenizerRegistry load(Map<String, Path> tokenizerDirsByModel, long chatCacheBytesPerModel,
             EngineType engine) throws IOException {
-        return DjlOffline.during(() -> loadConfigured(tokenizerDirsByModel, chatCacheBytesPerModel, engine));
+        return load(tokenizerDirsByModel, chatCacheBytesPerModel, engine, SegmentParallelism.NONE);
+    }
+
+    /**
+     * As {@link #load(Map, long, EngineType)}, tokenizing each chat prompt's uncached segments on up to
+     * {@code parallelism.threads()} threads (see {@link SegmentParallelEncoder}). The registry owns
+     * {@code parallelism} from here on and closes it with itself (also when loading fails).
+     */
+    public static TokenizerRegistry load(Map<String, Path> tokenizerDirsByModel, long chatCacheBytesPerModel,
+            EngineType engine, SegmentParallelism parallelism) throws IOException {
+        requireNonNull(parallelism, "parallelism");
+        try {
+            return DjlOffline.during(() -> loadConfigured(tokenizerDirsByModel, chatCacheBytesPerModel, engine, parallelism));
+        } catch (IOException | RuntimeException e) {
+            parallelism.close();
+            throw e;
+        }
     }
 
     private static TokenizerRegistry loadConfigured(Map<String, Path> tokenizerDirsByModel, long chatCacheBytesPerModel,
-            EngineType engine) throws IOException {
+            EngineType engine, SegmentParallelism parallelism) throws IOException {
         EngineType target = engine == null ? EngineType.SGLANG : engine;
         requireNonNull(tokenizerDirsByModel, "tokenizerDirsByModel");
         Map<Path, DjlModelTokenizer> byDir = new HashMap<>();
@@ -102,7 +121,7 @@ public final class TokenizerRegistry implements AutoCloseable {
                     byDir.put(dir, tok);
                     owned.add(tok);
                 }
-                ModelTokenizer wrapped = PrefixCachedTokenizer.wrap(tok, chatCacheBytesPerModel);
+                ModelTokenizer wrapped = PrefixCachedTokenizer.wrap(tok, chatCacheBytesPerModel, parallelism);
                 byModel.put(model, wrapped);
                 if (chatCacheBytesPerModel > 0 && !(wrapped instanceof PrefixCachedTokenizer)) {
                     cacheDeclines.put(model, tok.turnMarkers().found() ? "marker" : tok.turnMarkers().declineReason());
@@ -112,7 +131,7 @@ public final class TokenizerRegistry implements AutoCloseable {
             owned.forEach(TokenizerRegistry::release);
             throw ex;
         }
-        return new TokenizerRegistry(byModel, owned, cacheDeclines);
+        return new TokenizerRegistry(byModel, owned, cacheDeclines, parallelism);
     }
 
     /**
@@ -207,6 +226,7 @@ public final class TokenizerRegistry implements AutoCloseable {
     public void close() {
         if (closed.compareAndSet(false, true)) {
             owned.forEach(TokenizerRegistry::release);
+            parallelism.close();
         }
     }
 
