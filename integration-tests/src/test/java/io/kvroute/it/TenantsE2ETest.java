@@ -122,7 +122,9 @@ class TenantsE2ETest {
                 Http http = new Http()) {
             String url = fleet.url("/v1/chat/completions");
             CompletableFuture<ContentResponse> slow = postAsync(http, url, "sk-bulk", "batch", chat(false, 200));
-            Thread.sleep(300);
+            // the slow request holds the router's capacity once the worker has it
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                    .until(() -> fleet.workers.get(0).handler().requests() == 1);
             ContentResponse timedOut = post(http, url, "sk-chat", null, chat(false, 200)); // default: 400 ms timeout
             assertThat(timedOut.getStatus()).isEqualTo(429);
             assertThat(timedOut.getHeaders().get("x-kvroute-reason")).isEqualTo("queue_timeout");
