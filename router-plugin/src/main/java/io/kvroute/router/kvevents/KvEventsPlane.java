@@ -277,12 +277,15 @@ public final class KvEventsPlane implements AutoCloseable {
                 PublisherStream.State before = r.stream.state();
                 r.stream.onTick(nowNanos);
                 r.syncCounters();
-                if (before != r.stream.state()) {
+                PublisherStream.State after = r.stream.state();
+                if (before == PublisherStream.State.REPLAYING && after != PublisherStream.State.REPLAYING) {
                     metrics.replayTimeouts.increment();
                     if (r.dealer != null) {
-                        r.connectReplay(); // a JeroMQ handshake can stall for good (see SubscriberLoop): start afresh
+                        r.connectReplay(); // the answers may come on a stuck connection: start afresh
                     }
-                    changed = true;
+                }
+                if (before != after) {
+                    changed = true; // a timed-out replay, or the retry of an unanswered one
                 }
                 if (nowNanos - r.lastMessageNanos >= silenceNanos) {
                     noteSilent(r);

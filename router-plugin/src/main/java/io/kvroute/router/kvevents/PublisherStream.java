@@ -37,7 +37,13 @@ import java.util.ArrayDeque;
  *       blocks are cleared: what it holds is not known, so the router must not claim exact matches
  *       for it (the approximate tree answers instead). Later batches are still applied, and an
  *       {@code AllBlocksCleared} (the engine is empty, so the index is exact again) or a restart
- *       (recognised as in LIVE) makes it LIVE again.</li>
+ *       (recognised as in LIVE) makes it LIVE again. A replay that failed without a single answer
+ *       (the request or its answers were lost: a replay socket down or reconnecting) is asked for
+ *       again from seq 0 after a backoff (the replay timeout, doubling per unanswered attempt up to
+ *       {@link #MAX_RETRY_BACKOFF_FACTOR} times it, reset once LIVE), with the blocks cleared first,
+ *       so a transient transport failure does not leave the publisher UNKNOWN for good. A replay
+ *       that was answered but could not make the stream exact (truncated history, a hole) is not
+ *       retried: asking again would get the same answer.</li>
  * </ul>
  * Not thread-safe: owned by the events thread. Time is the caller's nano clock.
  */
@@ -58,6 +64,8 @@ final class PublisherStream {
 
     /** Seqs below this, with a later timestamp, read as a new publisher process (one counts from 0). */
     static final long RESTART_SEQ_WINDOW = 16;
+    /** The retry backoff of unanswered replays grows to at most this many replay timeouts. */
+    static final int MAX_RETRY_BACKOFF_FACTOR = 16;
 
     private final boolean replayAvailable;
     private final int maxBuffered;
@@ -73,6 +81,11 @@ final class PublisherStream {
     /** The first answer of the running replay started above the requested seq: the replay ends UNKNOWN. */
     private boolean replayTruncated;
     private boolean replayAnswered;
+    /** The last replay failed unanswered: ask again after the backoff (from the next tick on). */
+    private boolean retryWanted;
+    private boolean retryScheduled;
+    private long retryAtNanos;
+    private long retryBackoffNanos;
     /** Timestamp of the last applied live batch, to tell a restart from a stale frame. */
     private double lastTs = Double.NEGATIVE_INFINITY;
     long gaps;
@@ -80,6 +93,7 @@ final class PublisherStream {
     long restarts;
     long replaysCompleted;
     long replaysFailed;
+    long replayRetries;
 
     PublisherStream(boolean replayAvailable, int maxBuffered, long replayTimeoutNanos, long maxReplayBatches, Sink sink) {
         this.replayAvailable = replayAvailable;
@@ -87,6 +101,7 @@ final class PublisherStream {
         this.replayTimeoutNanos = replayTimeoutNanos;
         this.maxReplayBatches = maxReplayBatches;
         this.sink = requireNonNull(sink, "sink");
+        this.retryBackoffNanos = replayTimeoutNanos;
     }
 
     State state() {
@@ -192,22 +207,39 @@ final class PublisherStream {
             replaysFailed++;
             state = State.UNKNOWN;
         } else {
-            state = State.LIVE;
+            becomeLive();
             replaysCompleted++;
         }
     }
 
-    /** Cuts off a replay that has not ended in time. */
+    /** Cuts off a replay that has not ended in time; asks again for one that was never answered. */
     void onTick(long nowNanos) {
         if (state == State.REPLAYING && nowNanos - replayDeadlineNanos > 0) {
+            boolean unanswered = !replayAnswered;
             fail();
+            retryWanted = unanswered;
+        }
+        if (state == State.UNKNOWN && retryWanted) {
+            if (!retryScheduled) {
+                retryScheduled = true;
+                retryAtNanos = nowNanos + retryBackoffNanos;
+                retryBackoffNanos = Math.min(retryBackoffNanos * 2, replayTimeoutNanos * MAX_RETRY_BACKOFF_FACTOR);
+            } else if (nowNanos - retryAtNanos >= 0) {
+                retryWanted = false;
+                retryScheduled = false;
+                replayRetries++;
+                buffered.clear();
+                sink.clear(); // the replay from 0 rebuilds everything, the batches applied since included
+                beginReplay(0, nowNanos);
+            }
         }
     }
 
-    /** The replay request could not be sent (no route, socket error). */
+    /** The replay request could not be sent (no route, socket error): failed unanswered, so asked again later. */
     void onReplayUnavailable() {
         if (state == State.REPLAYING) {
             fail();
+            retryWanted = true;
         }
     }
 
@@ -218,7 +250,7 @@ final class PublisherStream {
     private void startFromScratch(EventBatch b, long nowNanos) {
         if (b.seq() == 0) {
             applyLive(b);
-            state = State.LIVE;
+            becomeLive();
         } else {
             startReplay(0, b, nowNanos);
         }
@@ -230,7 +262,16 @@ final class PublisherStream {
         sink.clear();
         lastTs = Double.NEGATIVE_INFINITY;
         state = State.NEW;
+        retryWanted = false;
+        retryScheduled = false;
         startFromScratch(b, nowNanos);
+    }
+
+    private void becomeLive() {
+        state = State.LIVE;
+        retryWanted = false;
+        retryScheduled = false;
+        retryBackoffNanos = replayTimeoutNanos;
     }
 
     private void applyLive(EventBatch b) {
@@ -245,7 +286,7 @@ final class PublisherStream {
         lastTs = Math.max(lastTs, b.ts());
         for (KvEvent e : b.events()) {
             if (e instanceof KvEvent.AllBlocksCleared) {
-                state = State.LIVE; // the engine emptied its cache: from here the index is exact
+                becomeLive(); // the engine emptied its cache: from here the index is exact
             }
         }
     }

@@ -29,10 +29,14 @@ import org.zeromq.ZMQ;
  * read up to {@code maxDrainPerSocket} messages from each ready socket (so one chatty publisher cannot
  * starve the others), then {@link Handler#afterMessages} and an optional batch window (so messages from
  * many publishers share one wakeup). An exception in an iteration goes to {@link Handler#onLoopError}
- * and the loop goes on. ZeroMQ reconnects a failed connection by itself; a connection that never fails
- * but stalls for good in the JeroMQ 0.6.0 handshake (TCP established, the peer's greeting never read:
- * 4 in 150 loopback runs) is recovered by {@link Subscription#reopen}, which the handler calls for a
- * socket silent too long.
+ * and the loop goes on. ZeroMQ reconnects a failed connection by itself. A connecting JeroMQ 0.6.0
+ * socket stalls in the ZMTP handshake in about 3-4 % of loopback connects (TCP established, the peer's
+ * greeting never processed; the binding side completes, so only the connecting side's timer can end it),
+ * until the handshake interval fails the connection and ZeroMQ reconnects; messages queued on the
+ * socket meanwhile survive the reconnect. JeroMQ's default interval is 30 s, which left a new
+ * subscription deaf for 30 s; every socket here sets {@link #HANDSHAKE_TIMEOUT_MILLIS} instead (the
+ * same 30 s stall is open upstream as jeromq issue 912). {@link Subscription#reopen}, which the
+ * handler calls for a socket silent too long, stays as the last resort.
  *
  * <p>Shutdown order: {@link #close} clears the running flag and waits for the thread, never interrupting
  * it (an interrupt inside a JeroMQ selector closes its channels under the IO thread, which then reports
@@ -46,6 +50,11 @@ import org.zeromq.ZMQ;
 public final class SubscriberLoop implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(SubscriberLoop.class);
+    /**
+     * ZMTP handshake limit of every socket: a loopback handshake takes well under a millisecond and a
+     * cross-region one a few round trips, so 2 s fails only a stalled one (JeroMQ's default is 30 s).
+     */
+    static final int HANDSHAKE_TIMEOUT_MILLIS = 2_000;
     /** How long {@link #close} waits for the thread: many poll timeouts. */
     private static final long CLOSE_WAIT_MILLIS = 10_000;
 
@@ -325,6 +334,7 @@ public final class SubscriberLoop implements AutoCloseable {
             ZMQ.Socket s = ctx.createSocket(type);
             s.setLinger(0);
             s.setRcvHWM(rcvHwm);
+            s.setHandshakeIvl(HANDSHAKE_TIMEOUT_MILLIS);
             if (topic != null) {
                 s.subscribe(topic);
             }

@@ -239,6 +239,29 @@ class KvEventsPlaneTest {
         }
     }
 
+    /** A catch-up lost on the way (request or answers) is asked for again, from 0, on a fresh replay socket. */
+    @Test
+    void unansweredReplay_isAskedForAgain_andItsAnswerMakesTheWorkerExact() throws Exception {
+        startPlane(KvEventsConfig.defaults().withReplayTimeout(Duration.ofMillis(300)));
+        try (FakeEngine e = new FakeEngine()) {
+            goLive(e, 11);
+            e.send(3, 44); // 1 and 2 lost
+            Object[] lost = e.awaitRequest(); // and never answered
+            assertThat(lost[1]).isEqualTo(1L);
+            Object[] retry = e.awaitRequest();
+            assertThat(retry[1]).isEqualTo(0L);
+            long[] history = {11, 22, 33, 44};
+            for (int seq = 0; seq < history.length; seq++) {
+                e.answer((byte[]) retry[0], seq, batch(history[seq]));
+            }
+            e.end((byte[]) retry[0]);
+            await().atMost(WAIT).until(() -> plane.snapshot().get("w").live()
+                    && matched(new long[] {11, 22, 33, 44}, "w") == 4);
+            assertThat(counter("kvroute.kv.events.replay.timeouts", null, null)).isEqualTo(1);
+            assertThat(counter("kvroute.kv.events.replays", "outcome", "completed")).isEqualTo(2); // catch-up, retry
+        }
+    }
+
     @Test
     void restart_seqBackwards_clearsTheOldBlocks() throws Exception {
         startPlane(KvEventsConfig.defaults());

@@ -121,6 +121,96 @@ class PublisherStreamTest {
     }
 
     @Test
+    void anUnansweredReplay_isAskedForAgainFromZero_afterABackoffThatDoublesUntilLive() {
+        PublisherStream s = stream(true); // replay timeout 1,000 ns
+        s.onLive(b(0), 0);
+        s.onLive(b(2), 0); // gap: replay from 1, never answered
+        s.onTick(1_001);
+        assertThat(s.state()).isEqualTo(PublisherStream.State.UNKNOWN);
+        s.onLive(b(3), 1_001); // kept while unknown
+        s.onTick(1_500);
+        s.onTick(2_000); // retry due at 1,001 + 1,000
+        assertThat(s.state()).isEqualTo(PublisherStream.State.UNKNOWN);
+        log.clear();
+        s.onTick(2_001);
+        assertThat(s.state()).isEqualTo(PublisherStream.State.REPLAYING);
+        assertThat(log).containsExactly("clear", "replay 0");
+        assertThat(s.replayRetries).isEqualTo(1);
+
+        s.onTick(3_002); // unanswered again: the next retry waits twice as long
+        assertThat(s.state()).isEqualTo(PublisherStream.State.UNKNOWN);
+        s.onTick(5_001);
+        assertThat(s.state()).isEqualTo(PublisherStream.State.UNKNOWN);
+        log.clear();
+        s.onTick(5_002);
+        assertThat(log).containsExactly("clear", "replay 0");
+
+        s.onLive(b(4), 5_002); // buffered during the replay
+        for (long q = 0; q <= 3; q++) {
+            s.onReplay(q, b(q));
+        }
+        s.onReplayEnd();
+        assertThat(s.state()).isEqualTo(PublisherStream.State.LIVE);
+        assertThat(log).containsExactly("clear", "replay 0", "apply 0", "apply 1", "apply 2", "apply 3", "apply 4");
+        assertThat(s.replayRetries).isEqualTo(2);
+
+        s.onLive(b(6), 6_000); // a later gap starts with the first backoff again
+        s.onTick(7_001);
+        log.clear();
+        s.onTick(8_001);
+        assertThat(log).containsExactly("clear", "replay 0");
+    }
+
+    @Test
+    void theRetryBackoff_stopsGrowingAtItsCap() {
+        PublisherStream s = stream(true);
+        s.onLive(b(5), 0); // late join: replay from 0, never answered
+        long now = 0;
+        long lastWait = 0;
+        for (int attempt = 0; attempt < 8; attempt++) {
+            now += 1_001; // the replay times out
+            s.onTick(now);
+            long scheduledAt = now;
+            while (s.state() != PublisherStream.State.REPLAYING) {
+                now += 100;
+                s.onTick(now);
+            }
+            lastWait = now - scheduledAt;
+        }
+        assertThat(lastWait).isBetween(1_000L * PublisherStream.MAX_RETRY_BACKOFF_FACTOR,
+                1_000L * PublisherStream.MAX_RETRY_BACKOFF_FACTOR + 100);
+    }
+
+    @Test
+    void anAnsweredButIncompleteReplay_isNotRetried() {
+        PublisherStream s = stream(true);
+        s.onLive(b(0), 0);
+        s.onLive(b(3), 0);
+        s.onReplay(1, b(1)); // answered, then the answers stop
+        s.onTick(1_001);
+        assertThat(s.state()).isEqualTo(PublisherStream.State.UNKNOWN);
+        log.clear();
+        for (long t = 1_100; t < 100_000; t += 100) {
+            s.onTick(t);
+        }
+        assertThat(log).isEmpty();
+        assertThat(s.replayRetries).isZero();
+    }
+
+    @Test
+    void aReplayRequestThatCannotBeSent_isAskedForAgainLater() {
+        PublisherStream s = stream(true);
+        s.onLive(b(0), 0);
+        s.onLive(b(2), 0);
+        s.onReplayUnavailable();
+        assertThat(s.state()).isEqualTo(PublisherStream.State.UNKNOWN);
+        s.onTick(10);
+        log.clear();
+        s.onTick(1_010);
+        assertThat(log).containsExactly("clear", "replay 0");
+    }
+
+    @Test
     void noReplaySocket_gapIsUnknownAtOnce() {
         PublisherStream s = stream(false);
         s.onLive(b(0), 0);

@@ -166,6 +166,34 @@ class SubscriberLoopTest {
     }
 
     /**
+     * A connecting JeroMQ socket stalls in the handshake in a few percent of loopback connects, until the
+     * handshake interval fails the connection (JeroMQ's default: 30 s). A hundred fresh connections in a row
+     * (a stall in most runs) must each hear the publisher within a
+     * few seconds: a socket left at the default interval misses this by tens of seconds.
+     */
+    @Test
+    void everyFreshSocket_hearsThePublisherWithinSeconds_evenWhenItsHandshakeStalls() throws Exception {
+        ZMQ.Socket pub = publisher("tcp://127.0.0.1:*");
+        Recorder recorder = new Recorder();
+        AtomicReference<SubscriberLoop.Subscription> sub = new AtomicReference<>();
+        Duration perConnect = Duration.ofMillis(SubscriberLoop.HANDSHAKE_TIMEOUT_MILLIS * 3L);
+        try (SubscriberLoop loop = new SubscriberLoop(settings(), clock::get, null)) {
+            loop.execute(() -> sub.set(loop.subscribe(pub.getLastEndpoint(), "", 0, "p")));
+            loop.start(recorder);
+            for (int round = 0; round < 100; round++) {
+                String body = "round-" + round;
+                if (round > 0) {
+                    loop.execute(() -> sub.get().reopen());
+                }
+                await("round " + round).atMost(perConnect).pollInterval(Duration.ofMillis(5)).until(() -> {
+                    publish(pub, "t", body);
+                    return recorder.messages.contains("p:2:" + body);
+                });
+            }
+        }
+    }
+
+    /**
      * Shutdown with one SUB receiving from a live publisher and one reconnecting to a port nobody listens on:
      * the loop closes its sockets (linger 0) on its own thread before closing its context, and nothing lands
      * on standard error (Jetty's module test fails on any "Exception" in the server's output).

@@ -50,6 +50,8 @@ class KvEventPublisherVllmFormatTest {
             pub.blockRemoved(1, new long[] {7L});
             ZMQ.Socket dealer = ctx.createSocket(SocketType.DEALER);
             dealer.setReceiveTimeOut(20_000);
+            // a connecting JeroMQ socket stalls in the handshake now and then until this interval (default 30 s)
+            dealer.setHandshakeIvl(2_000);
             dealer.connect(pub.replayEndpoints().get(1));
             List<List<byte[]>> answers = new ArrayList<>();
             // ask until both events went out (the publisher thread batches them), each answer ends with the marker
