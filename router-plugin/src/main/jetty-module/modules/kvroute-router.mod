@@ -136,6 +136,9 @@ etc/kvroute-router.xml
 ## Where cache_aware learns what each worker has cached: exact (the engines' KV events; workers without live events count as holding nothing), approximate (the router's own prefix tree), auto (exact for workers whose events are live, the tree for the rest) (default auto).
 # kvroute.cache-index=auto
 
+## auto: a worker the router sent a prompt prefix to within this many ms keeps the prefix tree's claim while its exact answer is below --cache-affinity-min-matched-tokens (engines publish blocks only once computed, so a conversation's next turn arriving while the previous one still waits or prefills finds nothing in the exact index); 0 = the exact answer always wins (default 10000).
+# kvroute.cache-index-inflight-grace-ms=10000
+
 ## A worker's KV-event publisher silent this long is reported (kvroute_kv_events_silences_total, a warning, kvroute_kv_events_publisher_silent{worker,rank} = 1 while it lasts) and resubscribed (default 60).
 # kvroute.kv-events-silence-secs=60
 

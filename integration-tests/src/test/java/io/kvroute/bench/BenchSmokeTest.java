@@ -64,6 +64,24 @@ class BenchSmokeTest {
         }
     }
 
+    /**
+     * A Llama 3 fleet (router and workers on the bundled Llama 3 template and tokenizer, block hashes seeded
+     * per worker process) is routed by the exact index keyed by tokens: it must keep cache hits that
+     * round-robin does not, without failures. Keying Llama chats on anything but the engine's own tokens
+     * finds no block, and its hit rate falls to round-robin's.
+     */
+    @Test
+    void multiTurn_llama3FleetOnTheExactIndex_hitsMoreThanRoundRobin() throws Exception {
+        JsonNode variants = runQuick("multi-turn", "round_robin", "cache_aware@llama3").path("variants");
+        assertNoFailures(variants);
+        JsonNode llama = variants.path("cache_aware@llama3");
+        assertThat(llama.path("requests_ok").asInt()).isPositive();
+        assertThat(llama.path("cache_hit_rate").asDouble())
+                .isGreaterThan(variants.path("round_robin").path("cache_hit_rate").asDouble() + 0.1);
+        assertThat(llama.path("decision_reasons").path("index:exact").asDouble()).as("decisions the exact index answered")
+                .isPositive();
+    }
+
     @Test
     void longContext_runsWithoutFailures() throws Exception {
         JsonNode variants = runQuick("long-context", "forward").path("variants");

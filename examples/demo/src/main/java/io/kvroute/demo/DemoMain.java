@@ -113,7 +113,7 @@ public final class DemoMain implements Callable<Integer> {
         }
     }
 
-    /** Replaces {@code bundled:qwen3} tokenizer paths with the unpacked bundled tokenizer. */
+    /** Replaces {@code bundled:NAME} tokenizer paths with the unpacked bundled tokenizer. */
     static List<String> resolveBundled(List<String> args) {
         List<String> out = new ArrayList<>(args.size());
         for (String arg : args) {

@@ -5,44 +5,58 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The real Qwen3 tokenizer shipped gzipped inside this jar (origin and licence in
- * router-plugin/src/test/resources/models/qwen3/NOTICE.md). {@code bundled:qwen3} as a tokenizer
- * path unpacks it once per JVM into a temporary directory; nothing is downloaded.
+ * The real tokenizers (tokenizer.json and tokenizer_config.json with the chat template) shipped
+ * gzipped inside this jar: Qwen3, Llama 3, Llama 3.1, DeepSeek V3 and Gemma 3 (origin and licence of
+ * each in router-plugin/src/test/resources/models/NAME/NOTICE.md). {@code bundled:NAME} as a
+ * tokenizer path unpacks that model once per JVM into a temporary directory; nothing is downloaded.
  */
 public final class BundledTokenizer {
 
     public static final String PREFIX = "bundled:";
-    private static volatile Path qwen3;
+    /** The bundled models, by the name after {@link #PREFIX}. */
+    public static final List<String> NAMES = List.of("qwen3", "llama3", "llama3_1", "deepseek_v3", "gemma3");
+    private static final Map<String, Path> UNPACKED = new ConcurrentHashMap<>();
 
     private BundledTokenizer() {}
 
-    /** Resolves {@code bundled:qwen3} to an unpacked directory; any other value is returned as is. */
+    /** Resolves {@code bundled:NAME} to an unpacked directory; any other value is returned as is. */
     public static String resolve(String path) {
         if (path == null || !path.startsWith(PREFIX)) {
             return path;
         }
-        String name = path.substring(PREFIX.length());
-        if (!name.equals("qwen3")) {
-            throw new IllegalArgumentException("unknown bundled tokenizer '" + name + "' (available: qwen3)");
-        }
-        return qwen3().toString();
+        return of(path.substring(PREFIX.length())).toString();
     }
 
     /** The unpacked Qwen3 tokenizer directory. */
-    public static synchronized Path qwen3() {
-        if (qwen3 == null) {
-            try {
-                Path dir = Files.createTempDirectory("kvroute-qwen3-");
-                dir.toFile().deleteOnExit();
-                qwen3 = TokenizerArchive.materialize(BundledTokenizer.class.getClassLoader(), "io/kvroute/mock/models/qwen3", dir);
-                qwen3.resolve("tokenizer.json").toFile().deleteOnExit();
-                qwen3.resolve("tokenizer_config.json").toFile().deleteOnExit();
-            } catch (IOException e) {
-                throw new UncheckedIOException("could not unpack the bundled Qwen3 tokenizer", e);
-            }
+    public static Path qwen3() {
+        return of("qwen3");
+    }
+
+    /** The unpacked directory of bundled model {@code name} (one of {@link #NAMES}). */
+    public static Path of(String name) {
+        if (!NAMES.contains(name)) {
+            throw new IllegalArgumentException("unknown bundled tokenizer '" + name + "' (available: "
+                    + String.join(", ", NAMES) + ")");
         }
-        return qwen3;
+        return UNPACKED.computeIfAbsent(name, BundledTokenizer::unpack);
+    }
+
+    private static Path unpack(String name) {
+        try {
+            Path dir = Files.createTempDirectory("kvroute-" + name + "-");
+            dir.toFile().deleteOnExit();
+            Path unpacked = TokenizerArchive.materialize(BundledTokenizer.class.getClassLoader(),
+                    "io/kvroute/mock/models/" + name, dir);
+            unpacked.resolve("tokenizer.json").toFile().deleteOnExit();
+            unpacked.resolve("tokenizer_config.json").toFile().deleteOnExit();
+            return unpacked;
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not unpack the bundled " + name + " tokenizer", e);
+        }
     }
 }

@@ -150,7 +150,7 @@ public final class MockWorkerMain implements Callable<Integer> {
     double traceSamplingRatio = 1.0;
 
     @Option(names = "--tokenizer-path", description = "Tokenizer directory (tokenizer.json + tokenizer_config.json), "
-            + "or bundled:qwen3; default: a deterministic stand-in (about 4 bytes per token).")
+            + "or bundled:NAME (qwen3, llama3, llama3_1, deepseek_v3, gemma3); default: a deterministic stand-in (about 4 bytes per token).")
     String tokenizerPath;
 
     @Option(names = "--kv-events-format", description = "Wire shape of the KV events: sglang (tagged arrays, replay "

@@ -8,6 +8,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Reads the router's Prometheus {@code /metrics} after a run: decisions by reason (summed over
@@ -50,7 +51,19 @@ final class RouterMetricsScraper {
                 .mapToDouble(PrometheusText.Sample::value).sum());
     }
 
+    static final String CACHE_AWARE_METRIC = "kvroute_cache_aware_decisions_total";
+
+    /**
+     * Decisions by reason, plus {@code index:exact} / {@code index:approximate}: the cache-aware decisions
+     * each index answered ({@value #CACHE_AWARE_METRIC} by {@code index}), absent for other policies.
+     */
     static Map<String, Double> decisionReasons(List<PrometheusText.Sample> samples) {
-        return PrometheusText.sumBy(samples, DECISIONS_METRIC, "reason");
+        Map<String, Double> reasons = new TreeMap<>(PrometheusText.sumBy(samples, DECISIONS_METRIC, "reason"));
+        PrometheusText.sumBy(samples, CACHE_AWARE_METRIC, "index").forEach((index, n) -> {
+            if (!index.isEmpty() && n > 0) {
+                reasons.put("index:" + index, n);
+            }
+        });
+        return reasons;
     }
 }

@@ -7,6 +7,7 @@ import io.kvroute.bench.workload.MultiTurnWorkload;
 import io.kvroute.bench.workload.PdWorkload;
 import io.kvroute.bench.workload.SaturationWorkload;
 import io.kvroute.bench.workload.ShortLongWorkloads;
+import io.kvroute.mock.BundledTokenizer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -69,12 +70,18 @@ public final class Scenarios {
      * multi-turn variants: router {@code --policy} values; extend as policies land. A {@value #VLLM_SUFFIX}
      * suffix runs the same policy over vLLM-API workers ({@code --engine-api vllm}: no /server_info, load from
      * /metrics, chat without router ids, KV events found through templates), in the same run as the SGLang fleet.
+     * A {@value #LLAMA3_SUFFIX} suffix runs it over a Llama 3 fleet (router and workers render and tokenize
+     * with the bundled Llama 3 tokenizer and chat template, the workers' block hashes seeded per process as
+     * vLLM's are, so the router's exact index keys blocks by their tokens: {@code --kv-events-hash tokens}).
      */
     public static final List<String> MULTI_TURN_POLICIES = List.of("round_robin", "random", "power_of_two", "cache_aware",
-            "cache_aware@vllm");
+            "cache_aware@vllm", "cache_aware@llama3");
 
     /** Variant suffix: the same variant over mock workers speaking vLLM's API. */
     static final String VLLM_SUFFIX = "@vllm";
+
+    /** Variant suffix: the same variant over a Llama 3 fleet, exact index keyed by tokens. */
+    static final String LLAMA3_SUFFIX = "@llama3";
 
     /** saturation variants: router flags per variant (the admission gate and its queue floor). */
     static final Map<String, List<String>> SATURATION_VARIANTS = saturationVariants();
@@ -273,6 +280,13 @@ public final class Scenarios {
         if (policy.endsWith(VLLM_SUFFIX)) {
             return new FleetSpec(workers, vllmWorkerArgs(time), List.of("--policy",
                     policy.substring(0, policy.length() - VLLM_SUFFIX.length())));
+        }
+        if (policy.endsWith(LLAMA3_SUFFIX)) {
+            String llama3 = BundledTokenizer.of("llama3").toString();
+            return new FleetSpec(workers, 0,
+                    concat(time.workerArgs(), List.of("--tokenizer-path", llama3, "--kv-events-hash-seed", "random")),
+                    List.of(), List.of("--policy", policy.substring(0, policy.length() - LLAMA3_SUFFIX.length()),
+                            "--tokenizer-path", llama3, "--kv-events-hash", "tokens"), false);
         }
         return new FleetSpec(workers, time.workerArgs(), List.of("--policy", policy));
     }

@@ -16,6 +16,12 @@ public record KvEventsSettings(
                         + "without live events count as holding nothing), approximate (the router's own prefix tree), auto "
                         + "(exact for workers whose events are live, the tree for the rest)")
         String cacheIndex,
+        @Setting(name = "cache-index-inflight-grace-ms", defaultValue = "10000", min = 0, max = 600_000,
+                description = "auto: a worker the router sent a prompt prefix to within this many ms keeps the prefix "
+                        + "tree's claim while its exact answer is below --cache-affinity-min-matched-tokens (engines "
+                        + "publish blocks only once computed, so a conversation's next turn arriving while the previous "
+                        + "one still waits or prefills finds nothing in the exact index); 0 = the exact answer always wins")
+        long inflightGraceMillis,
         @Setting(name = "kv-events-silence-secs", defaultValue = "60", positive = true,
                 description = "A worker's KV-event publisher silent this long is reported (kvroute_kv_events_silences_total, "
                         + "a warning, kvroute_kv_events_publisher_silent{worker,rank} = 1 while it lasts) and resubscribed")

@@ -73,7 +73,7 @@ final class KvEventsWiring {
                 .withHashMode(defaultMode == null ? KvHashMode.ENGINE : defaultMode), System::nanoTime, registry, null);
         ExactCacheIndex exact = new ExactCacheIndex(plane);
         for (CacheAwarePolicy p : policies) {
-            p.useExactIndex(exact, mode.equals("exact"));
+            p.useExactIndex(exact, mode.equals("exact"), config.kvEvents().inflightGraceMillis()); // ticks are ms
         }
         return new KvEventsWiring(plane, hashFlag, registry);
     }

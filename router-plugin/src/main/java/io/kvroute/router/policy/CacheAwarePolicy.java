@@ -14,6 +14,7 @@ import io.kvroute.router.worker.EngineType;
 import io.kvroute.router.worker.Worker;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -38,7 +39,14 @@ import org.slf4j.LoggerFactory;
  *       prefill pressure, worker id; capped at {@link CacheAwareConfig#candidateCap}. With an
  *       {@link ExactPrefixSource} ({@code --cache-index exact|auto}), a worker whose engine KV events
  *       are live takes its matched tokens from that index instead of the tree; the decision's
- *       {@code matchIndex} says which index gave the selected worker's match.</li>
+ *       {@code matchIndex} says which index gave the selected worker's match. One exception in
+ *       {@code auto}: an engine publishes a prompt's blocks only once it has computed them, so the
+ *       next turn of a conversation that arrives while the previous one is still queued or
+ *       prefilling finds nothing in the exact index. When a worker's exact answer is too small to make
+ *       it a cache candidate but the tree's claim is not, and the router dispatched that prefix there
+ *       within the in-flight grace ({@code --cache-index-inflight-grace-ms}), the tree's claim stands
+ *       for that worker. An exact answer that passes the threshold always stands (it is the engine's
+ *       own truth; the tree's extra tokens would be the tail still in flight).</li>
  *   <li>Queue gate (fail open), then hard admission (fail open) per owner.</li>
  *   <li>Tournament over the admitted owners: least uncached work first, a rival within the switch
  *       margin wins only when materially less pressured.</li>
@@ -68,6 +76,10 @@ public final class CacheAwarePolicy implements RoutingPolicy {
     private volatile ExactPrefixSource exact;
     /** {@code --cache-index exact}: workers the exact index cannot answer for count as holding nothing. */
     private volatile boolean exactOnly;
+    /** Tree claims younger than this many ticks outrank a smaller exact answer (in flight); 0 = never. */
+    private volatile long inflightGraceTicks;
+    /** The prefix indexes' clock, also the in-flight grace's. */
+    private final LongSupplier ticks;
     /** The fleet's adapters ({@code --lora-affinity-weight} > 0), or null: adapter requests place as any other. */
     private volatile Supplier<AdapterView> adapterViews;
     private volatile double adapterWeightRequests;
@@ -90,6 +102,7 @@ public final class CacheAwarePolicy implements RoutingPolicy {
     public CacheAwarePolicy(CacheAwareConfig config, int minLoadChoices, Supplier<RandomGenerator> random,
                             LongSupplier ticks, long maxIndexBytes) {
         this.config = requireNonNull(config, "config");
+        this.ticks = requireNonNull(ticks, "ticks");
         boolean[] used = CacheKey.modesUsed(config.keyMode());
         int kinds = 0;
         for (boolean u : used) {
@@ -161,8 +174,21 @@ public final class CacheAwarePolicy implements RoutingPolicy {
      * ladder itself is unchanged.
      */
     public void useExactIndex(ExactPrefixSource source, boolean exactOnly) {
+        useExactIndex(source, exactOnly, 0);
+    }
+
+    /**
+     * As above; in {@code auto} ({@code !exactOnly}) a worker's tree claim recorded within
+     * {@code inflightGraceTicks} of the index clock (the router dispatched that prefix there so recently
+     * that the engine may not have published its blocks yet) outranks a smaller exact answer.
+     */
+    public void useExactIndex(ExactPrefixSource source, boolean exactOnly, long inflightGraceTicks) {
+        if (inflightGraceTicks < 0) {
+            throw new IllegalArgumentException("inflightGraceTicks must be >= 0: " + inflightGraceTicks);
+        }
         this.exact = requireNonNull(source, "source");
         this.exactOnly = exactOnly;
+        this.inflightGraceTicks = inflightGraceTicks;
     }
 
     /**
@@ -201,6 +227,35 @@ public final class CacheAwarePolicy implements RoutingPolicy {
         }
     }
 
+    /**
+     * {@code exact} without the workers whose exact answer is below the candidate threshold while their
+     * tree claim, younger than the in-flight grace, passes it: the tree answers for them (the same map
+     * when there are none: the usual case costs one tick compare per tree owner).
+     */
+    private Map<String, Long> withInflightClaims(Map<String, Long> exact, PrefixMatch match, CacheKey key) {
+        long grace = inflightGraceTicks;
+        if (grace <= 0 || match.ownerCount() == 0) {
+            return exact;
+        }
+        long now = ticks.getAsLong();
+        long threshold = Math.max(1, config.minMatchedTokens());
+        Map<String, Long> adjusted = exact;
+        for (int i = 0; i < match.ownerCount(); i++) {
+            if (now - match.tickAt(i) > grace || key.nothingMatched(match.lengthAt(i))) {
+                continue;
+            }
+            String id = match.ownerAt(i);
+            Long exactAnswer = adjusted.get(id);
+            if (exactAnswer != null && exactAnswer < threshold && key.toTokens(match.lengthAt(i)) >= threshold) {
+                if (adjusted == exact) {
+                    adjusted = new HashMap<>(exact);
+                }
+                adjusted.remove(id);
+            }
+        }
+        return adjusted;
+    }
+
     @Override
     public Decision select(RoutingRequest request) {
         List<Worker> pool = request.candidates();
@@ -212,6 +267,9 @@ public final class CacheAwarePolicy implements RoutingPolicy {
         ExactPrefixSource exactSource = exact;
         Map<String, Long> exactTokens = exactSource == null || request.tokenIds() == null ? Map.of()
                 : exactSource.matchedTokens(pool, request.tokenIds(), request.adapter());
+        if (!exactTokens.isEmpty() && match != null && key != null) {
+            exactTokens = withInflightClaims(exactTokens, match, key);
+        }
         // Walk the answers, not the pool: the exact index answers per worker it knows, and the tree's match lists
         // its owners. An exact answer, 0 included, is the engine's own truth and overrides the tree for that
         // worker. Per tree owner the walk costs a length compare; only owners that pass the match thresholds are

@@ -191,6 +191,7 @@ public final class PrefixIndex {
         int[] keyInts = key.ints;
         String[] names;
         int[] depths;
+        long[] lastTicks;
         PrefixMatch.WalkHint hint;
         lock.lock();
         try {
@@ -199,7 +200,7 @@ public final class PrefixIndex {
                     w.fullDepth(), w.partial(), w.partialEnd());
             Node first = w.first();
             if (first == null) {
-                return new PrefixMatch(keyInts.length, new String[0], new int[0], hint);
+                return new PrefixMatch(keyInts.length, new String[0], new int[0], new long[0], hint);
             }
             // Owners of the first matched node are a superset of every deeper node's owners
             // (prefix closure), and a worker's depth is the end of the deepest matched node it
@@ -207,37 +208,44 @@ public final class PrefixIndex {
             // usually after a few nodes, not the whole path. Depth 0 marks "not seen yet" (every
             // matched node ends at depth >= 1).
             int[] depthById = new int[nextId];
+            long[] tickById = new long[nextId];
             int wanted = first.ownerCount;
             int seen = 0;
             Node partial = w.partial();
             if (partial != null) {
-                seen += recordDepths(partial, w.partialEnd(), depthById);
+                seen += recordDepths(partial, w.partialEnd(), depthById, tickById);
             }
             int end = w.fullDepth();
             for (Node c = w.lastFull(); c != root && seen < wanted; c = c.parent) {
-                seen += recordDepths(c, end, depthById);
+                seen += recordDepths(c, end, depthById, tickById);
                 end -= c.edgeLength;
             }
             names = new String[wanted];
             depths = new int[wanted];
+            lastTicks = new long[wanted];
             for (int i = 0; i < wanted; i++) {
                 int id = first.ownerIdAt(i);
                 names[i] = workerById[id];
                 depths[i] = depthById[id];
+                lastTicks[i] = tickById[id];
             }
         } finally {
             lock.unlock();
         }
-        return new PrefixMatch(keyInts.length, names, depths, hint);
+        return new PrefixMatch(keyInts.length, names, depths, lastTicks, hint);
     }
 
-    /** Sets {@code end} for the node's owners without a depth yet; returns how many were new. */
-    private static int recordDepths(Node c, int end, int[] depthById) {
+    /**
+     * Sets {@code end}, and the owner's tick on this node, for the node's owners without a depth yet;
+     * returns how many were new.
+     */
+    private static int recordDepths(Node c, int end, int[] depthById, long[] tickById) {
         int added = 0;
         for (int i = 0, k = c.ownerCount; i < k; i++) {
             int id = c.ownerIdAt(i);
             if (depthById[id] == 0) {
                 depthById[id] = end;
+                tickById[id] = c.ownerTickAt(i);
                 added++;
             }
         }

@@ -11,6 +11,7 @@ public final class PrefixMatch {
     private final int keyLength;
     private final String[] workers;
     private final int[] lengths;
+    private final long[] lastTicks;
     private final WalkHint hint;
 
     /**
@@ -20,10 +21,11 @@ public final class PrefixMatch {
     record WalkHint(PrefixIndex index, long structureVersion, PrefixKey key, Node lastFull,
             int fullDepth, Node partial, int partialEnd) {}
 
-    PrefixMatch(int keyLength, String[] workers, int[] lengths, WalkHint hint) {
+    PrefixMatch(int keyLength, String[] workers, int[] lengths, long[] lastTicks, WalkHint hint) {
         this.keyLength = keyLength;
         this.workers = workers;
         this.lengths = lengths;
+        this.lastTicks = lastTicks;
         this.hint = hint;
     }
 
@@ -55,6 +57,14 @@ public final class PrefixMatch {
     /** How many workers the walk met (some may have a matched length of 0). */
     public int ownerCount() {
         return workers.length;
+    }
+
+    /**
+     * The index clock's tick when the {@code i}-th worker's deepest matched node was last recorded for it
+     * (an insert: the router's dispatch of a prompt through that node), {@code 0 <= i < ownerCount()}.
+     */
+    public long tickAt(int i) {
+        return lastTicks[i];
     }
 
     /** The {@code i}-th worker the walk met, {@code 0 <= i < ownerCount()}. */
