@@ -83,7 +83,7 @@ public final class InferenceFrontDoor {
     public InferenceFrontDoor(RouterContext ctx) {
         this.ctx = ctx;
         this.config = ctx.config();
-        this.inferenceAuth = BearerAuth.of(config.apiKey());
+        this.inferenceAuth = BearerAuth.of(config.auth().apiKey());
         this.tokenization = new IngressTokenization(ctx.tokenizers(), config.tokenization().disableInputIdsForwarding(), ctx.metrics());
         this.requests = new UpstreamRequests(config.timeouts().requestMillis(),
                 config.timeouts().streamIdleMillis());
@@ -172,7 +172,7 @@ public final class InferenceFrontDoor {
                     new ApiException(415, "unsupported content type '" + contentType + "'; send application/json"), null);
             return;
         }
-        body.read(config.maxBodyBytes(), new BodySink() {
+        body.read(config.server().maxBodyBytes(), new BodySink() {
             @Override
             public void onBody(byte[] bytes) {
                 ctx.metrics().overheadStage("body_read", endpoint.path, System.nanoTime() - startNanos);
@@ -200,9 +200,9 @@ public final class InferenceFrontDoor {
         BodyProbe probe = BodyProbe.parse(body);
         endpoint.validate(probe);
         ctx.metrics().overheadStage("parse", endpoint.path, System.nanoTime() - parseStart);
-        if (probe.n > config.maxN()) {
+        if (probe.n > config.server().maxN()) {
             // bounded before anything is sized by it (the PD bootstrap arrays have n entries)
-            throw new ApiException(400, "'n' must be between 1 and " + config.maxN() + " (got " + probe.n + ")");
+            throw new ApiException(400, "'n' must be between 1 and " + config.server().maxN() + " (got " + probe.n + ")");
         }
         if (probe.routerOnlyField || probe.inputIds == JsonToken.VALUE_NULL) {
             body = sanitized(body);

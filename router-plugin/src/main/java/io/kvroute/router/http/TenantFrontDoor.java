@@ -83,7 +83,7 @@ final class TenantFrontDoor {
         }
         TenantDirectoryWatcher watcher;
         try {
-            watcher = TenantDirectoryWatcher.open(Path.of(config.tenantsFile()), ctx.config().apiKey());
+            watcher = TenantDirectoryWatcher.open(Path.of(config.tenantsFile()), ctx.config().auth().apiKey());
         } catch (TenantsFile.TenantsFileException e) {
             throw new ConfigException("--tenants-file: " + e.getMessage(), e);
         }

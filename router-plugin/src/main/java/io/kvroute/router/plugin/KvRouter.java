@@ -88,7 +88,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     private KvRouter(RouterConfig config, KubernetesClient kubernetes, RequestTracer tracer) {
         this.config = Objects.requireNonNull(config, "config");
         this.tracer = Objects.requireNonNull(tracer, "tracer");
-        this.readyPool = new ReadyPool(config.modelIds());
+        this.readyPool = new ReadyPool(config.routing().modelIds());
         QueuedThreadPool clientThreads = new QueuedThreadPool();
         clientThreads.setName("kvroute-upstream");
         clientThreads.setDaemon(true);
@@ -103,7 +103,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         // also spares a URI parse per request). See doStart for the rest of the gateway configuration.
         client.setHttpCookieStore(new HttpCookieStore.Empty());
         addBean(client);
-        this.policy = buildPolicy(config.policy());
+        this.policy = buildPolicy(config.routing().policy());
         this.health = new HealthChecker(registry, client, config.health(), w -> { },
                 EngineType.parse(config.loadSource().engineType()));
         this.breakers = new Breakers(config.breaker(), System::nanoTime,
@@ -122,7 +122,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         this.tokenizers = loadTokenizers(config);
         // PD prefill: --policy unless --prefill-policy names another (the same instance, so one prefix index).
         RoutingPolicy prefillPolicy = config.pd().prefillPolicy() == null ? policy : buildPolicy(config.pd().prefillPolicy());
-        RoutingPolicy decodePolicy = Policies.createDecode(config.pd().decodePolicy(), config.minLoadChoices());
+        RoutingPolicy decodePolicy = Policies.createDecode(config.pd().decodePolicy(), config.routing().minLoadChoices());
         this.loads = new LoadPlane(LoadPlaneConfig.defaults().withFreshnessWindow(
                 java.time.Duration.ofNanos(config.loadSource().freshnessNanos()))
                 .withMetricsStaleness(java.time.Duration.ofMillis(config.loadSource().stalenessMs())),
@@ -203,7 +203,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         });
         // operator-stated KV-event endpoints (vLLM has no /server_info); an advert from /server_info replaces them
         io.kvroute.router.worker.KvEventsTemplates templates = config.kvEvents().templates();
-        for (String url : config.workerUrls()) {
+        for (String url : config.routing().workerUrls()) {
             registry.add(templates.apply(Worker.regular(url)));
         }
         for (String entry : config.pd().prefillUrls()) {
@@ -295,13 +295,13 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         switch (name.toLowerCase(java.util.Locale.ROOT)) {
             case "cache_aware":
                 return cacheAwarePolicies.computeIfAbsent("cache_aware", n -> Policies.cacheAware(config.cacheAwareConfig(),
-                        config.minLoadChoices(), java.util.concurrent.ThreadLocalRandom::current, System::currentTimeMillis,
+                        config.routing().minLoadChoices(), java.util.concurrent.ThreadLocalRandom::current, System::currentTimeMillis,
                         config.cacheAware().effectiveMaxIndexBytes()));
             case "sticky":
                 return Policies.sticky(buildPolicy(config.session().fallbackPolicy()), "sticky", config.session().idleSecs(),
                         System::nanoTime);
             default:
-                return Policies.create(name, config.minLoadChoices());
+                return Policies.create(name, config.routing().minLoadChoices());
         }
     }
 
