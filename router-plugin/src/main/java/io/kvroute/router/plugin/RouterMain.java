@@ -85,7 +85,8 @@ public final class RouterMain {
         return start(config, KvRouter.create(config, tracer));
     }
 
-    private static RunningRouter start(RouterConfig config, KvRouter router) throws Exception {
+    /** The standalone server around {@code router} (tests hand in a router on a fake clock). */
+    static RunningRouter start(RouterConfig config, KvRouter router) throws Exception {
         QueuedThreadPool threads = new QueuedThreadPool(400, 8);
         threads.setName("kvroute-router");
         Server server = new Server(threads);
