@@ -34,19 +34,13 @@ etc/kvroute-router.xml
 
 ## --- begin generated from the router's flag declarations ---
 
-## Worker base URLs, comma separated.
-# kvroute.worker-urls=
+## Serve /metrics on this port (same --host, no API key) instead of the main port; 0 picks a free one (default unset: /metrics on the main port, behind --api-key when set).
+# kvroute.metrics-port=
 
-## Routing policy (default round_robin); also the PD prefill policy unless --prefill-policy is set.
-# kvroute.policy=round_robin
-
-## k for power-of-k sampling (default 2).
-# kvroute.min-load-choices=2
-
-## Largest accepted request body (default 33554432 = 32 MiB).
+## Largest accepted request body in bytes; 33554432 is 32 MiB (default 33554432).
 # kvroute.max-body-bytes=33554432
 
-## Largest n (sequences per request) a client may ask for; more is a 400 invalid_request_error naming n (default 128, OpenAI's limit). Checked on every endpoint, top level and sampling_params.n.
+## Largest n (sequences per request) a client may ask for, OpenAI's limit by default; more is a 400 invalid_request_error naming n. Checked on every endpoint, top level and sampling_params.n (default 128).
 # kvroute.max-n=128
 
 ## Bearer token for the admin API; env KVROUTE_ADMIN_API_KEY. Unset = admin API disabled.
@@ -55,10 +49,19 @@ etc/kvroute-router.xml
 ## Bearer token required on every path but /healthz and /readyz (inference, /v1/models, /v1/loads, /metrics); env KVROUTE_API_KEY. Unset = open.
 # kvroute.api-key=
 
+## Worker base URLs, comma separated.
+# kvroute.worker-urls=
+
+## Routing policy; also the PD prefill policy unless --prefill-policy is set (default round_robin).
+# kvroute.policy=round_robin
+
+## k for power-of-k sampling (default 2).
+# kvroute.min-load-choices=2
+
 ## Served model ids; learned from workers' /server_info when empty.
 # kvroute.model-ids=
 
-## Discover workers from Kubernetes pods (excludes --worker-urls, --prefill-urls, --decode-urls).
+## Discover workers from Kubernetes pods; excludes --worker-urls, --prefill-urls and --decode-urls (default false).
 # kvroute.service-discovery=false
 
 ## Service discovery: labels k=v (all must match) of regular worker pods; space or comma separated.
@@ -73,14 +76,11 @@ etc/kvroute-router.xml
 ## Service discovery: namespace to watch (default: the client's namespace, else default).
 # kvroute.service-discovery-namespace=
 
-## Service discovery: workers' HTTP port (default 80; a pod's kvroute.io/worker-port annotation overrides it).
+## Service discovery: workers' HTTP port, unless a pod's kvroute.io/worker-port annotation overrides it (default 80).
 # kvroute.service-discovery-port=80
 
 ## Service discovery: pod annotation holding a prefill worker's bootstrap port (default sglang.ai/bootstrap-port).
 # kvroute.bootstrap-port-annotation=sglang.ai/bootstrap-port
-
-## Serve /metrics on this port (same --host, no API key) instead of the main port; 0 picks a free one (default unset: /metrics on the main port, behind --api-key when set).
-# kvroute.metrics-port=
 
 ## Active /health probe interval (default 10).
 # kvroute.health-check-interval-secs=10

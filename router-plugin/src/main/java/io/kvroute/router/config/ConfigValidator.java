@@ -1,62 +1,25 @@
 package io.kvroute.router.config;
 
-import io.kvroute.router.policy.Policies;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.util.List;
-import java.util.Locale;
 
 /**
- * Startup validation. Numeric checks come before policy checks, so a value that is wrong under
- * every policy is reported as itself. Every message names the flag and the offending value.
+ * Startup validation of the rules that span settings records (a cache flag needs a cache-aware
+ * policy; service discovery excludes static worker lists), and the shared wording of every
+ * message: the flag and the offending value. Each record checks its own flags when it is built.
  */
 public final class ConfigValidator {
 
     private ConfigValidator() {}
 
-    /** Validates everything; returns the parsed service discovery settings. */
+    /**
+     * The rules that span several settings records (each record checks its own flags when built);
+     * returns the resolved service discovery settings.
+     */
     static ServiceDiscoveryConfig validate(RouterConfig.Builder b) {
-        if (b.port < 0 || b.port > 65535) {
-            throw fail("--port", b.port, "must be between 0 and 65535");
-        }
-        if (b.metricsPort != null && (b.metricsPort < 0 || b.metricsPort > 65535)) {
-            throw fail("--metrics-port", b.metricsPort, "must be between 0 and 65535");
-        }
-        if (b.metricsPort != null && b.metricsPort != 0 && b.metricsPort == b.port) {
-            throw fail("--metrics-port", b.metricsPort, "must differ from --port");
-        }
-        if (b.host == null || b.host.isBlank()) {
-            throw fail("--host", b.host, "must not be empty");
-        }
-        if (b.maxBodyBytes < 1) {
-            throw fail("--max-body-bytes", b.maxBodyBytes, "must be at least 1");
-        }
-        if (b.maxN < 1 || b.maxN > 65_536) {
-            throw fail("--max-n", b.maxN, "must be between 1 and 65536");
-        }
-        if (b.adminApiKey != null && b.adminApiKey.length() < 8) {
-            throw new ConfigException("--admin-api-key must be at least 8 characters (value not shown)");
-        }
-        if (b.apiKey != null && b.apiKey.isEmpty()) {
-            throw new ConfigException("--api-key must not be empty (value not shown)");
-        }
-        if (b.minLoadChoices < 1) {
-            throw fail("--min-load-choices", b.minLoadChoices, "must be at least 1");
-        }
-        for (String url : b.workerUrls) {
-            String problem = urlProblem(url);
-            if (problem != null) {
-                throw fail("--worker-urls", url, problem);
-            }
-        }
-        if (!Policies.NAMES.contains(b.policy.toLowerCase(Locale.ROOT))) {
-            throw fail("--policy", b.policy, "is not one of: " + String.join(", ", Policies.NAMES));
-        }
         validateCacheAwarePolicy(b);
-        return ServiceDiscoveryValidator.validate(b);
+        return ServiceDiscoveryValidator.validate(b.discovery, b.routing, b.pd);
     }
-
-
 
     /**
      * Every cache flag changed from its default needs a policy that really runs cache_aware: {@code --policy},
@@ -64,14 +27,15 @@ public final class ConfigValidator {
      * either when it is {@code sticky}.
      */
     private static void validateCacheAwarePolicy(RouterConfig.Builder b) {
-        String prefillPolicy = b.pd.prefillPolicy() == null ? b.policy : b.pd.prefillPolicy();
-        if (runsCacheAware(b.policy, b) || runsCacheAware(prefillPolicy, b)) {
+        String policy = b.routing.policy();
+        String prefillPolicy = b.pd.prefillPolicy() == null ? policy : b.pd.prefillPolicy();
+        if (runsCacheAware(policy, b) || runsCacheAware(prefillPolicy, b)) {
             return;
         }
         String tuned = SettingsBinder.firstChangedFlag(b.cacheAware, CacheAwareSettings.DEFAULTS);
         if (tuned != null) {
             throw new ConfigException(tuned + " requires --policy cache_aware or --prefill-policy cache_aware (got --policy "
-                    + b.policy + (b.pd.prefillPolicy() == null ? "" : ", --prefill-policy " + b.pd.prefillPolicy()) + ")");
+                    + policy + (b.pd.prefillPolicy() == null ? "" : ", --prefill-policy " + b.pd.prefillPolicy()) + ")");
         }
     }
 
@@ -101,12 +65,6 @@ public final class ConfigValidator {
             return null;
         } catch (URISyntaxException e) {
             return "is not a valid URL (" + e.getReason() + ")";
-        }
-    }
-
-    private static void positive(String flag, double value) {
-        if (!(value > 0) || Double.isInfinite(value)) {
-            throw fail(flag, value, "must be a positive number");
         }
     }
 

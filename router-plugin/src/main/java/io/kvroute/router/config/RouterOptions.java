@@ -25,32 +25,19 @@ import picocli.CommandLine.Option;
         description = "OpenAI-compatible, cache- and load-aware router for GPU worker fleets.")
 public final class RouterOptions {
 
+    /**
+     * The one flag that is not a {@link Setting}: it is read from the raw arguments before the parse
+     * ({@link #configFileArgs}), because the file's values become leading arguments that the flags given
+     * on the command line then override. Declared here so that {@code --help} and the reference list it.
+     */
     @Option(names = "--config", description = "YAML plugin config file; keys are flag names.")
     Path config;
 
-    @Option(names = "--host", description = "Listen address (default 127.0.0.1).")
-    String host = "127.0.0.1";
-
-    @Option(names = "--port", description = "Listen port; 0 picks a free one (default 30000).")
-    int port = 30000;
-
-    @Option(names = "--worker-urls", split = ",", description = "Worker base URLs, comma separated.")
-    List<String> workerUrls = new ArrayList<>();
-
-    @Option(names = "--policy", description = "Routing policy (default round_robin); also the PD prefill policy unless --prefill-policy is set.")
-    String policy = "round_robin";
-
-    @Option(names = "--min-load-choices", description = "k for power-of-k sampling (default 2).")
-    int minLoadChoices = 2;
-
-    @Option(names = "--max-body-bytes", description = "Largest accepted request body (default 33554432 = 32 MiB).")
-    long maxBodyBytes = RouterConfig.DEFAULT_MAX_BODY_BYTES;
-
-    @Option(names = "--max-n", description = "Largest n (sequences per request) a client may ask for; more is a 400 invalid_request_error naming n"
-            + " (default 128, OpenAI's limit). Checked on every endpoint, top level and sampling_params.n.")
-    int maxN = RouterConfig.DEFAULT_MAX_N;
-
     /** Settings declared on records ({@link Setting}); their options are added by {@link #newCommandLine}. */
+    private final SettingsBinder<ServerSettings> server = SettingsBinder.of(ServerSettings.class);
+    private final SettingsBinder<AuthSettings> auth = SettingsBinder.of(AuthSettings.class);
+    private final SettingsBinder<RoutingSettings> routing = SettingsBinder.of(RoutingSettings.class);
+    private final SettingsBinder<DiscoverySettings> discovery = SettingsBinder.of(DiscoverySettings.class);
     private final SettingsBinder<HealthSettings> health = SettingsBinder.of(HealthSettings.class);
     private final SettingsBinder<RetrySettings> retry = SettingsBinder.of(RetrySettings.class);
     private final SettingsBinder<BreakerSettings> breaker = SettingsBinder.of(BreakerSettings.class);
@@ -64,39 +51,6 @@ public final class RouterOptions {
     private final SettingsBinder<LoraConfig> lora = SettingsBinder.of(LoraConfig.class);
     private final SettingsBinder<TimeoutSettings> timeouts = SettingsBinder.of(TimeoutSettings.class);
     private final SettingsBinder<ObservabilityConfig> observability = SettingsBinder.of(ObservabilityConfig.class);
-
-    @Option(names = "--admin-api-key", description = "Bearer token for the admin API; env KVROUTE_ADMIN_API_KEY. Unset = admin API disabled.")
-    String adminApiKey = null;
-
-    @Option(names = "--api-key", description = "Bearer token required on every path but /healthz and /readyz (inference, /v1/models, /v1/loads, /metrics); env KVROUTE_API_KEY. Unset = open.")
-    String apiKey = null;
-
-    @Option(names = "--model-ids", split = ",", description = "Served model ids; learned from workers' /server_info when empty.")
-    List<String> modelIds = new ArrayList<>();
-
-    @Option(names = "--service-discovery", arity = "0..1", fallbackValue = "true", description = "Discover workers from Kubernetes pods (excludes --worker-urls, --prefill-urls, --decode-urls).")
-    boolean serviceDiscovery;
-
-    @Option(names = "--selector", arity = "1..*", split = ",", description = "Service discovery: labels k=v (all must match) of regular worker pods; space or comma separated.")
-    List<String> selector = new ArrayList<>();
-
-    @Option(names = "--prefill-selector", arity = "1..*", split = ",", description = "Service discovery: labels k=v of PD prefill worker pods.")
-    List<String> prefillSelector = new ArrayList<>();
-
-    @Option(names = "--decode-selector", arity = "1..*", split = ",", description = "Service discovery: labels k=v of PD decode worker pods.")
-    List<String> decodeSelector = new ArrayList<>();
-
-    @Option(names = "--service-discovery-namespace", description = "Service discovery: namespace to watch (default: the client's namespace, else default).")
-    String serviceDiscoveryNamespace;
-
-    @Option(names = "--service-discovery-port", description = "Service discovery: workers' HTTP port (default 80; a pod's kvroute.io/worker-port annotation overrides it).")
-    int serviceDiscoveryPort = ServiceDiscoveryConfig.DEFAULT_PORT;
-
-    @Option(names = "--bootstrap-port-annotation", description = "Service discovery: pod annotation holding a prefill worker's bootstrap port (default sglang.ai/bootstrap-port).")
-    String bootstrapPortAnnotation = ServiceDiscoveryConfig.DEFAULT_BOOTSTRAP_PORT_ANNOTATION;
-
-    @Option(names = "--metrics-port", description = "Serve /metrics on this port (same --host, no API key) instead of the main port; 0 picks a free one (default unset: /metrics on the main port, behind --api-key when set).")
-    Integer metricsPort;
 
     /**
      * Parses flags (and the config file they name) into a validated config.
@@ -160,7 +114,7 @@ public final class RouterOptions {
     public static CommandLine newCommandLine(Object options) {
         CommandLine cli = new CommandLine(options);
         if (options instanceof RouterOptions router) {
-            for (SettingsBinder<?> binder : List.of(router.health, router.retry, router.breaker, router.session, router.kvEvents,
+            for (SettingsBinder<?> binder : List.of(router.server, router.auth, router.routing, router.discovery, router.health, router.retry, router.breaker, router.session, router.kvEvents,
                     router.timeouts, router.observability, router.cacheAware,
                     router.loadSource, router.tokenization, router.pd, router.tenants, router.lora)) {
                 binder.options().forEach(cli.getCommandSpec()::addOption);
@@ -171,19 +125,12 @@ public final class RouterOptions {
     }
 
     RouterConfig toConfig() {
-        if (adminApiKey == null) {
-            adminApiKey = emptyToNull(System.getenv("KVROUTE_ADMIN_API_KEY"));
-        }
-        if (apiKey == null) {
-            apiKey = emptyToNull(System.getenv("KVROUTE_API_KEY"));
-        }
+        // The records are built in this order, so a bad listen address or bound is reported before a bad policy.
         return RouterConfig.builder()
-                .host(host)
-                .port(port)
-                .workerUrls(workerUrls)
-                .policy(policy)
-                .minLoadChoices(minLoadChoices)
-                .maxBodyBytes(maxBodyBytes)
+                .server(server.build())
+                .auth(auth.build().withEnvironment(System::getenv))
+                .routing(routing.build())
+                .discovery(discovery.build())
                 .health(health.build())
                 .retry(retry.build())
                 .breaker(breaker.build())
@@ -197,23 +144,7 @@ public final class RouterOptions {
                 .lora(lora.build())
                 .timeouts(timeouts.build())
                 .observability(observability.build())
-                .adminApiKey(adminApiKey)
-                .apiKey(apiKey)
-                .modelIds(modelIds)
-                .serviceDiscovery(serviceDiscovery)
-                .selector(selector)
-                .prefillSelector(prefillSelector)
-                .decodeSelector(decodeSelector)
-                .serviceDiscoveryNamespace(serviceDiscoveryNamespace)
-                .serviceDiscoveryPort(serviceDiscoveryPort)
-                .bootstrapPortAnnotation(bootstrapPortAnnotation)
-                .metricsPort(metricsPort)
-                .maxN(maxN)
                 .build();
-    }
-
-    private static String emptyToNull(String value) {
-        return value == null || value.isEmpty() ? null : value;
     }
 
     /** Finds {@code --config} in args and turns the YAML file into leading flag arguments. */

@@ -3,9 +3,9 @@ package io.kvroute.router.config;
 import java.util.Map;
 
 /**
- * Kubernetes service discovery settings ({@code --service-discovery} and its companions, SGLang
- * router flag names). Selectors are exact-match label maps; an empty map means "no pods of this
- * role". Validated by {@link ConfigValidator}.
+ * Kubernetes service discovery as the discovery adapter reads it: {@link DiscoverySettings} (the flags)
+ * checked and resolved by {@link ServiceDiscoveryValidator}. Selectors are exact-match label maps; an
+ * empty map means "no pods of this role".
  *
  * @param enabled {@code --service-discovery}
  * @param selector {@code --selector}: pods that become regular workers
@@ -18,9 +18,6 @@ import java.util.Map;
 public record ServiceDiscoveryConfig(boolean enabled, Map<String, String> selector, Map<String, String> prefillSelector,
         Map<String, String> decodeSelector, String namespace, int port, String bootstrapPortAnnotation) {
 
-    public static final int DEFAULT_PORT = 80;
-    public static final String DEFAULT_BOOTSTRAP_PORT_ANNOTATION = "sglang.ai/bootstrap-port";
-
     public ServiceDiscoveryConfig {
         selector = Map.copyOf(selector);
         prefillSelector = Map.copyOf(prefillSelector);
@@ -28,7 +25,7 @@ public record ServiceDiscoveryConfig(boolean enabled, Map<String, String> select
     }
 
     public static ServiceDiscoveryConfig disabled() {
-        return new ServiceDiscoveryConfig(false, Map.of(), Map.of(), Map.of(), null, DEFAULT_PORT,
-                DEFAULT_BOOTSTRAP_PORT_ANNOTATION);
+        return new ServiceDiscoveryConfig(false, Map.of(), Map.of(), Map.of(), null, DiscoverySettings.DEFAULTS.port(),
+                DiscoverySettings.DEFAULTS.bootstrapPortAnnotation());
     }
 }

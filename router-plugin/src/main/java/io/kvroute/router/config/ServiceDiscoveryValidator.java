@@ -21,33 +21,26 @@ final class ServiceDiscoveryValidator {
 
     private ServiceDiscoveryValidator() {}
 
-    static ServiceDiscoveryConfig validate(RouterConfig.Builder b) {
-        Map<String, String> selector = labels("--selector", b.selector);
-        Map<String, String> prefill = labels("--prefill-selector", b.prefillSelector);
-        Map<String, String> decode = labels("--decode-selector", b.decodeSelector);
-        if (b.serviceDiscoveryPort < 1 || b.serviceDiscoveryPort > 65535) {
-            throw ConfigValidator.fail("--service-discovery-port", b.serviceDiscoveryPort, "must be 1..65535");
+    static ServiceDiscoveryConfig validate(DiscoverySettings d, RoutingSettings routing, PdSettings pd) {
+        Map<String, String> selector = labels("--selector", d.selector());
+        Map<String, String> prefill = labels("--prefill-selector", d.prefillSelector());
+        Map<String, String> decode = labels("--decode-selector", d.decodeSelector());
+        if (d.bootstrapPortAnnotation().isBlank()) {
+            throw ConfigValidator.fail("--bootstrap-port-annotation", d.bootstrapPortAnnotation(), "must not be empty");
         }
-        if (b.bootstrapPortAnnotation == null || b.bootstrapPortAnnotation.isBlank()) {
-            throw ConfigValidator.fail("--bootstrap-port-annotation", b.bootstrapPortAnnotation, "must not be empty");
-        }
-        if (b.serviceDiscoveryNamespace != null && !NAMESPACE.matcher(b.serviceDiscoveryNamespace).matches()) {
-            throw ConfigValidator.fail("--service-discovery-namespace", b.serviceDiscoveryNamespace,
+        if (d.namespace() != null && !NAMESPACE.matcher(d.namespace()).matches()) {
+            throw ConfigValidator.fail("--service-discovery-namespace", d.namespace(),
                     "must be a Kubernetes namespace name (lowercase alphanumerics and '-', at most 63)");
         }
-        if (!b.serviceDiscovery) {
-            String tuned = !selector.isEmpty() ? "--selector" : !prefill.isEmpty() ? "--prefill-selector"
-                    : !decode.isEmpty() ? "--decode-selector" : b.serviceDiscoveryNamespace != null
-                    ? "--service-discovery-namespace" : b.serviceDiscoveryPort != ServiceDiscoveryConfig.DEFAULT_PORT
-                    ? "--service-discovery-port" : !b.bootstrapPortAnnotation.equals(
-                            ServiceDiscoveryConfig.DEFAULT_BOOTSTRAP_PORT_ANNOTATION) ? "--bootstrap-port-annotation" : null;
+        if (!d.enabled()) {
+            String tuned = SettingsBinder.firstChangedFlag(d, DiscoverySettings.DEFAULTS);
             if (tuned != null) {
                 throw new ConfigException(tuned + " requires --service-discovery");
             }
             return ServiceDiscoveryConfig.disabled();
         }
-        String staticList = !b.workerUrls.isEmpty() ? "--worker-urls" : !b.pd.prefillUrls().isEmpty() ? "--prefill-urls"
-                : !b.pd.decodeUrls().isEmpty() ? "--decode-urls" : null;
+        String staticList = !routing.workerUrls().isEmpty() ? "--worker-urls" : !pd.prefillUrls().isEmpty() ? "--prefill-urls"
+                : !pd.decodeUrls().isEmpty() ? "--decode-urls" : null;
         if (staticList != null) {
             throw new ConfigException(staticList + " and --service-discovery are mutually exclusive: workers come either"
                     + " from a static list or from Kubernetes pods, not both");
@@ -59,8 +52,8 @@ final class ServiceDiscoveryValidator {
             throw new ConfigException("--service-discovery needs --selector k=v (regular workers), or --prefill-selector"
                     + " with --decode-selector (PD workers)");
         }
-        return new ServiceDiscoveryConfig(true, selector, prefill, decode, b.serviceDiscoveryNamespace,
-                b.serviceDiscoveryPort, b.bootstrapPortAnnotation);
+        return new ServiceDiscoveryConfig(true, selector, prefill, decode, d.namespace(), d.port(),
+                d.bootstrapPortAnnotation());
     }
 
     /** Parses {@code key=value} entries; a key given twice must repeat its value. */

@@ -40,4 +40,11 @@ public @interface Setting {
 
     /** The accepted words of a text setting, compared case-insensitively and kept lower-case; empty = any. */
     String[] choices() default {};
+
+    /**
+     * A list setting whose values may also follow the flag separated by spaces, up to the next flag
+     * ({@code --selector app=a tier=b}, picocli's arity {@code 1..*}); otherwise one value per occurrence,
+     * comma separated.
+     */
+    boolean spaceSeparated() default false;
 }

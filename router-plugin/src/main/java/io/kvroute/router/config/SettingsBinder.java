@@ -93,6 +93,25 @@ public final class SettingsBinder<R extends Record> {
         return null;
     }
 
+    /**
+     * Checks every numeric component of {@code settings} against its declared bounds, as {@link #build()} does for
+     * values given as text: for records built in code (the {@link RouterConfig.Builder}).
+     */
+    public static void checkBounds(Record settings) {
+        for (RecordComponent component : settings.getClass().getRecordComponents()) {
+            Setting s = component.getAnnotation(Setting.class);
+            Object value;
+            try {
+                value = component.getAccessor().invoke(settings);
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("cannot read " + component.getName(), e);
+            }
+            if (s != null && value instanceof Number number) {
+                bounded(s, String.valueOf(value), number.doubleValue());
+            }
+        }
+    }
+
     /** The picocli options of this record's settings; their values are kept by this binder. */
     public List<OptionSpec> options() {
         List<OptionSpec> out = new ArrayList<>(components.length);
@@ -127,10 +146,28 @@ public final class SettingsBinder<R extends Record> {
                     });
             if (components[i].getType() == boolean.class) {
                 option.arity("0..1").fallbackValue("true");
+            } else if (s.spaceSeparated()) {
+                option.arity("1..*").parameterConsumer(SettingsBinder::takeUntilNextFlag);
             }
             out.add(option.build());
         }
         return out;
+    }
+
+    /** Takes one value and every following argument up to the next flag, as one comma-separated value. */
+    private static void takeUntilNextFlag(java.util.Stack<String> args, CommandLine.Model.ArgSpec argSpec,
+            CommandLine.Model.CommandSpec commandSpec) {
+        String flag = ((OptionSpec) argSpec).longestName();
+        if (args.isEmpty()) {
+            throw new CommandLine.ParameterException(commandSpec.commandLine(),
+                    "Missing required parameter for option '" + flag + "'");
+        }
+        List<String> values = new ArrayList<>();
+        values.add(args.pop());
+        while (!args.isEmpty() && !args.peek().startsWith("-")) {
+            values.add(args.pop());
+        }
+        argSpec.setValue(String.join(",", values));
     }
 
     /** The description shown by {@code --help} and in the configuration reference: with "(default X)" when set. */

@@ -13,8 +13,14 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class ActiveRequests implements InFlightRequests {
 
     private final Set<Abortable> active = ConcurrentHashMap.newKeySet();
+    /** The router's clock, in which drain deadlines are stated. */
+    private final java.util.function.LongSupplier nanoClock;
     private final java.util.concurrent.CompletableFuture<Void> drained = new java.util.concurrent.CompletableFuture<>();
     private volatile boolean draining;
+
+    public ActiveRequests(java.util.function.LongSupplier nanoClock) {
+        this.nanoClock = java.util.Objects.requireNonNull(nanoClock, "nanoClock");
+    }
 
     public boolean draining() {
         return draining;
@@ -52,11 +58,11 @@ public final class ActiveRequests implements InFlightRequests {
     }
 
     /**
-     * Waits until every in-flight request finished or {@code deadlineNanos} (System.nanoTime)
+     * Waits until every in-flight request finished or {@code deadlineNanos} (the router's clock)
      * passed, then aborts the rest with {@code reason}. Returns how many were aborted.
      */
     public int awaitThenAbort(long deadlineNanos, String reason) throws InterruptedException {
-        if (awaitDrained(deadlineNanos - System.nanoTime()) && active.isEmpty()) {
+        if (awaitDrained(deadlineNanos - nanoClock.getAsLong()) && active.isEmpty()) {
             return 0;
         }
         int aborted = 0;

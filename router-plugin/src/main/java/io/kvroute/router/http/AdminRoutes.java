@@ -32,7 +32,7 @@ final class AdminRoutes {
 
     AdminRoutes(RouterContext ctx) {
         this.ctx = ctx;
-        this.auth = BearerAuth.of(ctx.config().adminApiKey());
+        this.auth = BearerAuth.of(ctx.config().auth().adminApiKey());
     }
 
     static boolean owns(String path) {

@@ -72,6 +72,8 @@ public final class InferenceFrontDoor {
 
     private final RouterContext ctx;
     private final RouterConfig config;
+    /** The router's one clock: {@link io.kvroute.router.dispatch.Exchange} measures from the start read here. */
+    private final java.util.function.LongSupplier nanoClock;
     private final BearerAuth inferenceAuth;
     private final IngressTokenization tokenization;
     private final UpstreamRequests requests;
@@ -83,8 +85,10 @@ public final class InferenceFrontDoor {
     public InferenceFrontDoor(RouterContext ctx) {
         this.ctx = ctx;
         this.config = ctx.config();
-        this.inferenceAuth = BearerAuth.of(config.apiKey());
-        this.tokenization = new IngressTokenization(ctx.tokenizers(), config.tokenization().disableInputIdsForwarding(), ctx.metrics());
+        this.inferenceAuth = BearerAuth.of(config.auth().apiKey());
+        this.nanoClock = ctx.nanoClock();
+        this.tokenization = new IngressTokenization(ctx.tokenizers(), config.tokenization().disableInputIdsForwarding(),
+                ctx.metrics(), nanoClock);
         this.requests = new UpstreamRequests(config.timeouts().requestMillis(),
                 config.timeouts().streamIdleMillis());
         // W3C trace context of the call's own span on every upstream request (no-op when tracing is off)
@@ -92,7 +96,7 @@ public final class InferenceFrontDoor {
         this.outcomes = new OutcomeListeners(new MetricsOutcomes(ctx.metrics()));
         this.deps = new DispatchDeps(config, ctx.policy(), ctx.sessionPolicy(), ctx.prefillPolicy(),
                 ctx.prefillSessionPolicy(), ctx.decodePolicy(), ctx.inFlight(), ctx.breakers(), ctx.metrics(), ctx.loads(),
-                ctx::onDispatched, ctx.active(), new JettyUpstream(ctx.client(), ctx.metrics()), requests, new JettyClock(ctx.client()),
+                ctx::onDispatched, ctx.active(), new JettyUpstream(ctx.client(), ctx.metrics(), nanoClock), requests, new JettyClock(ctx.client(), nanoClock),
                 RetryRule.from(config.retry(), config.pd().busyRetryNanos(),
                         () -> ThreadLocalRandom.current().nextDouble()), outcomes,
                 () -> ThreadLocalRandom.current().nextLong(), ctx.lora());
@@ -145,7 +149,7 @@ public final class InferenceFrontDoor {
      */
     public void handle(String path, Function<String, String> headers, BodySource body, ClientSink sink) {
         Endpoint endpoint = Endpoint.forPath(path);
-        long startNanos = System.nanoTime();
+        long startNanos = nanoClock.getAsLong();
         if (ctx.active().draining()) {
             reject(endpoint, sink, startNanos, new ApiException(503, "service_unavailable",
                     "the router is shutting down; retry on another replica"), null);
@@ -172,10 +176,10 @@ public final class InferenceFrontDoor {
                     new ApiException(415, "unsupported content type '" + contentType + "'; send application/json"), null);
             return;
         }
-        body.read(config.maxBodyBytes(), new BodySink() {
+        body.read(config.server().maxBodyBytes(), new BodySink() {
             @Override
             public void onBody(byte[] bytes) {
-                ctx.metrics().overheadStage("body_read", endpoint.path, System.nanoTime() - startNanos);
+                ctx.metrics().overheadStage("body_read", endpoint.path, nanoClock.getAsLong() - startNanos);
                 try {
                     dispatch(endpoint, bytes, headers, sink, startNanos, who);
                 } catch (ApiException e) {
@@ -196,13 +200,13 @@ public final class InferenceFrontDoor {
 
     private void dispatch(Endpoint endpoint, byte[] body, Function<String, String> headers, ClientSink sink,
             long startNanos, TenantFrontDoor.Identity identity) throws ApiException {
-        long parseStart = System.nanoTime();
+        long parseStart = nanoClock.getAsLong();
         BodyProbe probe = BodyProbe.parse(body);
         endpoint.validate(probe);
-        ctx.metrics().overheadStage("parse", endpoint.path, System.nanoTime() - parseStart);
-        if (probe.n > config.maxN()) {
+        ctx.metrics().overheadStage("parse", endpoint.path, nanoClock.getAsLong() - parseStart);
+        if (probe.n > config.server().maxN()) {
             // bounded before anything is sized by it (the PD bootstrap arrays have n entries)
-            throw new ApiException(400, "'n' must be between 1 and " + config.maxN() + " (got " + probe.n + ")");
+            throw new ApiException(400, "'n' must be between 1 and " + config.server().maxN() + " (got " + probe.n + ")");
         }
         if (probe.routerOnlyField || probe.inputIds == JsonToken.VALUE_NULL) {
             body = sanitized(body);
@@ -306,12 +310,12 @@ public final class InferenceFrontDoor {
     private IngressTokenization.Result tokenize(ClientSink sink, Endpoint endpoint, String model, byte[] body,
             boolean policyNeedsTokens, boolean callerSentIds) throws ApiException {
         TraceSpan span = sink.facts().span().child("kvroute.tokenize");
-        long tokenizeStart = System.nanoTime();
+        long tokenizeStart = nanoClock.getAsLong();
         ChatPrefixCache.takeOutcomeOnThisThread(); // clear whatever an earlier request on this thread left
         try {
             IngressTokenization.Result tokens = tokenization.apply(endpoint, model, body, policyNeedsTokens, callerSentIds);
             ctx.metrics().overheadTokenize(endpoint.path, ChatPrefixCache.takeOutcomeOnThisThread(),
-                    System.nanoTime() - tokenizeStart);
+                    nanoClock.getAsLong() - tokenizeStart);
             span.tag("input_tokens", tokens.inputTokens()).tag("input_ids_forwarding", tokens.forwardingOutcome());
             return tokens;
         } finally {
@@ -393,7 +397,7 @@ public final class InferenceFrontDoor {
         sink.begin(error.status, head);
         sink.end(ByteBuffer.wrap(ErrorBodies.json(error.status, error.type, error.getMessage(), error.param)));
         ctx.metrics().request(endpoint.path, error.status);
-        ctx.metrics().duration(endpoint.path, "rejected", System.nanoTime() - startNanos);
+        ctx.metrics().duration(endpoint.path, "rejected", nanoClock.getAsLong() - startNanos);
     }
 
     private static boolean isJson(String contentType) {

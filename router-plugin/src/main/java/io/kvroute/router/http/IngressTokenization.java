@@ -48,10 +48,20 @@ final class IngressTokenization {
     private final boolean forwardingDisabled;
     private final RouterMetrics metrics;
 
-    IngressTokenization(TokenizerRegistry registry, boolean forwardingDisabled, RouterMetrics metrics) {
+    /** The router's clock, for the tokenize duration. */
+    private final java.util.function.LongSupplier nanoClock;
+
+    IngressTokenization(TokenizerRegistry registry, boolean forwardingDisabled, RouterMetrics metrics,
+            java.util.function.LongSupplier nanoClock) {
         this.registry = registry;
         this.forwardingDisabled = forwardingDisabled;
         this.metrics = metrics;
+        this.nanoClock = nanoClock;
+    }
+
+    /** On the system clock: for tests of the tokenization alone. */
+    IngressTokenization(TokenizerRegistry registry, boolean forwardingDisabled, RouterMetrics metrics) {
+        this(registry, forwardingDisabled, metrics, System::nanoTime);
     }
 
     Optional<ModelTokenizer> tokenizerFor(String model) {
@@ -106,7 +116,7 @@ final class IngressTokenization {
             rejectUnpairedSurrogates(root);
         }
         Optional<RequestTokens> tokens;
-        long start = System.nanoTime();
+        long start = nanoClock.getAsLong();
         try {
             tokens = RequestTokens.of(root, tokenizer);
         } catch (RuntimeException e) {
@@ -117,7 +127,7 @@ final class IngressTokenization {
             }
             return new Result(null, body, estimate, chatEncoder ? "tokenize_failed" : null);
         }
-        metrics.ingressTokenizeDuration(modelLabel, System.nanoTime() - start);
+        metrics.ingressTokenizeDuration(modelLabel, nanoClock.getAsLong() - start);
         long inputTokens = tokens.map(t -> (long) Math.max(1, t.ids().length)).orElse(estimate);
         if (!chatEncoder) {
             return new Result(tokens.orElse(null), body, inputTokens, null);

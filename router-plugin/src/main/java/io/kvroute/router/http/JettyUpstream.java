@@ -34,9 +34,13 @@ final class JettyUpstream implements Upstream {
     private final RouterMetrics metrics;
     private final ConcurrentHashMap<String, URI> uris = new ConcurrentHashMap<>();
 
-    JettyUpstream(HttpClient client, RouterMetrics metrics) {
+    /** The router's clock, for the stage timings of the overhead metrics. */
+    private final java.util.function.LongSupplier nanoClock;
+
+    JettyUpstream(HttpClient client, RouterMetrics metrics, java.util.function.LongSupplier nanoClock) {
         this.client = client;
         this.metrics = metrics;
+        this.nanoClock = nanoClock;
     }
 
     @Override
@@ -51,14 +55,14 @@ final class JettyUpstream implements Upstream {
                 .body(new BytesRequestContent("application/json", request.body()))
                 .timeout(request.timeoutMillis(), TimeUnit.MILLISECONDS)
                 .idleTimeout(request.idleTimeoutMillis(), TimeUnit.MILLISECONDS);
-        long handedNanos = System.nanoTime();
+        long handedNanos = nanoClock.getAsLong();
         long[] onConnectionNanos = {-1};
         // Stage timings of the router's overhead metrics: queue + connect until the request is written on
         // a connection, then the worker's time to its first byte. Listener callbacks of one request run
         // one after another.
-        proxyToWorker.onRequestBegin(r -> onConnectionNanos[0] = System.nanoTime());
+        proxyToWorker.onRequestBegin(r -> onConnectionNanos[0] = nanoClock.getAsLong());
         proxyToWorker.onResponseBegin(r -> {
-            long now = System.nanoTime();
+            long now = nanoClock.getAsLong();
             long begun = onConnectionNanos[0] < 0 ? now : onConnectionNanos[0];
             metrics.overheadUpstream(begun - handedNanos, now - begun);
         });

@@ -9,7 +9,11 @@ import io.kvroute.router.worker.InFlightCounters;
 import io.kvroute.router.worker.WorkerRegistry;
 import org.eclipse.jetty.client.HttpClient;
 
-/** The router's shared collaborators, handed to handlers and dispatches. All thread-safe. */
+/**
+ * The router's shared collaborators, handed to handlers and dispatches. All thread-safe.
+ * {@code nanoClock} is the router's one nanosecond clock (the front door, the dispatch core and the
+ * planes read it; tests inject a fake one through {@code KvRouter.create(config, nanoClock)}).
+ */
 public record RouterContext(
         RouterConfig config,
         WorkerRegistry registry,
@@ -29,7 +33,8 @@ public record RouterContext(
         java.util.List<io.kvroute.router.policy.CacheAwarePolicy> cacheAwarePolicies,
         io.kvroute.router.trace.RequestTracer tracer,
         io.kvroute.router.worker.ReadyPool readyPool,
-        io.kvroute.router.lora.LoraRouting lora) {
+        io.kvroute.router.lora.LoraRouting lora,
+        java.util.function.LongSupplier nanoClock) {
 
     /** The HTTP adapter that loads LoRA adapters onto workers (dynamic loading). */
     public static io.kvroute.router.lora.AdapterLoadClient adapterLoader(HttpClient client) {

@@ -72,7 +72,7 @@ public final class RouterHandler extends Handler.Abstract {
         this.registry = ctx.registry();
         this.metrics = ctx.metrics();
         this.admin = new AdminRoutes(ctx);
-        this.inferenceAuth = BearerAuth.of(config.apiKey());
+        this.inferenceAuth = BearerAuth.of(config.auth().apiKey());
         this.claimUnknownPaths = claimUnknownPaths;
     }
 
@@ -106,7 +106,7 @@ public final class RouterHandler extends Handler.Abstract {
                 case "/readyz":
                     return get(method, response, callback, path, () -> readyz(response, callback));
                 case "/metrics":
-                    if (config.metricsPort() != null) {
+                    if (config.server().metricsPort() != null) {
                         return notFound(method, path, response, callback); // served on --metrics-port only
                     }
                     return get(method, response, callback, path, () -> MetricsHandler.scrape(metrics, response, callback));
@@ -144,7 +144,7 @@ public final class RouterHandler extends Handler.Abstract {
     /** Paths this handler answers itself besides inference and admin (embedded mode declines the rest). */
     private boolean owns(String path) {
         return "/v1/models".equals(path) || "/v1/loads".equals(path)
-                || ("/metrics".equals(path) && config.metricsPort() == null);
+                || ("/metrics".equals(path) && config.server().metricsPort() == null);
     }
 
     private boolean get(String method, Response response, Callback callback, String path, Runnable action) {

@@ -57,11 +57,15 @@ final class TenantFrontDoor {
     private final QosGate gate;
     private final TenantMetrics metrics;
     private final ScheduledExecutorService scheduler;
+    /** The router's clock (rate limits, queue waits). */
+    private final java.util.function.LongSupplier nanoClock;
 
-    private TenantFrontDoor(TenantDirectoryWatcher watcher, String trustedHeader, QosGate gate, TenantMetrics metrics) {
+    private TenantFrontDoor(TenantDirectoryWatcher watcher, String trustedHeader, QosGate gate, TenantMetrics metrics,
+            java.util.function.LongSupplier nanoClock) {
+        this.nanoClock = nanoClock;
         this.watcher = watcher;
         this.trustedHeader = trustedHeader;
-        this.limiter = new RateLimiter(System::nanoTime);
+        this.limiter = new RateLimiter(nanoClock);
         this.gate = gate;
         this.metrics = metrics;
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -83,7 +87,7 @@ final class TenantFrontDoor {
         }
         TenantDirectoryWatcher watcher;
         try {
-            watcher = TenantDirectoryWatcher.open(Path.of(config.tenantsFile()), ctx.config().apiKey());
+            watcher = TenantDirectoryWatcher.open(Path.of(config.tenantsFile()), ctx.config().auth().apiKey());
         } catch (TenantsFile.TenantsFileException e) {
             throw new ConfigException("--tenants-file: " + e.getMessage(), e);
         }
@@ -108,7 +112,7 @@ final class TenantFrontDoor {
                             return gateConfigured && cacheAware.fleetSaturated(ctx.loads().snapshot(),
                                     ctx.readyPool().current().eligible(WorkerRole.REGULAR, null));
                         }
-                    }, System::nanoTime, metrics);
+                    }, ctx.nanoClock(), metrics);
             QosGate g = gate;
             for (PriorityClass c : PriorityClass.values()) {
                 metrics.bindQueueDepth(c, () -> g.queued(c));
@@ -117,7 +121,7 @@ final class TenantFrontDoor {
         }
         LOG.info("tenants: {} from {}; router-side queue {}", watcher.current().tenants().size(), config.tenantsFile(),
                 gate == null ? "off" : config.workerCapacityTokens() + " tokens per worker");
-        return new TenantFrontDoor(watcher, config.trustedTenantHeader(), gate, metrics);
+        return new TenantFrontDoor(watcher, config.trustedTenantHeader(), gate, metrics, ctx.nanoClock());
     }
 
     /** The tenant and class of a request from its headers; 401 for an unknown or missing key, 400 for a bad tenant header. */
@@ -176,12 +180,12 @@ final class TenantFrontDoor {
             qosSink.dispatch(start.apply(qosSink));
             return;
         }
-        long queuedAt = System.nanoTime();
+        long queuedAt = nanoClock.getAsLong();
         QosTicket ticket = new QosTicket(tenant, id.priority(), reserved, inputTokens, cachedTokensOn,
                 new QosTicket.Callbacks() {
                     @Override
                     public void admitted() {
-                        sink.facts().queueWait(System.nanoTime() - queuedAt);
+                        sink.facts().queueWait(nanoClock.getAsLong() - queuedAt);
                         if (!qosSink.claimDispatch()) {
                             return; // the client left while it waited, or it was preempted before it started
                         }

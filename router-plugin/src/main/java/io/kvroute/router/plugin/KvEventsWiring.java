@@ -60,7 +60,8 @@ final class KvEventsWiring {
         }
     }
 
-    static KvEventsWiring create(RouterConfig config, MeterRegistry registry, Collection<CacheAwarePolicy> policies) {
+    static KvEventsWiring create(RouterConfig config, MeterRegistry registry, Collection<CacheAwarePolicy> policies,
+            java.util.function.LongSupplier nanoClock) {
         String mode = config.kvEvents().cacheIndex().toLowerCase(Locale.ROOT);
         String hashFlag = config.kvEvents().hash();
         if (mode.equals("approximate")) {
@@ -70,7 +71,7 @@ final class KvEventsWiring {
         KvEventsPlane plane = new KvEventsPlane(KvEventsConfig.defaults()
                 .withSilence(Duration.ofMillis(config.kvEvents().silenceMillis()))
                 .withMaxBlocksPerRank(config.kvEvents().maxBlocksPerRank())
-                .withHashMode(defaultMode == null ? KvHashMode.ENGINE : defaultMode), System::nanoTime, registry, null);
+                .withHashMode(defaultMode == null ? KvHashMode.ENGINE : defaultMode), nanoClock, registry, null);
         ExactCacheIndex exact = new ExactCacheIndex(plane);
         for (CacheAwarePolicy p : policies) {
             p.useExactIndex(exact, mode.equals("exact"), config.kvEvents().inflightGraceMillis()); // ticks are ms

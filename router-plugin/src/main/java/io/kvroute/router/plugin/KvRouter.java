@@ -64,7 +64,9 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     private final RoutingPolicy policy;
     private final HealthChecker health;
     private final Breakers breakers;
-    private final ActiveRequests active = new ActiveRequests();
+    /** The router's one nanosecond clock: every component that measures or schedules by time reads it. */
+    private final java.util.function.LongSupplier nanoClock;
+    private final ActiveRequests active;
     private final RouterContext context;
     private final TokenizerRegistry tokenizers;
     private final LoadPlane loads;
@@ -85,10 +87,13 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     /** Which worker serves which LoRA adapter (model lists, /metrics, the router's own dispatches). */
     private final AdapterDirectory adapters;
 
-    private KvRouter(RouterConfig config, KubernetesClient kubernetes, RequestTracer tracer) {
+    private KvRouter(RouterConfig config, KubernetesClient kubernetes, RequestTracer tracer,
+            java.util.function.LongSupplier nanoClock) {
         this.config = Objects.requireNonNull(config, "config");
+        this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
+        this.active = new ActiveRequests(nanoClock);
         this.tracer = Objects.requireNonNull(tracer, "tracer");
-        this.readyPool = new ReadyPool(config.modelIds());
+        this.readyPool = new ReadyPool(config.routing().modelIds());
         QueuedThreadPool clientThreads = new QueuedThreadPool();
         clientThreads.setName("kvroute-upstream");
         clientThreads.setDaemon(true);
@@ -103,10 +108,14 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         // also spares a URI parse per request). See doStart for the rest of the gateway configuration.
         client.setHttpCookieStore(new HttpCookieStore.Empty());
         addBean(client);
-        this.policy = buildPolicy(config.policy());
+        this.policy = buildPolicy(config.routing().policy());
+        // The router's scheduler for its periodic work (health rounds); started and stopped with the router.
+        org.eclipse.jetty.util.thread.ScheduledExecutorScheduler scheduler =
+                new org.eclipse.jetty.util.thread.ScheduledExecutorScheduler("kvroute-health", true);
+        addBean(scheduler);
         this.health = new HealthChecker(registry, client, config.health(), w -> { },
-                EngineType.parse(config.loadSource().engineType()));
-        this.breakers = new Breakers(config.breaker(), System::nanoTime,
+                EngineType.parse(config.loadSource().engineType()), scheduler);
+        this.breakers = new Breakers(config.breaker(), nanoClock,
                 (workerId, transition) -> {
                     registry.get(workerId).ifPresent(w -> {
                         LOG.warn("worker {} circuit breaker {} -> {}", w.url(), transition.from(), transition.to());
@@ -122,11 +131,11 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         this.tokenizers = loadTokenizers(config);
         // PD prefill: --policy unless --prefill-policy names another (the same instance, so one prefix index).
         RoutingPolicy prefillPolicy = config.pd().prefillPolicy() == null ? policy : buildPolicy(config.pd().prefillPolicy());
-        RoutingPolicy decodePolicy = Policies.createDecode(config.pd().decodePolicy(), config.minLoadChoices());
+        RoutingPolicy decodePolicy = Policies.createDecode(config.pd().decodePolicy(), config.routing().minLoadChoices());
         this.loads = new LoadPlane(LoadPlaneConfig.defaults().withFreshnessWindow(
                 java.time.Duration.ofNanos(config.loadSource().freshnessNanos()))
                 .withMetricsStaleness(java.time.Duration.ofMillis(config.loadSource().stalenessMs())),
-                System::nanoTime, metrics.registry());
+                nanoClock, metrics.registry());
         // A client of its own for /metrics scrapes: one connection per worker, never competing with traffic.
         this.scrapeClient = new HttpClient();
         scrapeClient.setMaxConnectionsPerDestination(1);
@@ -135,13 +144,13 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         scrapeClient.setHttpCookieStore(new HttpCookieStore.Empty());
         addBean(scrapeClient);
         this.scraper = new MetricsScraper(loads, scrapeClient, config.loadSource().scrapeIntervalMs(),
-                config.loadSource().scrapeTimeoutMs(), LoadSourceConfig.MAX_SCRAPE_BACKOFF_MS, System::nanoTime,
+                config.loadSource().scrapeTimeoutMs(), LoadSourceConfig.MAX_SCRAPE_BACKOFF_MS, nanoClock,
                 metrics.registry());
         RoutingPolicy sessionPolicy = policy instanceof StickySessionPolicy ? policy
-                : Policies.sticky(policy, policy.name(), config.session().idleSecs(), System::nanoTime);
+                : Policies.sticky(policy, policy.name(), config.session().idleSecs(), nanoClock);
         RoutingPolicy prefillSessionPolicy = prefillPolicy == policy ? sessionPolicy
                 : prefillPolicy instanceof StickySessionPolicy ? prefillPolicy
-                : Policies.sticky(prefillPolicy, prefillPolicy.name(), config.session().idleSecs(), System::nanoTime);
+                : Policies.sticky(prefillPolicy, prefillPolicy.name(), config.session().idleSecs(), nanoClock);
         // LoRA adapters: model lists and /metrics feed one directory; placement and dispatch read its snapshot
         this.adapters = new AdapterDirectory();
         health.onModelCards((id, cards) -> adapters.updateCards(id, cards.base(), cards.adapters()),
@@ -151,10 +160,10 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
             cacheAware.useAdapterPlacement(adapters::current, config.lora().affinityWeight());
         }
         LoraRouting lora = new LoraRouting(adapters, config.lora(), RouterContext.adapterLoader(client),
-                metrics.registry(), System::nanoTime);
+                metrics.registry(), nanoClock);
         this.context = new RouterContext(config, registry, inFlight, breakers, health, policy, client, metrics, active,
                 tokenizers, prefillPolicy, decodePolicy, loads, sessionPolicy, prefillSessionPolicy,
-                java.util.List.copyOf(cacheAwarePolicies.values()), tracer, readyPool, lora);
+                java.util.List.copyOf(cacheAwarePolicies.values()), tracer, readyPool, lora, nanoClock);
         this.frontDoor = new InferenceFrontDoor(context);
         for (CacheAwarePolicy cacheAware : cacheAwarePolicies.values()) {
             cacheAware.prefixIndexes().forEach((mode, index) -> metrics.bindPrefixIndex(cacheAware.name(), mode, index));
@@ -162,7 +171,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         tokenizers.chatPrefixCaches().forEach(metrics::bindChatPrefixCache);
         tokenizers.chatCacheDeclines().forEach(metrics::chatCacheDeclined);
         tokenizers.textOnlyModels().forEach(metrics::templateTextOnly);
-        this.kvWiring = KvEventsWiring.create(config, metrics.registry(), cacheAwarePolicies.values());
+        this.kvWiring = KvEventsWiring.create(config, metrics.registry(), cacheAwarePolicies.values(), nanoClock);
         this.kvEvents = kvWiring.plane();
         // vllm:cache_config_info's block size confirms (or refuses) a worker's KV-event template
         scraper.onBlockSize((workerId, blockSize) -> registry.get(workerId)
@@ -203,7 +212,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         });
         // operator-stated KV-event endpoints (vLLM has no /server_info); an advert from /server_info replaces them
         io.kvroute.router.worker.KvEventsTemplates templates = config.kvEvents().templates();
-        for (String url : config.workerUrls()) {
+        for (String url : config.routing().workerUrls()) {
             registry.add(templates.apply(Worker.regular(url)));
         }
         for (String entry : config.pd().prefillUrls()) {
@@ -221,7 +230,16 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
 
     /** A router for {@code config}; not started. */
     public static KvRouter create(RouterConfig config) {
-        return new KvRouter(config, null, configuredTracer(config));
+        return new KvRouter(config, null, configuredTracer(config), System::nanoTime);
+    }
+
+    /**
+     * A router for {@code config} on {@code nanoClock} (e.g. a test's fake clock) instead of
+     * {@link System#nanoTime()}: the front door, the dispatch core, breakers, sessions, the load plane
+     * and the drain deadline all read it; not started.
+     */
+    public static KvRouter create(RouterConfig config, java.util.function.LongSupplier nanoClock) {
+        return new KvRouter(config, null, configuredTracer(config), nanoClock);
     }
 
     /**
@@ -229,12 +247,12 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
      * instead of fabric8's default in-cluster/kubeconfig resolution; not started.
      */
     public static KvRouter create(RouterConfig config, KubernetesClient kubernetes) {
-        return new KvRouter(config, kubernetes, configuredTracer(config));
+        return new KvRouter(config, kubernetes, configuredTracer(config), System::nanoTime);
     }
 
     /** A router for {@code config} tracing through {@code tracer} (closed when the router stops); not started. */
     public static KvRouter create(RouterConfig config, RequestTracer tracer) {
-        return new KvRouter(config, null, tracer);
+        return new KvRouter(config, null, tracer, System::nanoTime);
     }
 
     private static RequestTracer configuredTracer(RouterConfig config) {
@@ -295,13 +313,13 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         switch (name.toLowerCase(java.util.Locale.ROOT)) {
             case "cache_aware":
                 return cacheAwarePolicies.computeIfAbsent("cache_aware", n -> Policies.cacheAware(config.cacheAwareConfig(),
-                        config.minLoadChoices(), java.util.concurrent.ThreadLocalRandom::current, System::currentTimeMillis,
+                        config.routing().minLoadChoices(), java.util.concurrent.ThreadLocalRandom::current, System::currentTimeMillis,
                         config.cacheAware().effectiveMaxIndexBytes()));
             case "sticky":
                 return Policies.sticky(buildPolicy(config.session().fallbackPolicy()), "sticky", config.session().idleSecs(),
-                        System::nanoTime);
+                        nanoClock);
             default:
-                return Policies.create(name, config.minLoadChoices());
+                return Policies.create(name, config.routing().minLoadChoices());
         }
     }
 
@@ -422,7 +440,7 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
 
     private synchronized void beginDrain() {
         if (!active.draining()) {
-            drainStartNanos = System.nanoTime();
+            drainStartNanos = nanoClock.getAsLong();
             active.beginDrain();
         }
     }

@@ -29,13 +29,13 @@ final class MetricsPort {
      * connector's requests with {@link MetricsHandler} and passes every other request to {@code main}.
      */
     static Handler install(Server server, RouterConfig config, RouterMetrics metrics, Handler main) {
-        if (config.metricsPort() == null) {
+        if (config.server().metricsPort() == null) {
             return main;
         }
         ServerConnector connector = new ServerConnector(server);
         connector.setName(CONNECTOR_NAME);
-        connector.setHost(config.host());
-        connector.setPort(config.metricsPort());
+        connector.setHost(config.server().host());
+        connector.setPort(config.server().metricsPort());
         server.addConnector(connector);
         return new ByConnector(main, connector, new MetricsHandler(metrics));
     }

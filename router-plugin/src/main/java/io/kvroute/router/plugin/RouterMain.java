@@ -85,7 +85,8 @@ public final class RouterMain {
         return start(config, KvRouter.create(config, tracer));
     }
 
-    private static RunningRouter start(RouterConfig config, KvRouter router) throws Exception {
+    /** The standalone server around {@code router} (tests hand in a router on a fake clock). */
+    static RunningRouter start(RouterConfig config, KvRouter router) throws Exception {
         QueuedThreadPool threads = new QueuedThreadPool(400, 8);
         threads.setName("kvroute-router");
         Server server = new Server(threads);
@@ -93,8 +94,8 @@ public final class RouterMain {
         http.setSendServerVersion(false);
         http.setOutputAggregationSize(0);
         ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http));
-        connector.setHost(config.host());
-        connector.setPort(config.port());
+        connector.setHost(config.server().host());
+        connector.setPort(config.server().port());
         connector.setIdleTimeout(Math.max(30_000L, config.timeouts().requestMillis()));
         server.addConnector(connector);
         server.setHandler(MetricsPort.install(server, config, router.metrics(), router.handler(true)));
@@ -105,7 +106,7 @@ public final class RouterMain {
         }
         server.setStopTimeout(30_000);
         server.start();
-        String host = config.host().contains(":") ? "[" + config.host() + "]" : config.host();
+        String host = config.server().host().contains(":") ? "[" + config.server().host() + "]" : config.server().host();
         return new RunningRouter(server, router, "http://" + host + ":" + connector.getLocalPort());
     }
 

@@ -1,5 +1,6 @@
 package io.kvroute.router.policy;
 
+import io.kvroute.router.config.SessionSettings;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
@@ -11,11 +12,6 @@ public final class Policies {
 
     /** Every policy name accepted by {@code --policy}. */
     public static final List<String> NAMES = List.of("round_robin", "random", "power_of_two", "cache_aware", "sticky");
-
-    /** Default {@code --sticky-fallback-policy}. */
-    public static final String DEFAULT_STICKY_FALLBACK = "power_of_two";
-    /** Default {@code --session-idle-secs}. */
-    public static final double DEFAULT_SESSION_IDLE_SECS = 600;
 
     private Policies() {}
 
@@ -46,8 +42,11 @@ public final class Policies {
             case "cache_aware":
                 return cacheAware(CacheAwareConfig.defaults(), minLoadChoices, random, System::currentTimeMillis);
             case "sticky":
-                return sticky(create(DEFAULT_STICKY_FALLBACK, minLoadChoices, random), "sticky",
-                        DEFAULT_SESSION_IDLE_SECS, System::nanoTime);
+                // the declared defaults of --sticky-fallback-policy and --session-idle-secs (read here, not at class
+                // initialisation: SessionSettings' own check reads NAMES)
+                SessionSettings session = SessionSettings.DEFAULTS;
+                return sticky(create(session.fallbackPolicy(), minLoadChoices, random), "sticky",
+                        session.idleSecs(), System::nanoTime);
             default:
                 throw new IllegalArgumentException(
                         "unknown policy '" + name + "' (choices: " + String.join(", ", NAMES) + ")");

@@ -87,7 +87,7 @@ public final class ServletDeployment {
      * log; in a container, use the container's own, such as Tomcat's {@code AccessLogValve}).
      */
     static void refuseHostOnlySettings(RouterConfig config) {
-        if (config.metricsPort() != null) {
+        if (config.server().metricsPort() != null) {
             throw new ConfigException("--metrics-port (metrics-port) is not supported in a servlet container: the "
                     + "web application cannot open a port; /metrics is served under the context path");
         }

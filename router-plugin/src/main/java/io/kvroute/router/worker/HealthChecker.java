@@ -8,8 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -18,6 +16,7 @@ import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.eclipse.jetty.client.BufferingResponseListener;
 import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.util.thread.Scheduler;
 import org.eclipse.jetty.client.Result;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * and {@link #engineVersion}. vLLM answers {@code /health} 503 once its engine died
  * ({@code vllm/entrypoints/serve/instrumentator/health.py}); any status but 200 counts as a failed probe.
  *
- * <p>Threading: one scheduler thread issues probes; results arrive on HTTP client threads and
+ * <p>Threading: the scheduler it is given (the router's; it builds none) issues probes; results arrive on HTTP client threads and
  * update per-worker counters held in a concurrent map. Registry writes never happen under a lock
  * held here.
  */
@@ -68,26 +67,34 @@ public final class HealthChecker implements AutoCloseable {
     private volatile BiConsumer<String, ModelCards> cardsListener = (id, cards) -> { };
     /** Workers whose model list is read again on every healthy probe (those known to serve adapters). */
     private volatile Predicate<String> refreshCards = id -> false;
-    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "kvroute-health");
-        t.setDaemon(true);
-        return t;
-    });
+    /** Runs the probe rounds: the composition root's, or (null) the HTTP client's, looked up at {@link #start}. */
+    private final Scheduler givenScheduler;
+    /** The next probe round, cancelled by {@link #close}. */
+    private volatile Scheduler.Task next;
+    private volatile boolean closed;
 
     public HealthChecker(WorkerRegistry registry, HttpClient client, long intervalMillis, long timeoutMillis,
             int failureThreshold, int successThreshold, Consumer<Worker> onDiscovered) {
         this(registry, client, SettingsBinder.parse(HealthSettings.class,
                 "--health-check-interval-secs=" + intervalMillis / 1000.0, "--health-check-timeout-secs=" + timeoutMillis / 1000.0,
                 "--health-failure-threshold=" + failureThreshold, "--health-success-threshold=" + successThreshold),
-                onDiscovered, null);
+                onDiscovered, null, null);
+    }
+
+    /** Probe rounds on {@code client}'s scheduler. */
+    public HealthChecker(WorkerRegistry registry, HttpClient client, HealthSettings settings, Consumer<Worker> onDiscovered,
+            EngineType engineOverride) {
+        this(registry, client, settings, onDiscovered, engineOverride, null);
     }
 
     /**
      * @param settings the {@code --health-*} settings
      * @param engineOverride the engine type of every worker ({@code --engine-type}), or null to discover it
+     * @param scheduler runs the probe rounds (the router's, stopped by its owner), or null for {@code client}'s
      */
     public HealthChecker(WorkerRegistry registry, HttpClient client, HealthSettings settings, Consumer<Worker> onDiscovered,
-            EngineType engineOverride) {
+            EngineType engineOverride, Scheduler scheduler) {
+        this.givenScheduler = scheduler;
         this.engineOverride = engineOverride;
         this.registry = Objects.requireNonNull(registry, "registry");
         this.client = Objects.requireNonNull(client, "client");
@@ -118,9 +125,24 @@ public final class HealthChecker implements AutoCloseable {
         this.refreshCards = Objects.requireNonNull(refresh, "refresh");
     }
 
+    /** Probes now, then {@code intervalMillis} after each round ends, on the scheduler, until {@link #close}. */
     public void start() {
-        scheduler.execute(this::probeAll);
-        scheduler.scheduleWithFixedDelay(this::probeAll, intervalMillis, intervalMillis, TimeUnit.MILLISECONDS);
+        Scheduler scheduler = givenScheduler != null ? givenScheduler : client.getScheduler();
+        next = scheduler.schedule(() -> round(scheduler), 0, TimeUnit.MILLISECONDS);
+    }
+
+    private void round(Scheduler scheduler) {
+        if (closed) {
+            return;
+        }
+        try {
+            probeAll();
+        } catch (RuntimeException e) {
+            LOG.warn("health probe round failed", e); // the next round still runs, as with a fixed-delay executor
+        }
+        if (!closed) {
+            next = scheduler.schedule(() -> round(scheduler), intervalMillis, TimeUnit.MILLISECONDS);
+        }
     }
 
     /** Probes every worker now (also used by tests and by admin actions). */
@@ -377,6 +399,10 @@ public final class HealthChecker implements AutoCloseable {
 
     @Override
     public void close() {
-        scheduler.shutdownNow();
+        closed = true;
+        Scheduler.Task pending = next;
+        if (pending != null) {
+            pending.cancel();
+        }
     }
 }

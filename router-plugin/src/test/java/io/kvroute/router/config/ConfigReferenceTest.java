@@ -93,7 +93,8 @@ class ConfigReferenceTest {
         for (Class<? extends Record> type : List.of(RetrySettings.class, HealthSettings.class, BreakerSettings.class,
                 SessionSettings.class, KvEventsSettings.class, TimeoutSettings.class, ObservabilityConfig.class,
                 CacheAwareSettings.class, LoadSourceConfig.class, TokenizationSettings.class, PdSettings.class,
-                TenantsConfig.class, LoraConfig.class)) {
+                TenantsConfig.class, LoraConfig.class, ServerSettings.class, AuthSettings.class, RoutingSettings.class,
+                DiscoverySettings.class)) {
             assertThat(SettingsBinder.defaults(type)).isNotNull();
             for (var component : type.getRecordComponents()) {
                 assertThat(component.getAnnotation(Setting.class)).as(type.getSimpleName() + "." + component.getName()).isNotNull();
