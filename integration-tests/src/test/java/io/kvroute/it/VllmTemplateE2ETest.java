@@ -18,13 +18,15 @@ import org.eclipse.jetty.http.HttpMethod;
 import org.junit.jupiter.api.Test;
 
 /**
- * vLLM-API mock workers ({@code --engine-api vllm}: no {@code /server_info}, vLLM's KV-event shape,
- * hashes seeded per process and per rank) found only through operator templates
- * ({@code --kv-events-worker-templates}): the router subscribes them, keys their blocks by tokens
- * ({@code --kv-events-hash auto}), sends a repeated prompt to its holder, pins a data-parallel-2
- * worker's request to the rank that holds the prompt ({@code X-data-parallel-rank}, counted on the
- * mock's ranks), rebuilds every worker's blocks from the replay sockets after a router restart, and
- * refuses a worker whose template's block size disagrees with its {@code vllm:cache_config_info}.
+ * A mixed fleet in one router: vLLM-API mock workers ({@code --engine-api vllm}: no {@code /server_info},
+ * vLLM's KV-event shape, hashes seeded per process and per rank), one of them data-parallel 2, found only
+ * through operator templates ({@code --kv-events-worker-templates}), beside an SGLang-style worker that
+ * advertises its events in {@code /server_info}. The router subscribes them all, keys the vLLM blocks by
+ * tokens and the SGLang ones by the engine's hash ({@code --kv-events-hash auto}), sends a repeated prompt
+ * to its holder on either kind, pins the data-parallel worker's request to the rank that holds the prompt
+ * ({@code X-data-parallel-rank}, counted on the mock's ranks), rebuilds every worker's blocks from the
+ * replay sockets after a router restart, and refuses a worker whose template's block size disagrees with
+ * its {@code vllm:cache_config_info}.
  */
 class VllmTemplateE2ETest {
 
@@ -55,7 +57,7 @@ class VllmTemplateE2ETest {
     }
 
     @Test
-    void templatedVllmWorkers_exactRouting_rankPinning_replayAfterRestart_blockSizeMismatchRefused() throws Exception {
+    void mixedFleet_templatedVllmAndDp2BesideSglang_exactRouting_rankPinning_replayAfterRestart_blockSizeMismatchRefused() throws Exception {
         String tokenizer = BundledTokenizer.qwen3().toString();
         List<String> vllm = List.of("--port", "0", "--engine-api", "vllm", "--tokenizer-path", tokenizer,
                 "--decode-ms-per-step", "1", "--prefill-ms-per-1k", "1", "--kv-events-hash-seed", "random");
@@ -67,10 +69,13 @@ class VllmTemplateE2ETest {
             dp2.addAll(List.of("--dp-size", "2"));
             workers.add(MockWorkerMain.start(dp2.toArray(String[]::new)));
             workers.add(MockWorkerMain.start(vllm.toArray(String[]::new))); // its template says 32, its engine 16
+            workers.add(MockWorkerMain.start("--port", "0", "--tokenizer-path", tokenizer, "--decode-ms-per-step", "1",
+                    "--prefill-ms-per-1k", "1")); // SGLang-style: events in /server_info
             MockWorkerMain.MockWorker a = workers.get(0);
             MockWorkerMain.MockWorker b = workers.get(1);
             MockWorkerMain.MockWorker dp = workers.get(2);
             MockWorkerMain.MockWorker wrong = workers.get(3);
+            MockWorkerMain.MockWorker sglang = workers.get(4);
             List<String> urls = workers.stream().map(MockWorkerMain.MockWorker::baseUrl).toList();
             String[] routerArgs = {"--port", "0", "--worker-urls", String.join(",", urls), "--policy", "cache_aware",
                 "--tokenizer-path", tokenizer, "--cache-index", "exact", "--cache-affinity-min-matched-tokens", "32",
@@ -82,14 +87,14 @@ class VllmTemplateE2ETest {
             List<String> holders = new ArrayList<>();
             int pinnedText;
             try (RouterMain.RunningRouter first = RouterMain.start(routerArgs)) {
-                // three quiet workers are exact once subscribed (their replay buffers are empty); the fourth is refused
-                await().atMost(Duration.ofSeconds(30)).until(() -> scrape(http, first, "kvroute_kv_events_workers_exact") == 3
+                // four quiet workers are exact once subscribed (their replay buffers are empty); the fifth is refused
+                await().atMost(Duration.ofSeconds(30)).until(() -> scrape(http, first, "kvroute_kv_events_workers_exact") == 4
                         && scrape(http, first, "kvroute_kv_events_workers_refused_total",
                                 "reason=\"block_size_mismatch\"") == 1);
                 assertThat(scrape(http, first, "kvroute_kv_events_workers_unknown")).isZero();
 
-                // a prompt cached on a single-rank worker is routed back to it
-                for (MockWorkerMain.MockWorker holder : List.of(a, b)) {
+                // a prompt cached on a single-rank worker of either kind is routed back to it
+                for (MockWorkerMain.MockWorker holder : List.of(a, b, sglang)) {
                     String text = preamble + ("Question for " + holder.baseUrl() + " about prefix caches. ").repeat(6);
                     double before = scrape(http, first, "kvroute_kv_events_block_events_total");
                     direct(http, holder, text, -1);
@@ -120,17 +125,17 @@ class VllmTemplateE2ETest {
                 texts.add(text);
                 holders.add(dp.baseUrl());
                 assertThat(scrape(http, first, "kvroute_cache_aware_decisions_total", "decision=\"cache_hit\"",
-                        "index=\"exact\"")).isEqualTo(3);
+                        "index=\"exact\"")).isEqualTo(4);
                 assertThat(scrape(http, first, "kvroute_kv_events_malformed_total")).isZero();
             }
 
             // a new router: the workers stay quiet, so only their replay buffers can rebuild the blocks
             try (RouterMain.RunningRouter second = RouterMain.start(routerArgs)) {
-                await().atMost(Duration.ofSeconds(30)).until(() -> scrape(http, second, "kvroute_kv_events_workers_exact") == 3
+                await().atMost(Duration.ofSeconds(30)).until(() -> scrape(http, second, "kvroute_kv_events_workers_exact") == 4
                         && scrape(http, second, "kvroute_kv_events_block_events_total") > 0);
-                // four replay sockets answered: a, b and both ranks of the data-parallel worker
+                // five replay sockets answered: a, b, both ranks of the data-parallel worker, and the SGLang worker
                 await().atMost(Duration.ofSeconds(10)).until(() -> scrape(http, second, "kvroute_kv_events_replays_total",
-                        "outcome=\"completed\"") >= 4);
+                        "outcome=\"completed\"") >= 5);
                 for (int i = 0; i < texts.size(); i++) {
                     long[] ranksBefore = dp.requestsByRank();
                     ContentResponse again = http.postJson(second.baseUrl() + "/v1/chat/completions", chat(texts.get(i)));
