@@ -243,6 +243,38 @@ class LoraE2ETest {
         await().atMost(WAIT).until(() -> view().slotsUsed() == 0);
     }
 
+    @Test
+    void pdRequestsForAnAdapter_pairThePrefillAndDecodeWorkersThatServeIt() throws Exception {
+        List<String> args = List.of("--model-id", "base", "--decode-ms-per-step", "1", "--prefill-ms-per-1k", "1",
+                "--kv-events-endpoint", "none", "--max-loras", "2", "--lora-load-ms", "5", "--lora-runtime-updating");
+        try (PdFleet pd = PdFleet.start(2, 2, args, args, List.of("--lora-models-refresh-secs", "0.3"))) {
+            MockWorkerMain.MockWorker prefill = pd.prefills.get(1);
+            MockWorkerMain.MockWorker decode = pd.decodes.get(0);
+            for (MockWorkerMain.MockWorker w : List.of(prefill, decode)) {
+                assertThat(http.postJson(w.baseUrl() + "/load_lora_adapter",
+                        "{\"lora_name\":\"sql\",\"lora_path\":\"/l/sql\"}").getStatus()).isEqualTo(200);
+            }
+            // both workers list it (read again through --lora-models-refresh-secs)
+            await().atMost(WAIT).until(() -> pd.router.router().adapters().current().byWorker().values().stream()
+                    .filter(a -> a.listed().contains("sql")).count() == 2);
+            long otherPrefill = pd.prefills.get(0).handler().requests();
+            long otherDecode = pd.decodes.get(1).handler().requests();
+            for (int i = 0; i < 8; i++) {
+                ContentResponse r = http.postJson(pd.url("/v1/completions"),
+                        "{\"model\":\"sql\",\"prompt\":\"pd sql prompt " + i + "\",\"max_tokens\":3}");
+                assertThat(r.getStatus()).as(r.getContentAsString()).isEqualTo(200);
+                assertThat(r.getHeaders().get("x-kvroute-decode-url")).isEqualTo(decode.baseUrl());
+            }
+            assertThat(pd.prefills.get(0).handler().requests()).as("prefill without sql").isEqualTo(otherPrefill);
+            assertThat(pd.decodes.get(1).handler().requests()).as("decode without sql").isEqualTo(otherDecode);
+            assertThat(MetricSum.of(http.get(pd.url("/metrics")).getContentAsString(), "kvroute_lora_decisions_total"))
+                    .isEqualTo(8);
+            // the base model still pairs over every worker
+            assertThat(http.postJson(pd.url("/v1/completions"),
+                    "{\"model\":\"base\",\"prompt\":\"pd base\",\"max_tokens\":3}").getStatus()).isEqualTo(200);
+        }
+    }
+
     /** The router's view of the only worker's adapters. */
     private io.kvroute.router.lora.WorkerAdapters view() {
         return router.router().adapters().current().byWorker().values().stream().findFirst()
