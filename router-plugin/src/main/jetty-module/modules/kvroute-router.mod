@@ -307,5 +307,8 @@ etc/kvroute-router.xml
 ## How long one adapter load request may take (default 30000).
 # kvroute.lora-load-timeout-ms=30000
 
+## How often the model list (/v1/models) of a healthy worker not known to serve adapters is read again, so an adapter loaded onto it out of band is seen (workers known to serve adapters are read on every health probe); 0 = never (default 30).
+# kvroute.lora-models-refresh-secs=30
+
 ## --- end generated ---
 # end::documentation[]

@@ -96,6 +96,27 @@ class GrafanaDashboardE2ETest {
         assertThat(problems).as("dashboard PromQL against the live scrape").isEmpty();
     }
 
+    /** The LoRA row shows every LoRA meter (docs/lora.md "Metrics"); the test above checks the names exist. */
+    @Test
+    void loraRow_showsEveryLoraMeter() throws Exception {
+        JsonNode panels = new ObjectMapper().readTree(Files.readString(DASHBOARD)).path("panels");
+        List<String> metrics = new ArrayList<>();
+        boolean inRow = false;
+        for (JsonNode panel : panels) {
+            if (panel.path("type").asText().equals("row")) {
+                inRow = panel.path("title").asText().equals("LoRA adapters");
+                continue;
+            }
+            if (inRow) {
+                for (JsonNode target : panel.path("targets")) {
+                    PromQlNames.selectors(target.path("expr").asText()).forEach(sel -> metrics.add(sel.metric()));
+                }
+            }
+        }
+        assertThat(metrics).contains("kvroute_lora_decisions_total", "kvroute_lora_loads_total",
+                "kvroute_lora_load_seconds_sum", "kvroute_lora_load_seconds_count", "kvroute_lora_load_seconds_max");
+    }
+
     @Test
     void aBogusMetricName_orLabel_isReported() {
         List<String> problems = problems(List.of(

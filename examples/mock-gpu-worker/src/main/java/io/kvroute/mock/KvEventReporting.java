@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.kvroute.mock.engine.CacheEventSink;
 import io.kvroute.mock.engine.DataParallelEngine;
 import io.kvroute.mock.engine.Engine;
+import io.kvroute.mock.lora.LoraSlots;
 import io.kvroute.scheduler.jetty.KvEventsAdvert;
 import io.kvroute.scheduler.jetty.KvScheduler;
 import io.kvroute.scheduler.report.KvEventFormat;
@@ -29,6 +30,11 @@ import org.eclipse.jetty.util.component.AbstractLifeCycle;
  * vLLM's are (its chain starts from a per-process random value). A router must then key these
  * blocks by their {@code token_ids} ({@code --kv-events-hash tokens}). A cache flush (the engine's
  * {@code cleared()}) is published as {@code AllBlocksCleared} on every rank.
+ *
+ * <p>Pages of a LoRA request ({@code --max-loras}) sit in the cache under adapter-salted token ids; in vLLM's
+ * format they are published as vLLM does, with the real token ids, {@code lora_id} and {@code lora_name}
+ * ({@link LoraSlots#unsalted}), so a router keys them by adapter. SGLang's events carry no adapter (SGLang
+ * {@code python/sglang/srt/mem_cache/events.py}: {@code lora_id=None}), so in its format the salted ids stay.
  */
 final class KvEventReporting extends AbstractLifeCycle {
     static final String TOPIC = "kv";
@@ -40,14 +46,17 @@ final class KvEventReporting extends AbstractLifeCycle {
     private final KvScheduler scheduler;
     private final Long hashSeed;
     private final KvEventFormat format;
+    /** The worker's adapters ({@code --max-loras}), or null. */
+    private final LoraSlots lora;
     private volatile KvEventPublisher publisher;
 
     /**
      * @param host the host advertised as {@code endpoint_host} (a wildcard means the worker URL's host)
      * @param hashSeed null to publish SGLang's reproducible hashes, else the seed of unreproducible ones
+     * @param lora the worker's adapters, or null without {@code --max-loras}
      */
     KvEventReporting(String endpoint, String replayEndpoint, String host, Engine engine, KvScheduler scheduler,
-            Long hashSeed, KvEventFormat format) {
+            Long hashSeed, KvEventFormat format, LoraSlots lora) {
         this.endpoint = requireNonNull(endpoint, "endpoint");
         this.replayEndpoint = requireNonNull(replayEndpoint, "replayEndpoint");
         this.host = requireNonNull(host, "host");
@@ -55,6 +64,7 @@ final class KvEventReporting extends AbstractLifeCycle {
         this.scheduler = requireNonNull(scheduler, "scheduler");
         this.hashSeed = hashSeed;
         this.format = requireNonNull(format, "format");
+        this.lora = lora;
     }
 
     @Override
@@ -70,8 +80,16 @@ final class KvEventReporting extends AbstractLifeCycle {
             rankEngines.get(r).setCacheEventSink(new CacheEventSink() {
                 @Override
                 public void stored(long[] hashes, Long parentHash, int[] tokens, int pageSize) {
-                    p.blockStored(rank, published(seed, hashes), parentHash == null ? null : published(seed, parentHash),
-                            tokens, pageSize);
+                    Long parent = parentHash == null ? null : published(seed, parentHash);
+                    LoraSlots.AdapterPages adapter = lora == null || format != KvEventFormat.VLLM ? null : lora.unsalted(tokens);
+                    if (adapter == null) {
+                        p.blockStored(rank, published(seed, hashes), parent, tokens, pageSize);
+                    } else {
+                        // vLLM reports a LoRA request's real token ids with lora_id and lora_name
+                        // (vllm/v1/core/block_pool.py cache_full_blocks); the hashes stay the adapter-scoped ones
+                        p.blockStored(rank, published(seed, hashes), parent, adapter.tokenIds(), pageSize,
+                                adapter.loraId(), adapter.loraName());
+                    }
                 }
 
                 @Override

@@ -176,6 +176,12 @@ public final class MockWorkerMain implements Callable<Integer> {
             + "--kv-events-format vllm) (default sglang).")
     String engineApi = "sglang";
 
+    @Option(names = "--enable-metrics", arity = "0..1", fallbackValue = "true", description = "SGLang surface: serve "
+            + "SGLang's /metrics (sglang:num_running_reqs, num_queue_reqs, token_usage, max_total_num_tokens; with "
+            + "--max-loras the sglang:lora_pool_slots_* gauges), as SGLang does with --enable-metrics; the vLLM surface "
+            + "always serves its own (default false).")
+    boolean enableMetrics = false;
+
     @Option(names = "--max-loras", description = "LoRA adapter slots (vLLM --max-loras); 0 = no LoRA (default 0).")
     int maxLoras = 0;
 
@@ -393,9 +399,21 @@ public final class MockWorkerMain implements Callable<Integer> {
             vllm = new io.kvroute.mock.http.VllmApi(engine, modelId);
             server.setHandler(lora == null ? new Handler.Sequence(vllm, handler) : new Handler.Sequence(lora, vllm, handler));
         } else {
-            // SGLang's /flush_cache ahead of the worker's own routes; everything else falls through
-            server.setHandler(lora == null ? new Handler.Sequence(new FlushCacheHandler(engine), handler)
-                    : new Handler.Sequence(lora, new FlushCacheHandler(engine), handler));
+            // SGLang's /flush_cache (and, with --enable-metrics, /metrics) ahead of the worker's own routes
+            java.util.List<Handler> sglang = new java.util.ArrayList<>();
+            if (lora != null) {
+                sglang.add(lora);
+            }
+            if (enableMetrics) {
+                io.kvroute.mock.http.SglangMetricsApi metrics = new io.kvroute.mock.http.SglangMetricsApi(engine, modelId);
+                if (lora != null) {
+                    metrics.addMetrics(lora::sglangMetrics);
+                }
+                sglang.add(metrics);
+            }
+            sglang.add(new FlushCacheHandler(engine));
+            sglang.add(handler);
+            server.setHandler(new Handler.Sequence(sglang.toArray(Handler[]::new)));
         }
         if (lora != null) {
             handler.useLora(lora);
@@ -425,7 +443,7 @@ public final class MockWorkerMain implements Callable<Integer> {
             // bound on start, registered with the scheduler's kv_events block, closed on stop
             server.addBean(new KvEventReporting(eventsEndpoint, replayEndpoint == null ? "tcp://" + host + ":*"
                     : replayEndpoint, host, engine, scheduler, hashSeed,
-                    vllmApi ? KvEventFormat.VLLM : kvEventFormat(kvEventsFormat)));
+                    vllmApi ? KvEventFormat.VLLM : kvEventFormat(kvEventsFormat), lora == null ? null : lora.slots()));
         }
         server.start();
         String baseUrl = "http://" + host + ":" + connector.getLocalPort();

@@ -107,17 +107,19 @@ final class LoraScenario implements Scenario {
 
     FleetSpec spec(String variant, Shape s) {
         List<String> worker = new ArrayList<>(time.workerArgs());
-        worker.addAll(List.of("--engine-api", "vllm", "--kv-events-endpoint", "none", "--max-loras",
+        // vLLM-like workers: KV events in vLLM's shape (adapter blocks with their real token ids and lora_name),
+        // hashes seeded per process, the real tokenizer on both sides
+        worker.addAll(List.of("--engine-api", "vllm", "--kv-events-hash-seed", "random", "--max-loras",
                 String.valueOf(s.slots()), "--lora-load-ms", String.valueOf(s.loadMs())));
         List<String> catalogue = new ArrayList<>();
         for (int k = 0; k < s.workload().adapters(); k++) {
             catalogue.add(LoraWorkload.adapter(k) + "=/loras/" + LoraWorkload.adapter(k));
         }
-        // the mock's KV events would carry adapter-salted ids: the router keeps to its own prefix tree
-        // a session's later turns share its instruction + document (a few hundred tokens as the router estimates
-        // characters; ~150 in --quick): the threshold makes them prefix hits in every arm, the adapter-blind one
-        // included, and stays above the 48-token adapter instruction sessions share
-        List<String> router = new ArrayList<>(List.of("--policy", "cache_aware", "--cache-index", "approximate",
+        // the exact KV index, as a vLLM fleet runs it (blocks keyed by the events' tokens and lora_name)
+        // a session's later turns share its instruction + document (several hundred tokens; ~150 in --quick): the
+        // threshold makes them prefix hits in every arm, the adapter-blind one included, and stays above the
+        // adapter instruction sessions share
+        List<String> router = new ArrayList<>(List.of("--policy", "cache_aware", "--cache-index", "exact",
                 "--engine-type", "vllm", "--health-check-interval-secs", "1", "--cache-affinity-min-matched-tokens",
                 String.valueOf(s.minMatchedTokens())));
         switch (variant) {
@@ -132,7 +134,7 @@ final class LoraScenario implements Scenario {
             }
             default -> throw new IllegalArgumentException("unknown variant " + variant + "; known: " + variants());
         }
-        return new FleetSpec(s.workers(), 0, worker, List.of(), router, false);
+        return new FleetSpec(s.workers(), 0, worker, List.of(), router, true);
     }
 
     @Override

@@ -21,12 +21,19 @@ public record LoraConfig(
         Map<String, String> catalogue,
         @Setting(name = "lora-load-timeout-ms", defaultValue = "30000", min = 1, max = 3_600_000,
                 description = "How long one adapter load request may take")
-        long loadTimeoutMs) {
+        long loadTimeoutMs,
+        @Setting(name = "lora-models-refresh-secs", defaultValue = "30", min = 0, max = MAX_MODELS_REFRESH_SECS,
+                description = "How often the model list (/v1/models) of a healthy worker not known to serve adapters is "
+                        + "read again, so an adapter loaded onto it out of band is seen (workers known to serve adapters "
+                        + "are read on every health probe); 0 = never")
+        double modelsRefreshSecs) {
 
     /** Largest affinity weight accepted: far beyond any queue a worker holds. */
     public static final double MAX_AFFINITY_WEIGHT = 1_000_000;
     /** Largest catalogue accepted (a bound on configuration, not on engines). */
     public static final int MAX_CATALOGUE = 100_000;
+    /** Longest model-list refresh interval accepted: a day. */
+    public static final double MAX_MODELS_REFRESH_SECS = 86_400;
 
     public LoraConfig {
         catalogue = Map.copyOf(catalogue);
@@ -36,6 +43,11 @@ public record LoraConfig(
         if (dynamicLoading && catalogue.isEmpty()) {
             throw new ConfigException("--lora-dynamic-loading needs at least one --lora-adapter NAME=PATH");
         }
+    }
+
+    /** {@link #modelsRefreshSecs} in nanoseconds (0 = never). */
+    public long modelsRefreshNanos() {
+        return (long) (modelsRefreshSecs * 1e9);
     }
 
     public static final LoraConfig DEFAULTS = SettingsBinder.defaults(LoraConfig.class);

@@ -128,6 +128,12 @@ public final class PdDispatch implements Abortable {
         if (chosen != null) {
             facts.decision(chosen.policy(), chosen.reason(), chosen.matchedTokens(), chosen.decode().url());
             facts.prefillWorker(chosen.prefill().url());
+            String adapter = route.hints().adapter();
+            if (adapter != null && deps.lora() != null) {
+                // both engines run the adapter; one decision per request (the prefill pick)
+                deps.lora().noteSent(chosen.prefill(), adapter, true);
+                deps.lora().noteSent(chosen.decode(), adapter, false);
+            }
         }
         Traces.endSelect(select, facts);
         if (chosen == null) {

@@ -42,12 +42,12 @@ final class PdPairChooser {
         RoutingPolicy prefillChooser = hints.sessionKey() != null ? deps.prefillSessionPolicy() : prefillPolicy;
         long selectStart = deps.clock().nanoTime();
         Decision p = prefillChooser.select(new RoutingRequest(prefills, deps.inFlight()::get, route.inputTokens(),
-                hints.sessionKey(), route.tokenIds(), route.loads(), hints.routingText()));
+                hints.sessionKey(), route.tokenIds(), route.loads(), hints.routingText(), hints.adapter()));
         if (p.cacheAware() != null) {
             deps.metrics().cacheAware(hints.modelLabel(), p.cacheAware());
         }
         Decision d = decodePolicy.select(new RoutingRequest(decodes, deps.inFlight()::get, route.inputTokens(), null,
-                null, route.loads()));
+                null, route.loads(), null, hints.adapter()));
         deps.metrics().overheadStage("select", route.api().path, deps.clock().nanoTime() - selectStart);
         deps.metrics().decision(prefillChooser.name(), p.reason().label());
         deps.metrics().decision("decode_" + decodePolicy.name(), d.reason().label());

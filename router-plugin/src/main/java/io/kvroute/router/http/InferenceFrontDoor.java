@@ -224,9 +224,18 @@ public final class InferenceFrontDoor {
         }
         Supplier<List<Worker>> eligible = adapter == null ? pool(WorkerRole.REGULAR, model)
                 : adapterPool(model, adapter);
-        Supplier<List<Worker>> prefills = pool(WorkerRole.PREFILL, model);
-        Supplier<List<Worker>> decodes = pool(WorkerRole.DECODE, model);
-        boolean pd = !prefills.get().isEmpty() && !decodes.get().isEmpty();
+        Supplier<List<Worker>> basePrefills = pool(WorkerRole.PREFILL, model);
+        Supplier<List<Worker>> baseDecodes = pool(WorkerRole.DECODE, model);
+        boolean pd = !basePrefills.get().isEmpty() && !baseDecodes.get().isEmpty();
+        // an adapter request's pair comes from the prefill and decode workers that list the adapter (no loading)
+        Supplier<List<Worker>> prefills = adapter == null ? basePrefills
+                : () -> ctx.lora().listing(basePrefills.get(), adapter);
+        Supplier<List<Worker>> decodes = adapter == null ? baseDecodes
+                : () -> ctx.lora().listing(baseDecodes.get(), adapter);
+        if (pd && adapter != null && (prefills.get().isEmpty() || decodes.get().isEmpty())) {
+            throw new ApiException(503, "service_unavailable", "no usable prefill/decode pair serves adapter '"
+                    + adapter + "' of model '" + model + "'");
+        }
         String sessionKey = headers.apply(config.session().idHeader());
         boolean callerSentIds = probe.inputIds == JsonToken.START_ARRAY;
         String modelLabel = model == null ? "default" : model;
@@ -242,7 +251,7 @@ public final class InferenceFrontDoor {
             JsonFields.dropNulls(tree); // null means absent: the PD path rewrites this body, so say so once
             Route route = new Route(endpoint.api, tokens.outgoingBody(), tree.path("stream").asBoolean(false),
                     tokens.inputTokens(), tokens.tokens() == null ? null : tokens.tokens().ids(), ctx.loads().snapshot(),
-                    new RouteHints(sessionKey, tokens.routingText(), modelLabel), decodes);
+                    new RouteHints(sessionKey, tokens.routingText(), modelLabel, adapter), decodes);
             if (identity == null) {
                 new PdDispatch(deps, route, tree, prefills, decodes, sink, startNanos).start();
                 return;

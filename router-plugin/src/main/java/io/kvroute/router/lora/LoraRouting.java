@@ -96,6 +96,18 @@ public final class LoraRouting {
         if (canLoad(adapter)) {
             return basePool;
         }
+        return listing(basePool, adapter);
+    }
+
+    /**
+     * The workers of {@code basePool} that list {@code adapter}, without dynamic loading's widening: the PD path
+     * (prefill and decode pools) loads no adapters. As {@link #candidates}, the whole pool when no worker anywhere
+     * lists it (the engines decide).
+     */
+    public List<Worker> listing(List<Worker> basePool, String adapter) {
+        if (adapter == null) {
+            return basePool;
+        }
         AdapterView view = directory.current();
         List<Worker> listing = new ArrayList<>(basePool.size());
         for (Worker w : basePool) {
@@ -120,8 +132,12 @@ public final class LoraRouting {
         }
         AdapterView view = directory.current();
         boolean load = canLoad(adapter) && !view.lists(worker.id(), adapter);
-        meters.decision(load ? "loaded" : AdapterAffinity.outcome(AdapterAffinity.score(view, worker.id(), adapter)));
-        directory.noteDispatch(worker.id(), adapter);
+        if (load) {
+            meters.decision("loaded");
+            directory.noteDispatch(worker.id(), adapter);
+        } else {
+            noteSent(worker, adapter, true);
+        }
         if (!load) {
             return null;
         }
@@ -143,6 +159,21 @@ public final class LoraRouting {
                 }
             });
         });
+    }
+
+    /**
+     * A request for {@code adapter} goes to {@code worker} with no load: the router's recent-dispatch list notes it,
+     * and {@code counted} requests add to {@code kvroute_lora_decisions_total} by the worker's state (the PD path
+     * counts its prefill pick only, one decision per request).
+     */
+    public void noteSent(Worker worker, String adapter, boolean counted) {
+        if (adapter == null) {
+            return;
+        }
+        if (counted) {
+            meters.decision(AdapterAffinity.outcome(AdapterAffinity.score(directory.current(), worker.id(), adapter)));
+        }
+        directory.noteDispatch(worker.id(), adapter);
     }
 
     private boolean canLoad(String adapter) {

@@ -19,6 +19,7 @@ import io.kvroute.router.worker.EngineType;
 import io.kvroute.router.load.LoadPlaneConfig;
 import io.kvroute.router.kvevents.KvEventsPlane;
 import io.kvroute.router.lora.AdapterDirectory;
+import io.kvroute.router.lora.ModelListRefresh;
 import io.kvroute.router.lora.LoraRouting;
 import io.kvroute.router.tokenize.TokenizerRegistry;
 import io.kvroute.router.policy.CacheAwarePolicy;
@@ -153,8 +154,10 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
                 : Policies.sticky(prefillPolicy, prefillPolicy.name(), config.session().idleSecs(), nanoClock);
         // LoRA adapters: model lists and /metrics feed one directory; placement and dispatch read its snapshot
         this.adapters = new AdapterDirectory();
+        ModelListRefresh modelLists = new ModelListRefresh(config.lora().modelsRefreshNanos(), System::nanoTime);
         health.onModelCards((id, cards) -> adapters.updateCards(id, cards.base(), cards.adapters()),
-                id -> !adapters.current().of(id).listed().isEmpty() || adapters.current().of(id).maxLoras() > 0);
+                id -> modelLists.due(id, !adapters.current().of(id).listed().isEmpty()
+                        || adapters.current().of(id).maxLoras() > 0));
         scraper.onLoraReading(adapters::updateLoad);
         for (CacheAwarePolicy cacheAware : cacheAwarePolicies.values()) {
             cacheAware.useAdapterPlacement(adapters::current, config.lora().affinityWeight());

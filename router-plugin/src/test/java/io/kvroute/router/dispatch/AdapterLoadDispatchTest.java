@@ -33,7 +33,7 @@ class AdapterLoadDispatchTest {
             loads.add(f);
             return f;
         };
-        LoraRouting lora = new LoraRouting(new AdapterDirectory(), new LoraConfig(8, true, Map.of("sql", "/l/sql"), 1000),
+        LoraRouting lora = new LoraRouting(new AdapterDirectory(), new LoraConfig(8, true, Map.of("sql", "/l/sql"), 1000, 30),
                 loader, new SimpleMeterRegistry(), System::nanoTime);
         RouterConfig config = RouterConfig.builder().workerUrls(List.of("http://a:1")).build();
         return new CoreFixture(config, Policies.create("round_robin", 2), lora);

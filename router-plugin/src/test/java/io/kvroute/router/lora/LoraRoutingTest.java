@@ -62,10 +62,10 @@ class LoraRoutingTest {
 
     @Test
     void resolve_catalogueAdapter_onlyWithDynamicLoadingAndOneBase() {
-        LoraConfig dynamic = new LoraConfig(8, true, Map.of("sql", "/loras/sql"), 1000);
+        LoraConfig dynamic = new LoraConfig(8, true, Map.of("sql", "/loras/sql"), 1000, 30);
         assertThat(routing(dynamic).resolve("sql", null, Set.of("base")).adapter()).isEqualTo("sql");
         assertThat(routing(dynamic).resolve("sql", null, Set.of("base", "other")).adapter()).isNull();
-        assertThat(routing(new LoraConfig(8, false, Map.of("sql", "/x"), 1000)).resolve("sql", null, Set.of("base"))
+        assertThat(routing(new LoraConfig(8, false, Map.of("sql", "/x"), 1000, 30)).resolve("sql", null, Set.of("base"))
                 .adapter()).isNull();
     }
 
@@ -76,7 +76,7 @@ class LoraRoutingTest {
         assertThat(routing(LoraConfig.DEFAULTS).candidates(List.of(A, B), "sql")).containsExactly(A);
         assertThat(routing(LoraConfig.DEFAULTS).candidates(List.of(B), "sql")).isEmpty();
         assertThat(routing(LoraConfig.DEFAULTS).candidates(List.of(A, B), "unlisted")).containsExactly(A, B);
-        LoraConfig dynamic = new LoraConfig(8, true, Map.of("sql", "/loras/sql"), 1000);
+        LoraConfig dynamic = new LoraConfig(8, true, Map.of("sql", "/loras/sql"), 1000, 30);
         assertThat(routing(dynamic).candidates(List.of(A, B), "sql")).containsExactly(A, B);
         dir.updateCards("w-b", "base", Set.of("sql"));
         List<Worker> pool = List.of(A, B);
@@ -85,7 +85,7 @@ class LoraRoutingTest {
 
     @Test
     void prepare_loadsOncePerWorkerAndAdapter_whileOthersWait() {
-        LoraRouting r = routing(new LoraConfig(8, true, Map.of("sql", "/loras/sql"), 1000));
+        LoraRouting r = routing(new LoraConfig(8, true, Map.of("sql", "/loras/sql"), 1000, 30));
         CompletableFuture<Void> first = r.prepare(A, "sql");
         CompletableFuture<Void> second = r.prepare(A, "sql");
         CompletableFuture<Void> other = r.prepare(B, "sql");
@@ -107,7 +107,7 @@ class LoraRoutingTest {
 
     @Test
     void prepare_failedLoad_failsItsWaiters_andTheNextRequestTriesAgain() {
-        LoraRouting r = routing(new LoraConfig(8, true, Map.of("sql", "/loras/sql"), 1000));
+        LoraRouting r = routing(new LoraConfig(8, true, Map.of("sql", "/loras/sql"), 1000, 30));
         CompletableFuture<Void> first = r.prepare(A, "sql");
         loader.started.get(0).completeExceptionally(new AdapterLoadClient.LoadFailed("worker answered 500"));
         assertThat(first).isCompletedExceptionally();

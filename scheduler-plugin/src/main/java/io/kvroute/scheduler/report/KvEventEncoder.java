@@ -17,7 +17,8 @@ final class KvEventEncoder {
     private KvEventEncoder() {}
 
     /** One event as the engine reports it; see the static factories. */
-    record Event(String tag, long[] hashes, Long parentHash, int[] tokenIds, int blockSize) {}
+    record Event(String tag, long[] hashes, Long parentHash, int[] tokenIds, int blockSize, Integer loraId,
+            String loraName) {}
 
     static byte[] batch(double ts, List<Event> events, int rank) {
         try (MessageBufferPacker p = MessagePack.newDefaultBufferPacker()) {
@@ -67,7 +68,8 @@ final class KvEventEncoder {
      * {@code tag=True, omit_defaults=True}, so each event is a map whose first key is {@code type};
      * fields without a default ({@code block_hashes}, {@code parent_block_hash}, {@code token_ids},
      * {@code block_size}, {@code lora_id}, {@code medium}, {@code lora_name}) are always present (nil
-     * when None), {@code extra_keys} and later ones are left out as None. Hashes are uint64, as vLLM
+     * when None); {@code extra_keys} is sent for a LoRA request's blocks only (the adapter name per block),
+     * later fields are left out as None. Hashes are uint64, as vLLM
      * sends the low 64 bits of its digest.
      */
     static byte[] vllmBatch(double ts, List<Event> events, int rank) {
@@ -78,7 +80,7 @@ final class KvEventEncoder {
             for (Event e : events) {
                 switch (e.tag()) {
                     case "BlockStored" -> {
-                        p.packMapHeader(8);
+                        p.packMapHeader(e.loraName() == null ? 8 : 9);
                         p.packString("type").packString("BlockStored");
                         p.packString("block_hashes");
                         packUnsignedHashes(p, e.hashes());
@@ -93,9 +95,25 @@ final class KvEventEncoder {
                             p.packInt(t);
                         }
                         p.packString("block_size").packInt(e.blockSize());
-                        p.packString("lora_id").packNil();
+                        p.packString("lora_id");
+                        if (e.loraId() == null) {
+                            p.packNil();
+                        } else {
+                            p.packInt(e.loraId());
+                        }
                         p.packString("medium").packString("GPU");
-                        p.packString("lora_name").packNil();
+                        p.packString("lora_name");
+                        if (e.loraName() == null) {
+                            p.packNil();
+                        } else {
+                            p.packString(e.loraName());
+                            // vLLM hashes the adapter's name into every block: extra_keys holds (lora_name,) per
+                            // block (vllm/v1/core/kv_cache_utils.py _gen_lora_extra_hash_keys)
+                            p.packString("extra_keys").packArrayHeader(e.hashes().length);
+                            for (int i = 0; i < e.hashes().length; i++) {
+                                p.packArrayHeader(1).packString(e.loraName());
+                            }
+                        }
                     }
                     case "BlockRemoved" -> {
                         p.packMapHeader(3);

@@ -127,17 +127,30 @@ public final class KvEventPublisher implements AutoCloseable {
 
     /** Pages entered rank {@code rank}'s cache as one chain; {@code tokenIds} are the pages' tokens. */
     public void blockStored(int rank, long[] hashes, Long parentHash, int[] tokenIds, int blockSize) {
-        queue(rank).add(new KvEventEncoder.Event("BlockStored", hashes.clone(), parentHash, tokenIds.clone(), blockSize));
+        blockStored(rank, hashes, parentHash, tokenIds, blockSize, null, null);
+    }
+
+    /**
+     * Pages a LoRA request stored: {@code tokenIds} are its real token ids, {@code loraId} the engine's adapter
+     * number and {@code loraName} its name (vLLM {@code vllm/v1/core/block_pool.py} {@code cache_full_blocks}:
+     * {@code lora_id=request.lora_request.adapter_id}, {@code lora_name=request.lora_request.name}, and the name as
+     * every block's extra key). Both null for the base model. Only vLLM's encoding carries the name; SGLang's
+     * events carry no adapter (its {@code lora_id} is always None).
+     */
+    public void blockStored(int rank, long[] hashes, Long parentHash, int[] tokenIds, int blockSize, Integer loraId,
+            String loraName) {
+        queue(rank).add(new KvEventEncoder.Event("BlockStored", hashes.clone(), parentHash, tokenIds.clone(), blockSize,
+                loraId, loraName));
     }
 
     /** Pages left rank {@code rank}'s cache. */
     public void blockRemoved(int rank, long[] hashes) {
-        queue(rank).add(new KvEventEncoder.Event("BlockRemoved", hashes.clone(), null, null, 0));
+        queue(rank).add(new KvEventEncoder.Event("BlockRemoved", hashes.clone(), null, null, 0, null, null));
     }
 
     /** Rank {@code rank}'s cache was flushed. */
     public void allBlocksCleared(int rank) {
-        queue(rank).add(new KvEventEncoder.Event("AllBlocksCleared", null, null, null, 0));
+        queue(rank).add(new KvEventEncoder.Event("AllBlocksCleared", null, null, null, 0, null, null));
     }
 
     private Queue<KvEventEncoder.Event> queue(int rank) {

@@ -33,7 +33,8 @@ import org.eclipse.jetty.util.Callback;
  *   <li>{@code GET /debug/lora}: slots, served adapters, loads and evictions (for tests and the bench).</li>
  * </ul>
  * {@link #adapterOf} and {@link #run} put generation requests for an adapter through {@link LoraSlots};
- * {@link #metrics} renders vLLM's {@code vllm:lora_requests_info} for {@code /metrics}. Thread-safe.
+ * {@link #metrics} renders vLLM's {@code vllm:lora_requests_info} for {@code /metrics}, {@link #sglangMetrics}
+ * SGLang's LoRA pool gauges. Thread-safe.
  */
 public final class LoraApi extends Handler.Abstract {
 
@@ -216,6 +217,26 @@ public final class LoraApi extends Handler.Abstract {
                 + escape(String.join(",", s.running())) + "\",waiting_lora_adapters=\""
                 + escape(String.join(",", s.waiting())) + "\"} "
                 + String.format(Locale.ROOT, "%.15e", wallClockSeconds.getAsDouble()) + "\n";
+    }
+
+    /**
+     * SGLang's LoRA pool gauges (SGLang {@code python/sglang/srt/observability/metrics_collector.py}, created with
+     * {@code --enable-lora}): {@code sglang:lora_pool_slots_used} (SGLang counts the distinct adapters of the
+     * running batch, {@code scheduler_metrics_mixin.py}; here the adapters with requests in flight),
+     * {@code sglang:lora_pool_slots_total} ({@code max_loras_per_batch}) and {@code sglang:lora_pool_utilization}
+     * (used / total), each with the collector's {@code labels}.
+     */
+    public String sglangMetrics(String labels) {
+        LoraSlots.Stats s = slots.stats();
+        int used = s.running().size();
+        StringBuilder out = new StringBuilder(512);
+        io.kvroute.mock.http.SglangMetricsApi.gauge(out, "sglang:lora_pool_slots_used",
+                "Number of LoRA adapter slots currently occupied in GPU memory.", labels, used);
+        io.kvroute.mock.http.SglangMetricsApi.gauge(out, "sglang:lora_pool_slots_total",
+                "Total number of LoRA adapter slots available (max_loras_per_batch).", labels, s.maxLoras());
+        io.kvroute.mock.http.SglangMetricsApi.gauge(out, "sglang:lora_pool_utilization",
+                "LoRA pool utilization ratio.", labels, s.maxLoras() == 0 ? 0 : (double) used / s.maxLoras());
+        return out.toString();
     }
 
     private static JsonNode parse(byte[] bytes) {

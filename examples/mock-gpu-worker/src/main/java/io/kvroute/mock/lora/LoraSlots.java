@@ -27,7 +27,8 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Each served adapter gets a cache salt (its registration number in the high bits of a token id), so
  * the engine's prefix cache, keyed by token ids, never shares pages between adapters, or between an
- * adapter and the base model, as vLLM's block hashes include the adapter.
+ * adapter and the base model, as vLLM's block hashes include the adapter. {@link #unsalted} takes a stored
+ * page chain back to the adapter and its real token ids, which is what vLLM's KV events report.
  *
  * <p>Threading: all state is guarded by this object's monitor; futures are completed and loads scheduled
  * after the monitor is released. Time comes from the injected {@link Scheduler}.
@@ -83,6 +84,8 @@ public final class LoraSlots {
     private final Map<String, String> served = new LinkedHashMap<>();
     private final Map<String, Integer> salts = new LinkedHashMap<>();
     private int nextSalt = 1;
+    /** Registration number to name, every adapter ever served (an immutable snapshot, replaced on register). */
+    private volatile Map<Integer, String> namesBySalt = Map.of();
     /** Adapters in GPU slots, least recently used first (access order; guarded by this). */
     private final LinkedHashMap<String, Slot> slots = new LinkedHashMap<>(16, 0.75f, true);
     private final Deque<Waiter> waiters = new ArrayDeque<>();
@@ -134,8 +137,43 @@ public final class LoraSlots {
             throw new IllegalStateException("at most " + MAX_ADAPTERS + " adapters per worker");
         }
         served.put(name, path);
-        salts.computeIfAbsent(name, n -> nextSalt++);
+        if (!salts.containsKey(name)) {
+            salts.put(name, nextSalt++);
+            Map<Integer, String> names = new java.util.HashMap<>(namesBySalt);
+            names.put(salts.get(name), name);
+            namesBySalt = Map.copyOf(names);
+        }
         return true;
+    }
+
+    /**
+     * A page chain of an adapter's request as vLLM reports it in a KV event: the adapter's number (vLLM's
+     * {@code lora_request.adapter_id}), its name and the real, unsalted token ids.
+     */
+    public record AdapterPages(int loraId, String loraName, int[] tokenIds) {}
+
+    /**
+     * The adapter whose salt {@code cacheTokens} (a stored chain, as the prefix cache holds it) carry, with the
+     * unsalted ids; null for the base model's pages (no salt), or when the ids carry no single known salt. Any
+     * thread: reads an immutable snapshot.
+     */
+    public AdapterPages unsalted(int[] cacheTokens) {
+        if (cacheTokens.length == 0) {
+            return null;
+        }
+        int number = cacheTokens[0] >>> SALT_SHIFT;
+        String name = namesBySalt.get(number);
+        if (number == 0 || name == null) {
+            return null;
+        }
+        int[] ids = new int[cacheTokens.length];
+        for (int i = 0; i < ids.length; i++) {
+            if (cacheTokens[i] >>> SALT_SHIFT != number) {
+                return null; // not one adapter's chain (a base-model id above 2^20): report it as it is
+            }
+            ids[i] = cacheTokens[i] & ((1 << SALT_SHIFT) - 1);
+        }
+        return new AdapterPages(number, name, ids);
     }
 
     /**

@@ -48,6 +48,23 @@ class LoraSlotsTest {
     }
 
     @Test
+    void unsalted_takesAnAdaptersCachedIdsBackToItsNameAndRealIds_andLeavesBaseIdsAlone() {
+        LoraSlots s = slots(2, true, "a", "b");
+        s.acquire("b");
+        timer.runAll();
+        int[] ids = {7, 151_643, 0, 1_048_575};
+        int saltB = s.acquire("b").join().cacheSalt();
+        LoraSlots.AdapterPages pages = s.unsalted(LoraSlots.salted(ids, saltB));
+        assertThat(pages.loraName()).isEqualTo("b");
+        assertThat(pages.loraId()).isEqualTo(2); // registration number, as vLLM's adapter_id counts from 1
+        assertThat(pages.tokenIds()).containsExactly(ids);
+        assertThat(s.unsalted(ids)).as("base-model ids").isNull();
+        assertThat(s.unsalted(new int[] {saltB | 5, 6})).as("not one adapter's chain").isNull();
+        assertThat(s.unsalted(new int[] {(9 << 20) | 5})).as("no adapter has that number").isNull();
+        assertThat(s.unsalted(new int[0])).isNull();
+    }
+
+    @Test
     void firstRequestLoadsAfterTheLatency_laterOnesServeAtOnce() {
         LoraSlots s = slots(2, false, "a");
         CompletableFuture<LoraSlots.Lease> first = s.acquire("a");
