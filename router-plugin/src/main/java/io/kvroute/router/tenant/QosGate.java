@@ -26,7 +26,8 @@ import java.util.function.Supplier;
  * classes; a freed slot goes to the highest class with work (strict order: a class whose head does
  * not fit blocks the classes below it), and within a class to the tenant {@link FairQueue} picks
  * (VTC with locality inside the slack, on the worker that freed capacity). A class's head older than
- * its starvation threshold may use capacity held back for higher classes. A class that may preempt
+ * its starvation threshold may use capacity held back for higher classes, and goes first, once per threshold
+ * period (so a class backlogged for good gets a trickle, not every freed slot). A class that may preempt
  * takes the place of lower-class requests that are admitted but have not sent a byte (lowest class
  * first, newest first), only when that makes it fit.
  *
@@ -77,6 +78,9 @@ public final class QosGate {
         final TreeMap<Long, QosTicket> notStarted = new TreeMap<>(); // admitted, no byte sent yet
         long inFlightTokens;
         double waitEwmaNanos;
+        /** When this class last admitted by starvation promotion; promotions are one per starvation period. */
+        long lastPromotionNanos;
+        boolean promotedBefore;
 
         ClassState(double slack) {
             this.queue = new FairQueue<>(slack);
@@ -374,10 +378,17 @@ public final class QosGate {
                     continue;
                 }
                 long starvedAfter = dir.classSpec(order[i]).starvationMillis() * 1_000_000L;
-                if (now - cs.arrivals.firstEntry().getValue().enqueuedNanos < starvedAfter) {
+                if (now - cs.arrivals.firstEntry().getValue().enqueuedNanos < starvedAfter
+                        || (cs.promotedBefore && now - cs.lastPromotionNanos < starvedAfter)) {
+                    // one promotion per starvation period: a class backlogged for good (its head always older than
+                    // the threshold) must not take every freed slot ahead of the classes above it
                     continue;
                 }
                 admitted = admitPick(order[i], cs, freedWorker, true, capacity, dir, now, after);
+                if (admitted) {
+                    cs.promotedBefore = true;
+                    cs.lastPromotionNanos = now;
+                }
             }
             for (int i = 0; i < order.length && !admitted; i++) {
                 ClassState cs = classes.get(order[i]);
