@@ -193,6 +193,14 @@ public final class QosGate {
      * byte gets its service refunded.
      */
     public void finished(QosTicket t, String workerId) {
+        finished(t, workerId, false);
+    }
+
+    /**
+     * A request ended; {@code failedUpstream}: its answer was an error of the router or a worker (5xx), so the
+     * tenant is not charged for it even after its first byte (all its service is refunded).
+     */
+    public void finished(QosTicket t, String workerId, boolean failedUpstream) {
         List<Runnable> after = new ArrayList<>(4);
         lock.lock();
         try {
@@ -209,8 +217,8 @@ public final class QosGate {
             } else if (s == QosTicket.STARTED) {
                 t.state.set(QosTicket.DONE);
             }
-            if (s != QosTicket.STARTED && !t.released && t.chargedService != 0) {
-                charge(t, -t.chargedService, after); // aborted before any byte: refund
+            if ((s != QosTicket.STARTED || failedUpstream) && !t.released && t.chargedService != 0) {
+                charge(t, -t.chargedService, after); // aborted before any byte, or failed upstream: refund
             }
             release(t);
             drain(workerId, after);
