@@ -216,7 +216,10 @@ public final class OpenLoopClient implements AutoCloseable {
         try {
             Request request = httpClient.newRequest(base + scheduled.path())
                     .method(HttpMethod.POST)
-                    .headers(h -> h.put(HttpHeader.ACCEPT, "text/event-stream, application/json"))
+                    .headers(h -> {
+                        h.put(HttpHeader.ACCEPT, "text/event-stream, application/json");
+                        scheduled.headers().forEach(h::put);
+                    })
                     .body(new BytesRequestContent("application/json", scheduled.jsonBody()))
                     .timeout(options.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)
                     .onRequestCommit(r -> exchange.sentNanos = nanoTicker.getAsLong() - startNanos);

@@ -4,7 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -41,6 +45,9 @@ public final class LoopbackOpenAiServer implements AutoCloseable {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger maxInFlight = new AtomicInteger();
     private final AtomicInteger received = new AtomicInteger();
+    /** The headers of the last {@link #KEPT_HEADERS} chat requests, newest last (for tests). */
+    private final ConcurrentLinkedDeque<HttpFields> receivedHeaders = new ConcurrentLinkedDeque<>();
+    private static final int KEPT_HEADERS = 256;
 
     public LoopbackOpenAiServer(long firstTokenDelayMillis, long perTokenDelayMillis, int status) throws Exception {
         this.firstTokenDelayMillis = firstTokenDelayMillis;
@@ -63,6 +70,10 @@ public final class LoopbackOpenAiServer implements AutoCloseable {
                     return true;
                 }
                 received.incrementAndGet();
+                receivedHeaders.addLast(request.getHeaders().asImmutable());
+                while (receivedHeaders.size() > KEPT_HEADERS) {
+                    receivedHeaders.pollFirst();
+                }
                 int now = inFlight.incrementAndGet();
                 maxInFlight.accumulateAndGet(now, Math::max);
                 try {
@@ -124,6 +135,13 @@ public final class LoopbackOpenAiServer implements AutoCloseable {
 
     public int maxInFlight() {
         return maxInFlight.get();
+    }
+
+    /** The values of header {@code name} on the last chat requests received (null where absent), oldest first. */
+    public List<String> receivedHeader(String name) {
+        List<String> values = new ArrayList<>();
+        receivedHeaders.forEach(h -> values.add(h.get(name)));
+        return values;
     }
 
     public int received() {

@@ -167,6 +167,7 @@ public final class Scenarios {
                         (variant, quick) -> pdFleet(realTime, variant), realTime, realTime, FULL_TIMEOUT, QUICK_TIMEOUT)
                         .reportingContinuations(),
                 new LoraScenario(realTime),
+                new NoisyNeighborScenario(),
                 harnessSelfTest());
     }
 

@@ -51,6 +51,15 @@ public record VariantMetrics(
         byTag.forEach((k, v) -> tags.put(k, new TagMetrics(LatencySummary.of(v, timeScale),
                 outputTokPerSec(v, timeScale), countOk(v), v.size() - countOk(v))));
 
+        double hitRate = hitRate(records);
+        LatencyStats lateness = LatencyStats.of(records.stream().mapToDouble(r -> r.latenessNanos() / 1e6).toArray());
+        int ok = countOk(records);
+        return new VariantMetrics(LatencySummary.of(records, timeScale), classes, tags,
+                outputTokPerSec(records, timeScale), ok, records.size() - ok, hitRate, lateness);
+    }
+
+    /** Cached prompt tokens / prompt tokens over the successful requests; NaN when they have none. */
+    public static double hitRate(List<RequestRecord> records) {
         long prompt = 0;
         long cached = 0;
         for (RequestRecord r : records) {
@@ -59,11 +68,7 @@ public record VariantMetrics(
                 cached += r.cachedTokens();
             }
         }
-        double hitRate = prompt == 0 ? Double.NaN : (double) cached / prompt;
-        LatencyStats lateness = LatencyStats.of(records.stream().mapToDouble(r -> r.latenessNanos() / 1e6).toArray());
-        int ok = countOk(records);
-        return new VariantMetrics(LatencySummary.of(records, timeScale), classes, tags,
-                outputTokPerSec(records, timeScale), ok, records.size() - ok, hitRate, lateness);
+        return prompt == 0 ? Double.NaN : (double) cached / prompt;
     }
 
     private static int countOk(List<RequestRecord> records) {

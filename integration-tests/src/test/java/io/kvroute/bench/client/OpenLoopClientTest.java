@@ -7,6 +7,7 @@ import io.kvroute.bench.workload.ChatRequests;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -65,6 +66,30 @@ class OpenLoopClientTest {
             assertThat(r.lastTokenNanos() - r.firstTokenNanos()).isGreaterThanOrEqualTo(100 * MILLIS);
             assertThat(r.tpotNanos()).isGreaterThanOrEqualTo(20.0 * MILLIS);
             assertThat(r.e2eNanos()).isGreaterThanOrEqualTo(r.ttftNanos());
+        }
+    }
+
+    /**
+     * Each request carries its own headers (a tenant's API key, a priority class) and only its own; a
+     * request without headers sends none of another's, and the client's Accept stays.
+     */
+    @Test
+    void perRequestHeaders_reachTheServerWithTheirRequestOnly() throws Exception {
+        try (LoopbackOpenAiServer server = new LoopbackOpenAiServer(0, 0, 200);
+                OpenLoopClient client = new OpenLoopClient(OpenLoopClient.Options.defaults())) {
+            List<ScheduledRequest> requests = List.of(
+                    new ScheduledRequest(0, ChatRequests.PATH, ChatRequests.userPrompt("a", 1), "", "",
+                            Map.of("Authorization", "Bearer key-a", "x-kvroute-priority", "interactive")),
+                    new ScheduledRequest(100 * MILLIS, ChatRequests.PATH, ChatRequests.userPrompt("b", 1), ""),
+                    new ScheduledRequest(400 * MILLIS, ChatRequests.PATH, ChatRequests.userPrompt("c", 1), "", "",
+                            Map.of("Authorization", "Bearer key-c")).compressedBy(2.0));
+            List<RequestRecord> records = client.run(server.baseUrl(), requests, r -> {});
+
+            assertThat(records).allSatisfy(r -> assertThat(r.ok()).as(String.valueOf(r)).isTrue());
+            // sent at 0, 100 and 200 ms (400 compressed 2x: compression keeps the headers)
+            assertThat(server.receivedHeader("Authorization")).containsExactly("Bearer key-a", null, "Bearer key-c");
+            assertThat(server.receivedHeader("x-kvroute-priority")).containsExactly("interactive", null, null);
+            assertThat(server.receivedHeader("Accept")).allSatisfy(a -> assertThat(a).contains("text/event-stream"));
         }
     }
 

@@ -29,6 +29,10 @@ import java.util.function.Consumer;
  * dispatch (both PD legs), and from then on swallows whatever the dispatch still tries to send. The
  * first-byte/preemption race is decided by the gate's compare-and-set in {@link QosGate#started}.
  *
+ * <p>An answer with a 5xx status (the worker's error relayed, or the router's own, e.g. no worker reachable)
+ * is the fleet's failure, not the tenant's use: its service is refunded to the tenant's counter and its rate
+ * limit reservation given back, as for a request that ended before its first byte.
+ *
  * <p>Output tokens are counted per SSE {@code data:} event (one token per event, as OpenAI-style
  * streams send them), or from {@code usage.completion_tokens} of a whole JSON answer.
  *
@@ -42,9 +46,12 @@ final class QosClientSink implements ClientSink {
     private static final byte[] DATA = "data: {".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] COMPLETION_TOKENS = "\"completion_tokens\":".getBytes(StandardCharsets.US_ASCII);
 
-    /** Called once when the request's QoS accounting ends: output tokens counted, whether a byte was sent. */
+    /**
+     * Called once when the request's QoS accounting ends: output tokens counted, and whether the tenant is
+     * charged (a byte was sent and the answer was not a 5xx of the router or a worker).
+     */
     interface OnEnd {
-        void ended(long outputTokens, boolean started);
+        void ended(long outputTokens, boolean charged);
     }
 
     private final ClientSink delegate;
@@ -67,6 +74,8 @@ final class QosClientSink implements ClientSink {
     private volatile Abortable dispatch;
     private volatile boolean swallowing;
     private volatile boolean started;
+    /** The answer is an error of the router or a worker (5xx): nothing of it is charged to the tenant. */
+    private volatile boolean failedUpstream;
     private volatile boolean gone;
     private long outputTokens; // written by the one writer
 
@@ -146,6 +155,7 @@ final class QosClientSink implements ClientSink {
         }
         if (!swallowing) {
             started = true;
+            failedUpstream = status >= 500;
             delegate.begin(status, headers);
         }
     }
@@ -196,9 +206,9 @@ final class QosClientSink implements ClientSink {
         QosTicket t = ticket;
         if (gate != null && t != null) {
             String url = delegate.facts().worker();
-            gate.finished(t, url == null ? null : Worker.idFor(url));
+            gate.finished(t, url == null ? null : Worker.idFor(url), failedUpstream);
         }
-        onEnd.ended(outputTokens, started);
+        onEnd.ended(outputTokens, started && !failedUpstream);
     }
 
     private void count(ByteBuffer chunk) {

@@ -173,8 +173,8 @@ final class TenantFrontDoor {
                     .header(QosClientSink.REASON_HEADER, verdict.reason()));
             return;
         }
-        QosClientSink qosSink = new QosClientSink(sink, gate, (output, started) ->
-                limiter.settle(tenant, verdict.second(), started ? inputTokens + output - reserved : -reserved));
+        QosClientSink qosSink = new QosClientSink(sink, gate, (output, charged) ->
+                limiter.settle(tenant, verdict.second(), charged ? inputTokens + output - reserved : -reserved));
         if (gate == null) {
             qosSink.claimDispatch();
             qosSink.dispatch(start.apply(qosSink));

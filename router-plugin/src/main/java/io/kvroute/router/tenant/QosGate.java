@@ -26,7 +26,8 @@ import java.util.function.Supplier;
  * classes; a freed slot goes to the highest class with work (strict order: a class whose head does
  * not fit blocks the classes below it), and within a class to the tenant {@link FairQueue} picks
  * (VTC with locality inside the slack, on the worker that freed capacity). A class's head older than
- * its starvation threshold may use capacity held back for higher classes. A class that may preempt
+ * its starvation threshold may use capacity held back for higher classes, and goes first, once per threshold
+ * period (so a class backlogged for good gets a trickle, not every freed slot). A class that may preempt
  * takes the place of lower-class requests that are admitted but have not sent a byte (lowest class
  * first, newest first), only when that makes it fit.
  *
@@ -77,6 +78,9 @@ public final class QosGate {
         final TreeMap<Long, QosTicket> notStarted = new TreeMap<>(); // admitted, no byte sent yet
         long inFlightTokens;
         double waitEwmaNanos;
+        /** When this class last admitted by starvation promotion; promotions are one per starvation period. */
+        long lastPromotionNanos;
+        boolean promotedBefore;
 
         ClassState(double slack) {
             this.queue = new FairQueue<>(slack);
@@ -189,6 +193,14 @@ public final class QosGate {
      * byte gets its service refunded.
      */
     public void finished(QosTicket t, String workerId) {
+        finished(t, workerId, false);
+    }
+
+    /**
+     * A request ended; {@code failedUpstream}: its answer was an error of the router or a worker (5xx), so the
+     * tenant is not charged for it even after its first byte (all its service is refunded).
+     */
+    public void finished(QosTicket t, String workerId, boolean failedUpstream) {
         List<Runnable> after = new ArrayList<>(4);
         lock.lock();
         try {
@@ -205,8 +217,8 @@ public final class QosGate {
             } else if (s == QosTicket.STARTED) {
                 t.state.set(QosTicket.DONE);
             }
-            if (s != QosTicket.STARTED && !t.released && t.chargedService != 0) {
-                charge(t, -t.chargedService, after); // aborted before any byte: refund
+            if ((s != QosTicket.STARTED || failedUpstream) && !t.released && t.chargedService != 0) {
+                charge(t, -t.chargedService, after); // aborted before any byte, or failed upstream: refund
             }
             release(t);
             drain(workerId, after);
@@ -374,10 +386,17 @@ public final class QosGate {
                     continue;
                 }
                 long starvedAfter = dir.classSpec(order[i]).starvationMillis() * 1_000_000L;
-                if (now - cs.arrivals.firstEntry().getValue().enqueuedNanos < starvedAfter) {
+                if (now - cs.arrivals.firstEntry().getValue().enqueuedNanos < starvedAfter
+                        || (cs.promotedBefore && now - cs.lastPromotionNanos < starvedAfter)) {
+                    // one promotion per starvation period: a class backlogged for good (its head always older than
+                    // the threshold) must not take every freed slot ahead of the classes above it
                     continue;
                 }
                 admitted = admitPick(order[i], cs, freedWorker, true, capacity, dir, now, after);
+                if (admitted) {
+                    cs.promotedBefore = true;
+                    cs.lastPromotionNanos = now;
+                }
             }
             for (int i = 0; i < order.length && !admitted; i++) {
                 ClassState cs = classes.get(order[i]);

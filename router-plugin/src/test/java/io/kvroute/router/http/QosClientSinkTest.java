@@ -61,17 +61,22 @@ class QosClientSinkTest {
     }
 
     private final AtomicLong nanos = new AtomicLong();
-    private final QosGate gate = new QosGate(TenantDirectory::empty, 1_000, 0, new QosGate.Fleet() {
-        @Override
-        public int usableWorkers() {
-            return 1;
-        }
+    private final QosGate gate = newGate();
 
-        @Override
-        public boolean engineSaturated() {
-            return false;
-        }
-    }, nanos::get, QosListener.NONE);
+    /** A gate of 1,000 tokens over one never-saturated worker, on the fake clock. */
+    private QosGate newGate() {
+        return new QosGate(TenantDirectory::empty, 1_000, 0, new QosGate.Fleet() {
+            @Override
+            public int usableWorkers() {
+                return 1;
+            }
+
+            @Override
+            public boolean engineSaturated() {
+                return false;
+            }
+        }, nanos::get, QosListener.NONE);
+    }
 
     private static final TenantSpec T = new TenantSpec("t", 1, PriorityClass.INTERACTIVE, 0, 0);
 
@@ -120,6 +125,31 @@ class QosClientSinkTest {
         assertThat(settled[1]).isEqualTo(1);
         assertThat(gate.counter(PriorityClass.DEFAULT, "t")).isEqualTo(100 + 3);
         assertThat(gate.inFlightTokens()).isZero();
+    }
+
+    /**
+     * A 5xx answer (the worker's error relayed, or the router's own) is the fleet's failure: the tenant's
+     * counter gets its input and streamed output back and the rate limiter is told not to charge it; a 4xx
+     * answer (the client's fault) stays charged.
+     */
+    @Test
+    void aWorkerOrRouterError_isRefundedAfterItsFirstByte_aClientErrorIsNot() {
+        for (int status : new int[] {502, 500, 400}) {
+            QosGate g = newGate();
+            boolean[] charged = {true};
+            QosClientSink[] holder = new QosClientSink[1];
+            holder[0] = new QosClientSink(new RecordingSink(), g, (out, c) -> charged[0] = c);
+            QosTicket t = ticket(PriorityClass.DEFAULT, 100, new ArrayList<>(), holder);
+            holder[0].ticket(t);
+            g.offer(t);
+            holder[0].begin(status, Map.of());
+            holder[0].write(utf8("data: {\"error\":1}\n\n"), Completion.of(() -> { }, f -> { }));
+            holder[0].end(ByteBuffer.allocate(0));
+            boolean fleetFault = status >= 500;
+            assertThat(charged[0]).as("charged after " + status).isEqualTo(!fleetFault);
+            assertThat(g.counter(PriorityClass.DEFAULT, "t")).as("counter after " + status).isEqualTo(fleetFault ? 0 : 101);
+            assertThat(g.inFlightTokens()).isZero();
+        }
     }
 
     /**

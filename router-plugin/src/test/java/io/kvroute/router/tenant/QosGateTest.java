@@ -180,6 +180,27 @@ class QosGateTest {
         assertThat(starving.outcome).isEqualTo("admitted");
     }
 
+    /**
+     * A batch class backlogged for good has a head past its starvation threshold at every freed slot; promotion
+     * lets one of its requests through per threshold period, not all of them ahead of the waiting default class.
+     */
+    @Test
+    void aBackloggedBatchClass_isPromotedOncePerStarvationPeriod_notAheadOfDefaultForGood() {
+        TenantDirectory dir = dirWithClass(PriorityClass.BATCH, new ClassSpec(0, 0, 10, 600_000, 5_000, false));
+        QosGate gate = gate(dir, 1_000, 0);
+        Req d0 = offer(gate, "d0", A, PriorityClass.DEFAULT, 700);
+        offer(gate, "b1", B, PriorityClass.BATCH, 100);
+        offer(gate, "b2", B, PriorityClass.BATCH, 100);
+        offer(gate, "b3", B, PriorityClass.BATCH, 100);
+        Req d1 = offer(gate, "d1", A, PriorityClass.DEFAULT, 100); // 800 > 700 = 1000 - 300 held back from default
+        assertThat(d1.outcome).isEqualTo("pending");
+        nanos.addAndGet(5_000_000_000L);
+        gate.tick();
+        assertThat(events).containsExactly("d0", "b1");
+        gate.finished(d0.ticket, "w1");
+        assertThat(events).containsExactly("d0", "b1", "d1", "b2", "b3");
+    }
+
     @Test
     void interactive_preemptsTheNewestBatchRequestThatHasSentNothing_butNeverAStartedOne() {
         QosGate gate = gate(TenantDirectory.empty(), 1_000, 0);
