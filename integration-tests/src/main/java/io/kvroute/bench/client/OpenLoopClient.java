@@ -300,7 +300,10 @@ public final class OpenLoopClient implements AutoCloseable {
                     listener, finished);
         }
 
-        /** First call wins (a completion may race an abort); the listener runs outside the lock. */
+        /**
+         * First call wins (a completion may race an abort); the listener runs outside the lock and before the
+         * latch counts down, so every listener call has happened by the time {@link #run} returns.
+         */
         private void finish(RequestRecord finalRecord, CompletionListener listener, CountDownLatch finished) {
             synchronized (this) {
                 if (record != null) {
@@ -308,8 +311,11 @@ public final class OpenLoopClient implements AutoCloseable {
                 }
                 record = finalRecord;
             }
-            finished.countDown();
-            listener.completed(finalRecord);
+            try {
+                listener.completed(finalRecord);
+            } finally {
+                finished.countDown();
+            }
         }
 
         RequestRecord recordOrTimeout(long startNanos) {

@@ -70,6 +70,29 @@ class OpenLoopClientTest {
     }
 
     /**
+     * A caller counting completions in the listener sees every one once run returns, even when the listener is
+     * slow: the CI run of a4d2621 saw 49 of 50 because the latch counted down before the listener ran.
+     */
+    @Test
+    void run_returnsOnlyAfterEveryListenerCallHasReturned() throws Exception {
+        try (LoopbackOpenAiServer server = new LoopbackOpenAiServer(0, 0, 200);
+                OpenLoopClient client = new OpenLoopClient(OpenLoopClient.Options.defaults())) {
+            AtomicInteger completions = new AtomicInteger();
+            List<RequestRecord> records = client.run(server.baseUrl(), schedule(3, 0, 2), r -> {
+                try {
+                    Thread.sleep(300);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                completions.incrementAndGet();
+            });
+
+            assertThat(records).hasSize(3);
+            assertThat(completions).hasValue(3);
+        }
+    }
+
+    /**
      * Each request carries its own headers (a tenant's API key, a priority class) and only its own; a
      * request without headers sends none of another's, and the client's Accept stays.
      */
