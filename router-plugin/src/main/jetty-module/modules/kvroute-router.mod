@@ -292,6 +292,9 @@ etc/kvroute-router.xml
 ## Fairness slack within which the tenant whose next request is cached on the freed worker goes first, in weighted tokens per unit of weight; 0 is pure VTC (default 2048).
 # kvroute.qos-locality-slack-tokens=2048
 
+## What fair share within a class counts per tenant: tokens (weighted input, cached input and streamed output, VTC) or requests (round robin by request count; the locality slack then counts requests) (default tokens).
+# kvroute.qos-fairness=tokens
+
 ## Tenants with their own metric label; the others are labelled other (default 50).
 # kvroute.qos-max-tenant-labels=50
 

@@ -42,8 +42,8 @@ import java.util.SplittableRandom;
  * <p>Arms: {@code isolated} (full QoS, without the noisy and batch tenants), {@code no-qos} (no tenants file),
  * {@code vtc-no-locality} ({@code --qos-locality-slack-tokens 0}), {@code classes-only} (one tenant per class,
  * so within a class requests are served in arrival order), {@code full-qos} (default slack), and the fairness
- * sub-scenario {@code fairness} (four backlogged tenants, weights 1:1:2:4, full QoS). Round-robin by request
- * count is not an arm: the gate has no such mode and the scenario does not change the algorithms.
+ * sub-scenario {@code fairness} (four backlogged tenants, weights 1:1:2:4, full QoS); {@code rr-requests}
+ * ({@code --qos-fairness requests --qos-locality-slack-tokens 0}) is round-robin fairness by request count.
  *
  * <p>The arms run alternately in one invocation: for each seed ({@code --seed}, then +1, ...) every selected
  * arm once, the order rotated by one per seed. The harness calls {@link #run} per variant; the first call runs
@@ -61,7 +61,9 @@ final class NoisyNeighborScenario implements Scenario {
     static final String CLASSES_ONLY = "classes-only";
     static final String FULL_QOS = "full-qos";
     static final String FAIRNESS = "fairness";
-    static final List<String> ARMS = List.of(ISOLATED, NO_QOS, VTC_NO_LOCALITY, CLASSES_ONLY, FULL_QOS, FAIRNESS);
+    static final String RR_REQUESTS = "rr-requests";
+    static final List<String> ARMS =
+            List.of(ISOLATED, NO_QOS, RR_REQUESTS, VTC_NO_LOCALITY, CLASSES_ONLY, FULL_QOS, FAIRNESS);
 
     static final int WORKERS = 4;
     private static final double CHARS_PER_TOKEN = 4.0; // the mock's stand-in tokenizer: 4 bytes per token
@@ -210,6 +212,9 @@ final class NoisyNeighborScenario implements Scenario {
         }
         if (arm.equals(VTC_NO_LOCALITY)) {
             router.addAll(List.of("--qos-locality-slack-tokens", "0"));
+        }
+        if (arm.equals(RR_REQUESTS)) {
+            router.addAll(List.of("--qos-fairness", "requests", "--qos-locality-slack-tokens", "0"));
         }
         return new FleetSpec(WORKERS, 0, worker, List.of(), router, false);
     }

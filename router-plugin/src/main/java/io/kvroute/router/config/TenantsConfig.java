@@ -1,5 +1,7 @@
 package io.kvroute.router.config;
 
+import io.kvroute.router.tenant.QosGate;
+
 /**
  * Tenants and QoS settings, one value on {@link RouterConfig}, handed to the tenant front door. With
  * no tenants file everything here is off and the request path is today's.
@@ -21,6 +23,11 @@ public record TenantsConfig(
                 description = "Fairness slack within which the tenant whose next request is cached on the freed worker goes "
                         + "first, in weighted tokens per unit of weight; 0 is pure VTC")
         double localitySlackTokens,
+        @Setting(name = "qos-fairness", defaultValue = "tokens", choices = {"tokens", "requests"},
+                description = "What fair share within a class counts per tenant: tokens (weighted input, cached input "
+                        + "and streamed output, VTC) or requests (round robin by request count; the locality slack then "
+                        + "counts requests)")
+        String fairness,
         @Setting(name = "qos-max-tenant-labels", defaultValue = "50", min = 0, max = 10_000,
                 description = "Tenants with their own metric label; the others are labelled other")
         int maxTenantLabels) {
@@ -47,6 +54,11 @@ public record TenantsConfig(
 
     public boolean enabled() {
         return tenantsFile != null;
+    }
+
+    /** The fair queue's unit, from {@code --qos-fairness}. */
+    public QosGate.Fairness fairnessMode() {
+        return "requests".equals(fairness) ? QosGate.Fairness.REQUESTS : QosGate.Fairness.TOKENS;
     }
 
     public boolean queueEnabled() {

@@ -99,7 +99,7 @@ final class TenantFrontDoor {
             CacheAwarePolicy cacheAware = ctx.policy() instanceof CacheAwarePolicy c ? c : null;
             boolean gateConfigured = cacheAware != null && cacheAware.config().workerQueueLimit() > 0;
             gate = new QosGate(watcher::current, config.workerCapacityTokens(), config.localitySlackTokens(),
-                    new QosGate.Fleet() {
+                    config.fairnessMode(), new QosGate.Fleet() {
                         @Override
                         public int usableWorkers() {
                             ReadyPool.Snapshot pool = ctx.readyPool().current();

@@ -25,7 +25,8 @@ import java.util.function.Supplier;
  * (floor and share, {@link ClassSpec#reservedTokens}) whose unused part is held back from lower
  * classes; a freed slot goes to the highest class with work (strict order: a class whose head does
  * not fit blocks the classes below it), and within a class to the tenant {@link FairQueue} picks
- * (VTC with locality inside the slack, on the worker that freed capacity). A class's head older than
+ * (VTC with locality inside the slack, on the worker that freed capacity; or, with {@link Fairness#REQUESTS},
+ * round robin by request count: every admitted request costs one unit whatever its tokens). A class's head older than
  * its starvation threshold may use capacity held back for higher classes, and goes first, once per threshold
  * period (so a class backlogged for good gets a trickle, not every freed slot). A class that may preempt
  * takes the place of lower-class requests that are admitted but have not sent a byte (lowest class
@@ -51,6 +52,14 @@ public final class QosGate {
     static final int MAX_VICTIMS = 4;
     private static final double WAIT_EWMA_ALPHA = 0.2;
 
+    /** What the fair queue counts per tenant. */
+    public enum Fairness {
+        /** Weighted tokens: uncached input, cached input at a lower weight, streamed output (VTC). */
+        TOKENS,
+        /** One unit per admitted request, refunded as tokens are: round robin by request count. */
+        REQUESTS
+    }
+
     /** The fleet as the gate needs to see it; answers must be cheap and must not block. */
     public interface Fleet {
         /** Workers that can serve now (healthy, breaker closed, not draining). */
@@ -66,6 +75,7 @@ public final class QosGate {
     private final LongSupplier nanoTime;
     private final QosListener listener;
     private final double slack;
+    private final Fairness fairness;
     private final ReentrantLock lock = new ReentrantLock();
     private final EnumMap<PriorityClass, ClassState> classes = new EnumMap<>(PriorityClass.class); // guarded by lock
     private long inFlightTokens; // guarded by lock
@@ -93,17 +103,27 @@ public final class QosGate {
      */
     public QosGate(Supplier<TenantDirectory> directory, long workerCapacityTokens, double slackTokens, Fleet fleet,
             LongSupplier nanoTime, QosListener listener) {
+        this(directory, workerCapacityTokens, slackTokens, Fairness.TOKENS, fleet, nanoTime, listener);
+    }
+
+    /**
+     * @param slack the locality slack Δ per unit of weight, in the unit {@code fairness} counts (weighted
+     *     tokens, or requests)
+     */
+    public QosGate(Supplier<TenantDirectory> directory, long workerCapacityTokens, double slack, Fairness fairness,
+            Fleet fleet, LongSupplier nanoTime, QosListener listener) {
+        this.fairness = Objects.requireNonNull(fairness, "fairness");
         this.directory = Objects.requireNonNull(directory, "directory");
         if (workerCapacityTokens < 1) {
             throw new IllegalArgumentException("workerCapacityTokens must be >= 1 (got " + workerCapacityTokens + ")");
         }
         this.workerCapacityTokens = workerCapacityTokens;
-        this.slack = slackTokens;
+        this.slack = slack;
         this.fleet = Objects.requireNonNull(fleet, "fleet");
         this.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
         this.listener = listener == null ? QosListener.NONE : listener;
         for (PriorityClass c : PriorityClass.values()) {
-            classes.put(c, new ClassState(slackTokens));
+            classes.put(c, new ClassState(slack));
         }
     }
 
@@ -161,7 +181,7 @@ public final class QosGate {
             classes.get(t.priority).notStarted.remove(t.seq);
             long cached = Math.min(Math.max(0, cachedTokens), t.inputTokens);
             if (cached > 0 && !t.released) {
-                charge(t, -(WEIGHT_UNCACHED - WEIGHT_CACHED) * cached, after);
+                charge(t, -(WEIGHT_UNCACHED - WEIGHT_CACHED) * cached, 0, after);
             }
         } finally {
             lock.unlock();
@@ -179,7 +199,7 @@ public final class QosGate {
         lock.lock();
         try {
             if (!t.released) {
-                charge(t, WEIGHT_OUTPUT * outputTokens, after);
+                charge(t, WEIGHT_OUTPUT * outputTokens, 0, after);
             }
         } finally {
             lock.unlock();
@@ -217,8 +237,9 @@ public final class QosGate {
             } else if (s == QosTicket.STARTED) {
                 t.state.set(QosTicket.DONE);
             }
-            if ((s != QosTicket.STARTED || failedUpstream) && !t.released && t.chargedService != 0) {
-                charge(t, -t.chargedService, after); // aborted before any byte, or failed upstream: refund
+            if ((s != QosTicket.STARTED || failedUpstream) && !t.released
+                    && (t.chargedService != 0 || t.chargedRequests != 0)) {
+                charge(t, -t.chargedService, -t.chargedRequests, after); // aborted before any byte, or failed upstream: refund
             }
             release(t);
             drain(workerId, after);
@@ -356,8 +377,8 @@ public final class QosGate {
                 continue; // its first byte won the race: it keeps running
             }
             classes.get(v.priority).notStarted.remove(v.seq);
-            if (v.chargedService != 0) {
-                charge(v, -v.chargedService, after);
+            if (v.chargedService != 0 || v.chargedRequests != 0) {
+                charge(v, -v.chargedService, -v.chargedRequests, after);
             }
             release(v);
             long retry = retryAfterSeconds(classes.get(v.priority));
@@ -439,7 +460,7 @@ public final class QosGate {
         cs.notStarted.put(t.seq, t);
         long wait = now - t.enqueuedNanos;
         cs.waitEwmaNanos += WAIT_EWMA_ALPHA * (wait - cs.waitEwmaNanos);
-        charge(t, WEIGHT_UNCACHED * t.inputTokens, after);
+        charge(t, WEIGHT_UNCACHED * t.inputTokens, 1, after);
         String tenant = t.tenant.name();
         PriorityClass c = t.priority;
         after.add(() -> listener.admitted(tenant, c, wait, promoted));
@@ -458,9 +479,17 @@ public final class QosGate {
         cs.queue.finished(t.tenant.name());
     }
 
-    private void charge(QosTicket t, double service, List<Runnable> after) {
+    /**
+     * Charges {@code service} weighted tokens (always reported to the listener) and {@code requests} admissions;
+     * the fair queue counts whichever {@link #fairness} names.
+     */
+    private void charge(QosTicket t, double service, int requests, List<Runnable> after) {
         t.chargedService += service;
-        classes.get(t.priority).queue.charge(t.tenant.name(), service);
+        t.chargedRequests += requests;
+        double fairUnits = fairness == Fairness.TOKENS ? service : requests;
+        if (fairUnits != 0) {
+            classes.get(t.priority).queue.charge(t.tenant.name(), fairUnits);
+        }
         String tenant = t.tenant.name();
         PriorityClass c = t.priority;
         after.add(() -> listener.service(tenant, c, service));

@@ -42,6 +42,7 @@ public final class QosTicket {
     long enqueuedNanos; // written under the gate's lock
     long deadlineNanos; // written under the gate's lock
     double chargedService; // guarded by the gate's lock
+    int chargedRequests; // guarded by the gate's lock
     boolean released; // guarded by the gate's lock
     boolean admittedOnce; // guarded by the gate's lock
 

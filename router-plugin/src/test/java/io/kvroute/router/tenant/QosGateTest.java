@@ -17,7 +17,11 @@ class QosGateTest {
     private final List<String> events = new ArrayList<>();
 
     private QosGate gate(TenantDirectory dir, long capacityPerWorker, double slack) {
-        return new QosGate(() -> dir, capacityPerWorker, slack, new QosGate.Fleet() {
+        return gate(dir, capacityPerWorker, slack, QosGate.Fairness.TOKENS);
+    }
+
+    private QosGate gate(TenantDirectory dir, long capacityPerWorker, double slack, QosGate.Fairness fairness) {
+        return new QosGate(() -> dir, capacityPerWorker, slack, fairness, new QosGate.Fleet() {
             @Override
             public int usableWorkers() {
                 return workers;
@@ -240,6 +244,60 @@ class QosGateTest {
         }
         long heavyServed = events.stream().limit(300).filter(e -> e.startsWith("heavy")).count();
         assertThat(heavyServed).isBetween(199L, 201L);
+    }
+
+    /** Served one at a time, in admission order: how many of the first {@code served} admissions went to {@code tenant}. */
+    private long servedOneByOne(QosGate gate, List<Req> all, int served, String tenant) {
+        for (int i = 0; i < served; i++) {
+            Req running = all.stream().filter(r -> r.outcome.equals("admitted") && !r.ticket.released)
+                    .findFirst().orElseThrow();
+            gate.started(running.ticket, 0);
+            gate.finished(running.ticket, null);
+        }
+        return events.stream().limit(served).filter(e -> e.startsWith(tenant)).count();
+    }
+
+    @Test
+    void fairnessByTokens_servesSmallRequestsMoreOften_byRequests_servesTenantsInTurn() {
+        TenantSpec big = new TenantSpec("big", 1, PriorityClass.DEFAULT, 0, 0);
+        TenantSpec small = new TenantSpec("small", 1, PriorityClass.DEFAULT, 0, 0);
+        for (QosGate.Fairness fairness : QosGate.Fairness.values()) {
+            events.clear();
+            QosGate gate = gate(TenantDirectory.empty(), 1_000, 0, fairness);
+            Req blocker = offer(gate, "blocker", A, PriorityClass.DEFAULT, 700); // default's whole share
+            List<Req> all = new ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                all.add(offer(gate, "big" + i, big, PriorityClass.DEFAULT, 700));
+                all.add(offer(gate, "small" + i, small, PriorityClass.DEFAULT, 100));
+            }
+            events.clear();
+            gate.finished(blocker.ticket, null);
+            long bigServed = servedOneByOne(gate, all, 120, "big");
+            if (fairness == QosGate.Fairness.TOKENS) {
+                // equal tokens: one 700-token request per seven 100-token ones
+                assertThat(bigServed).as("tokens").isBetween(14L, 16L);
+            } else {
+                assertThat(bigServed).as("requests").isBetween(59L, 61L);
+            }
+        }
+    }
+
+    @Test
+    void fairnessByRequests_chargesOnePerAdmission_refundsIt_andIgnoresOutputAndCache() {
+        QosGate gate = gate(TenantDirectory.empty(), 1_000, 0, QosGate.Fairness.REQUESTS);
+        Req r = offer(gate, "r", A, PriorityClass.DEFAULT, 100);
+        assertThat(gate.counter(PriorityClass.DEFAULT, "a")).isEqualTo(1);
+        gate.finished(r.ticket, null); // ended before its first byte
+        assertThat(gate.counter(PriorityClass.DEFAULT, "a")).isZero();
+        Req s = offer(gate, "s", A, PriorityClass.DEFAULT, 100);
+        gate.started(s.ticket, 50);
+        gate.chargeOutput(s.ticket, 20);
+        gate.finished(s.ticket, null);
+        assertThat(gate.counter(PriorityClass.DEFAULT, "a")).isEqualTo(1);
+        Req failed = offer(gate, "failed", A, PriorityClass.DEFAULT, 100);
+        gate.started(failed.ticket, 0);
+        gate.finished(failed.ticket, null, true); // a worker's 5xx after its first byte: refunded
+        assertThat(gate.counter(PriorityClass.DEFAULT, "a")).isEqualTo(1);
     }
 
     @Test
