@@ -1,4 +1,4 @@
-"""Golden vLLM KV-event payloads for KvEventDecoder and the events plane, written with plain msgpack
+"""Golden vLLM KV-event payloads for the decoder (io.kvroute.protocol.KvEventWire) and the events plane, written with plain msgpack
 (pip msgpack), independently of kvroute's encoder. Run: python3 gen.py (writes *.msgpack here).
 
 Shapes follow vLLM vllm/distributed/kv_events.py: the batch is a positional array

@@ -1,14 +1,13 @@
 package io.kvroute.bench.jmh;
 
+import io.kvroute.protocol.KvEventWire;
 import io.kvroute.protocol.PageHash;
 import io.kvroute.router.kvevents.BlockIndex;
 import io.kvroute.router.kvevents.KvEventIngest;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-import org.msgpack.core.MessageBufferPacker;
-import org.msgpack.core.MessagePack;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -165,31 +164,17 @@ public class KvEventsBench {
         }
     }
 
-    /** An SGLang batch {@code [ts, [events...], 0]} of tagged-array events. */
+    /** An SGLang batch {@code [ts, [events...], 0]} of tagged-array events, each with its pages' tokens. */
     static byte[] batch(long[][] hashes, boolean store) {
-        try (MessageBufferPacker p = MessagePack.newDefaultBufferPacker()) {
-            p.packArrayHeader(3).packDouble(1.7e9).packArrayHeader(hashes.length);
-            for (long[] h : hashes) {
-                p.packArrayHeader(store ? 7 : 3).packString(store ? "BlockStored" : "BlockRemoved");
-                p.packArrayHeader(h.length);
-                for (long x : h) {
-                    p.packLong(x);
-                }
-                if (store) {
-                    p.packNil();
-                    p.packArrayHeader(h.length * BLOCK_SIZE);
-                    for (int t = 0; t < h.length * BLOCK_SIZE; t++) {
-                        p.packInt(1000 + t);
-                    }
-                    p.packInt(BLOCK_SIZE).packNil();
-                }
-                p.packString("GPU");
-            }
-            p.packInt(0);
-            return p.toByteArray();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        int[] tokens = new int[HASHES_PER_EVENT * BLOCK_SIZE];
+        for (int t = 0; t < tokens.length; t++) {
+            tokens[t] = 1000 + t;
         }
+        List<KvEventWire.Event> events = new ArrayList<>();
+        for (long[] h : hashes) {
+            events.add(store ? KvEventWire.stored(h, null, tokens, BLOCK_SIZE, null, null) : KvEventWire.removed(h));
+        }
+        return KvEventWire.sglangBatch(1.7e9, events, 0);
     }
 
     @Benchmark

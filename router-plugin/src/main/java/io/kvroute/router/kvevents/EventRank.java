@@ -1,7 +1,11 @@
 package io.kvroute.router.kvevents;
 
-import io.kvroute.router.zmq.SubscriberLoop;
+import io.kvroute.protocol.KvEvent;
+import io.kvroute.protocol.KvEventBatch;
+import io.kvroute.protocol.KvEventWire;
+import io.kvroute.protocol.KvMalformedReason;
 import io.kvroute.router.zmq.SubscriberLoop.Subscription;
+import io.kvroute.router.zmq.SubscriberLoop;
 import java.nio.ByteBuffer;
 import java.util.List;
 import org.slf4j.Logger;
@@ -107,7 +111,7 @@ final class EventRank implements PublisherStream.Sink {
     }
 
     @Override
-    public void apply(EventBatch batch) {
+    public void apply(KvEventBatch batch) {
         for (KvEvent e : batch.events()) {
             if (e instanceof KvEvent.BlockStored s) {
                 if (!KvEventsPlane.onGpu(s.medium())) {
@@ -185,7 +189,7 @@ final class EventRank implements PublisherStream.Sink {
         long refusedBefore = keying.refusedBlocks();
         try {
             metrics.blockEvents.increment(keying.stored(s, blockSize, index, key, slot));
-        } catch (KvEventDecoder.Malformed m) {
+        } catch (KvEventWire.Malformed m) {
             metrics.malformed(m.reason);
         }
         metrics.tokenKeyingRefused.increment(keying.refusedBlocks() - refusedBefore);

@@ -1,8 +1,9 @@
 package io.kvroute.router.kvevents;
 
-import io.kvroute.protocol.PageHash;
 import static java.util.Objects.requireNonNull;
 
+import io.kvroute.protocol.KvEventWire;
+import io.kvroute.protocol.PageHash;
 import io.kvroute.router.policy.ExactPrefixSource;
 import io.kvroute.router.worker.Worker;
 import java.util.HashMap;
@@ -40,12 +41,12 @@ public final class ExactCacheIndex implements ExactPrefixSource {
 
     /**
      * Blocks stored under {@code adapter} only: the decoder keys a BlockStored that names
-     * {@code lora_name} by {@link KvEventDecoder#loraIdOf} of that name (vLLM folds the adapter name
+     * {@code lora_name} by {@link KvEventWire#loraIdOf} of that name (vLLM folds the adapter name
      * into its block hashes, vLLM {@code vllm/v1/core/kv_cache_utils.py}), and so does this lookup.
      */
     @Override
     public Map<String, Long> matchedTokens(List<Worker> candidates, int[] tokenIds, String adapter) {
-        long loraId = adapter == null ? -1 : KvEventDecoder.loraIdOf(adapter);
+        long loraId = adapter == null ? -1 : KvEventWire.loraIdOf(adapter);
         KvEventsSnapshot snap = plane.snapshot();
         Map<String, KvEventsSnapshot.WorkerEvents> subscribed = snap.workers();
         if (subscribed.isEmpty()) {

@@ -1,5 +1,8 @@
 package io.kvroute.router.kvevents;
 
+import io.kvroute.protocol.KvEvent;
+import io.kvroute.protocol.KvEventBatch;
+import io.kvroute.protocol.KvEventWire;
 /**
  * Decodes one KV-event payload and applies it to a {@link BlockIndex} for one publisher slot, with
  * no sequence tracking: the measured unit of the ingest benchmark (the events plane runs the same
@@ -12,10 +15,10 @@ public final class KvEventIngest {
      * @return the number of block hashes stored or removed, or -1 when the payload is malformed
      */
     public static int apply(byte[] payload, BlockIndex index, String model, int blockSize, int slot) {
-        EventBatch batch;
+        KvEventBatch batch;
         try {
-            batch = KvEventDecoder.decodePayload(0, payload);
-        } catch (KvEventDecoder.Malformed m) {
+            batch = KvEventWire.decodePayload(0, payload);
+        } catch (KvEventWire.Malformed m) {
             return -1;
         }
         int blocks = 0;

@@ -1,5 +1,6 @@
 package io.kvroute.router.kvevents;
 
+import io.kvroute.protocol.KvMalformedReason;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;

@@ -2,8 +2,11 @@ package io.kvroute.router.kvevents;
 
 import static java.util.Objects.requireNonNull;
 
-import io.kvroute.router.zmq.SubscriberLoop;
+import io.kvroute.protocol.KvEventBatch;
+import io.kvroute.protocol.KvEventWire;
+import io.kvroute.protocol.KvMalformedReason;
 import io.kvroute.router.zmq.SubscriberLoop.Subscription;
+import io.kvroute.router.zmq.SubscriberLoop;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -24,7 +27,7 @@ import org.zeromq.ZContext;
  * {@link SubscriberLoop} shared in design with the load plane (ZeroMQ sockets are single-threaded).
  *
  * <p><b>Concurrency.</b> {@link #addWorker}/{@link #removeWorker} enqueue tasks the thread runs
- * within one poll timeout. The thread decodes batches ({@link KvEventDecoder}), runs each rank's
+ * within one poll timeout. The thread decodes batches ({@link KvEventWire}), runs each rank's
  * {@link PublisherStream} (sequence, gaps, replay, restarts) and applies events to the
  * {@link BlockIndex}, its only writer; requests read the index lock-free. Which workers are exact
  * (every rank LIVE) is published as an immutable {@link KvEventsSnapshot} through a volatile field
@@ -60,7 +63,6 @@ public final class KvEventsPlane implements AutoCloseable {
     private static final int MAX_DRAIN_PER_SOCKET = 512;
     /** Frames kept per message; a longer one is malformed anyway. */
     private static final int MAX_FRAMES = 4;
-    private static final long END_SEQ = -1L;
 
     private record Add(String workerId, String workerLabel, String model, List<String> eventEndpoints,
                        List<String> replayEndpoints, String topic, int blockSize, KvHashMode hashMode) {}
@@ -192,8 +194,8 @@ public final class KvEventsPlane implements AutoCloseable {
                 r.silent = false;
                 r.heard = true;
                 try {
-                    r.stream.onLive(KvEventDecoder.decode(frames, count, r.keying != null), nanoClock.getAsLong());
-                } catch (KvEventDecoder.Malformed m) {
+                    r.stream.onLive(KvEventWire.decode(frames, count, r.keying != null), nanoClock.getAsLong());
+                } catch (KvEventWire.Malformed m) {
                     metrics.malformed(m.reason);
                 }
             }
@@ -317,34 +319,23 @@ public final class KvEventsPlane implements AutoCloseable {
         }
     }
 
-    /**
-     * A replay answer, through a DEALER (ROUTER's delimiter kept): [b"", topic, seq, payload] (vLLM since its
-     * topic frame, vllm/distributed/kv_events.py) or [b"", seq, payload] (SGLang, older vLLM); end markers
-     * [b"", b"", END, b""] and [b"", END, b""]; a peer without the delimiter sends [seq, payload].
-     */
+    /** A replay answer or end marker, through a DEALER, in any layout {@link KvEventWire#replaySeqIndex} reads. */
     private void onReplayMessage(EventRank r, byte[][] frames, int count) {
-        int at;
-        if (count == 4 && frames[0].length == 0) {
-            at = 2;
-        } else if (count == 3 && frames[0].length == 0) {
-            at = 1;
-        } else {
-            at = count == 2 ? 0 : -1;
-        }
-        if (at < 0 || frames[at].length != Long.BYTES) {
+        int at = KvEventWire.replaySeqIndex(frames, count);
+        if (at < 0) {
             metrics.malformed(KvMalformedReason.BAD_FRAMES);
             r.stream.onReplay(Long.MAX_VALUE, null);
             return;
         }
         long seq = ByteBuffer.wrap(frames[at]).getLong();
-        if (seq == END_SEQ) {
+        if (seq == KvEventWire.END_SEQ) {
             r.stream.onReplayEnd();
             return;
         }
-        EventBatch b;
+        KvEventBatch b;
         try {
-            b = KvEventDecoder.decodePayload(seq, frames[at + 1], r.keying != null);
-        } catch (KvEventDecoder.Malformed m) {
+            b = KvEventWire.decodePayload(seq, frames[at + 1], r.keying != null);
+        } catch (KvEventWire.Malformed m) {
             metrics.malformed(m.reason);
             b = null;
         }

@@ -2,6 +2,8 @@ package io.kvroute.router.kvevents;
 
 import static java.util.Objects.requireNonNull;
 
+import io.kvroute.protocol.KvEvent;
+import io.kvroute.protocol.KvEventBatch;
 import java.util.ArrayDeque;
 
 /**
@@ -53,7 +55,7 @@ final class PublisherStream {
 
     /** What the stream asks of its owner. Called synchronously from the stream's methods. */
     interface Sink {
-        void apply(EventBatch batch);
+        void apply(KvEventBatch batch);
 
         /** Forget every block of this publisher. */
         void clear();
@@ -72,7 +74,7 @@ final class PublisherStream {
     private final long replayTimeoutNanos;
     private final long maxReplayBatches;
     private final Sink sink;
-    private final ArrayDeque<EventBatch> buffered = new ArrayDeque<>();
+    private final ArrayDeque<KvEventBatch> buffered = new ArrayDeque<>();
     private State state = State.NEW;
     private long expected;
     private long replayNext;
@@ -120,7 +122,7 @@ final class PublisherStream {
     }
 
     /** A batch that arrived on the live SUB socket. */
-    void onLive(EventBatch b, long nowNanos) {
+    void onLive(KvEventBatch b, long nowNanos) {
         switch (state) {
             case NEW -> startFromScratch(b, nowNanos);
             case LIVE -> {
@@ -161,12 +163,12 @@ final class PublisherStream {
         }
     }
 
-    private boolean looksLikeRestart(EventBatch b) {
+    private boolean looksLikeRestart(KvEventBatch b) {
         return b.seq() >= 0 && b.seq() < RESTART_SEQ_WINDOW && b.ts() > lastTs;
     }
 
     /** One replay answer {@code [seq, payload]}; {@code b} is null when the payload did not decode. */
-    void onReplay(long seq, EventBatch b) {
+    void onReplay(long seq, KvEventBatch b) {
         if (state != State.REPLAYING || seq < replayNext) {
             return; // late answer of an earlier replay, or a duplicate
         }
@@ -191,7 +193,7 @@ final class PublisherStream {
             return;
         }
         while (!buffered.isEmpty()) {
-            EventBatch b = buffered.peek();
+            KvEventBatch b = buffered.peek();
             if (b.seq() < replayNext) {
                 buffered.poll(); // already replayed
             } else if (b.seq() == replayNext) {
@@ -247,7 +249,7 @@ final class PublisherStream {
         return buffered.isEmpty() ? replayNext : Math.min(replayNext, buffered.peek().seq());
     }
 
-    private void startFromScratch(EventBatch b, long nowNanos) {
+    private void startFromScratch(KvEventBatch b, long nowNanos) {
         if (b.seq() == 0) {
             applyLive(b);
             becomeLive();
@@ -256,7 +258,7 @@ final class PublisherStream {
         }
     }
 
-    private void restart(EventBatch b, long nowNanos) {
+    private void restart(KvEventBatch b, long nowNanos) {
         restarts++;
         buffered.clear();
         sink.clear();
@@ -274,13 +276,13 @@ final class PublisherStream {
         retryBackoffNanos = replayTimeoutNanos;
     }
 
-    private void applyLive(EventBatch b) {
+    private void applyLive(KvEventBatch b) {
         sink.apply(b);
         expected = b.seq() + 1;
         lastTs = Math.max(lastTs, b.ts());
     }
 
-    private void applyUnknown(EventBatch b) {
+    private void applyUnknown(KvEventBatch b) {
         sink.apply(b);
         expected = b.seq() + 1;
         lastTs = Math.max(lastTs, b.ts());
@@ -291,7 +293,7 @@ final class PublisherStream {
         }
     }
 
-    private void startReplay(long startSeq, EventBatch first, long nowNanos) {
+    private void startReplay(long startSeq, KvEventBatch first, long nowNanos) {
         buffered.clear();
         buffered.add(first);
         if (!replayAvailable) {
@@ -316,7 +318,7 @@ final class PublisherStream {
         replaysFailed++;
         sink.clear();
         state = State.UNKNOWN;
-        EventBatch last = null;
+        KvEventBatch last = null;
         while (!buffered.isEmpty()) {
             last = buffered.poll();
             applyUnknown(last);

@@ -1,5 +1,8 @@
 package io.kvroute.router.kvevents;
 
+import io.kvroute.protocol.KvEvent;
+import io.kvroute.protocol.KvEventWire;
+import io.kvroute.protocol.KvMalformedReason;
 import java.util.Arrays;
 
 /**
@@ -23,7 +26,7 @@ import java.util.Arrays;
  * own hash salted with them, so it and every block after it form a chain apart from the same tokens
  * without them: a request, hashed from its tokens alone, never matches it, as vLLM never would.
  *
- * <p><b>Refused events</b> (thrown as {@link KvEventDecoder.Malformed} before anything changes):
+ * <p><b>Refused events</b> (thrown as {@link KvEventWire.Malformed} before anything changes):
  * no {@code token_ids}, {@code token_ids} not exactly blocks × block size long, or a parent engine
  * hash this router does not know (stored before it subscribed, refused at the bound, or already
  * evicted): the chain cannot be continued, so it is dropped.
@@ -50,27 +53,27 @@ final class TokenKeying {
      *
      * @param blockSize the publisher's page size (the event's own was checked against it)
      * @return the number of blocks stored
-     * @throws KvEventDecoder.Malformed when the event cannot be keyed; nothing changed then
+     * @throws KvEventWire.Malformed when the event cannot be keyed; nothing changed then
      */
     int stored(KvEvent.BlockStored s, int blockSize, BlockIndex index, BlockIndex.Key key, int slot)
-            throws KvEventDecoder.Malformed {
+            throws KvEventWire.Malformed {
         long[] engineHashes = s.blockHashes();
         int[] tokens = s.tokenIds();
         if (tokens == null) {
-            throw new KvEventDecoder.Malformed(KvMalformedReason.MISSING_TOKEN_IDS);
+            throw new KvEventWire.Malformed(KvMalformedReason.MISSING_TOKEN_IDS);
         }
         if ((long) engineHashes.length * blockSize != tokens.length) {
-            throw new KvEventDecoder.Malformed(KvMalformedReason.TOKEN_IDS_LENGTH);
+            throw new KvEventWire.Malformed(KvMalformedReason.TOKEN_IDS_LENGTH);
         }
         long[] extra = s.extraKeys();
         if (extra != null && extra.length != engineHashes.length) {
-            throw new KvEventDecoder.Malformed(KvMalformedReason.BAD_FIELD);
+            throw new KvEventWire.Malformed(KvMalformedReason.BAD_FIELD);
         }
         long parentOwn;
         if (s.hasParent()) {
             int cell = engineToOwn.find(s.parentHash());
             if (cell < 0) {
-                throw new KvEventDecoder.Malformed(KvMalformedReason.UNKNOWN_PARENT);
+                throw new KvEventWire.Malformed(KvMalformedReason.UNKNOWN_PARENT);
             }
             parentOwn = engineToOwn.valueAt(cell);
         } else {

@@ -8,7 +8,7 @@
  * (one engine dp rank: its SUB and replay DEALER, what its batches do to the index) and
  * {@link io.kvroute.router.kvevents.BlockIndex} (the block-level index the cache-aware policy asks
  * through {@link io.kvroute.router.kvevents.ExactCacheIndex}). The pure parts, with no ZeroMQ import:
- * {@link io.kvroute.router.kvevents.KvEventDecoder} (both wire encodings),
+ * {@link io.kvroute.protocol.KvEventWire} (both wire encodings, shared with the scheduler plugin),
  * {@link io.kvroute.router.kvevents.PublisherStream} (sequence, gaps, replay, restarts),
  * {@link io.kvroute.protocol.PageHash} (SGLang's chained page hash) and the index. For
  * engines whose hashes cannot be reproduced ({@code --kv-events-hash tokens}):

@@ -151,7 +151,7 @@ class KvEventsPlaneTest {
     }
 
     static byte[] batch(long... storedHashes) throws Exception {
-        return KvEventDecoderTest.pack(p -> {
+        return Msgpack.pack(p -> {
             p.packArrayHeader(3).packDouble(0).packArrayHeader(storedHashes.length == 0 ? 0 : 1);
             if (storedHashes.length > 0) {
                 p.packArrayHeader(7).packString("BlockStored").packArrayHeader(storedHashes.length);
@@ -271,7 +271,7 @@ class KvEventsPlaneTest {
             await().atMost(WAIT).until(() -> matched(new long[] {11, 22}, "w") == 2);
             e.pub.sendMore("kv"); // a new engine process: seq starts over, at a later time
             e.pub.sendMore(seqFrame(0));
-            e.pub.send(KvEventDecoderTest.pack(p -> {
+            e.pub.send(Msgpack.pack(p -> {
                 p.packArrayHeader(3).packDouble(1.0).packArrayHeader(1);
                 p.packArrayHeader(7).packString("BlockStored").packArrayHeader(1).packLong(77);
                 p.packNil().packArrayHeader(0).packInt(BS).packNil().packString("GPU");
@@ -288,7 +288,7 @@ class KvEventsPlaneTest {
         startPlane(KvEventsConfig.defaults().withSilence(Duration.ofMillis(400)));
         try (FakeEngine e = new FakeEngine()) {
             goLive(e, 11);
-            byte[] wrongSize = KvEventDecoderTest.pack(p -> {
+            byte[] wrongSize = Msgpack.pack(p -> {
                 p.packArrayHeader(2).packDouble(0).packArrayHeader(1);
                 p.packArrayHeader(5).packString("BlockStored").packArrayHeader(1).packLong(99).packNil()
                         .packArrayHeader(0).packInt(BS * 2);

@@ -2,6 +2,8 @@ package io.kvroute.router.kvevents;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvroute.protocol.KvEvent;
+import io.kvroute.protocol.KvEventBatch;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -11,7 +13,7 @@ class PublisherStreamTest {
     private final List<String> log = new ArrayList<>();
     private final PublisherStream.Sink sink = new PublisherStream.Sink() {
         @Override
-        public void apply(EventBatch batch) {
+        public void apply(KvEventBatch batch) {
             log.add("apply " + batch.seq());
         }
 
@@ -26,12 +28,12 @@ class PublisherStreamTest {
         }
     };
 
-    private static EventBatch b(long seq) {
-        return new EventBatch(seq, 0, List.of(), 0);
+    private static KvEventBatch b(long seq) {
+        return new KvEventBatch(seq, 0, List.of(), 0);
     }
 
-    private static EventBatch cleared(long seq) {
-        return new EventBatch(seq, 0, List.of(new KvEvent.AllBlocksCleared()), 0);
+    private static KvEventBatch cleared(long seq) {
+        return new KvEventBatch(seq, 0, List.of(new KvEvent.AllBlocksCleared()), 0);
     }
 
     private PublisherStream stream(boolean replay) {
@@ -243,8 +245,8 @@ class PublisherStreamTest {
         assertThat(s.state()).isEqualTo(PublisherStream.State.UNKNOWN);
     }
 
-    private static EventBatch b(long seq, double ts) {
-        return new EventBatch(seq, ts, List.of(), 0);
+    private static KvEventBatch b(long seq, double ts) {
+        return new KvEventBatch(seq, ts, List.of(), 0);
     }
 
     /** A quiet publisher with a replay socket is caught up at subscribe time, before it sends anything live. */

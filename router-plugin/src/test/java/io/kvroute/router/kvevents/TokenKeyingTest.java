@@ -3,6 +3,9 @@ package io.kvroute.router.kvevents;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvroute.protocol.KvEvent;
+import io.kvroute.protocol.KvEventWire;
+import io.kvroute.protocol.KvMalformedReason;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -225,7 +228,7 @@ class TokenKeyingTest {
             call.run();
             return;
         }
-        assertThatThrownBy(call::run).isInstanceOfSatisfying(KvEventDecoder.Malformed.class,
+        assertThatThrownBy(call::run).isInstanceOfSatisfying(KvEventWire.Malformed.class,
                 m -> assertThat(m.reason).isEqualTo(reason));
     }
 }

@@ -2,6 +2,9 @@ package io.kvroute.router.kvevents;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvroute.protocol.KvEvent;
+import io.kvroute.protocol.KvEventBatch;
+import io.kvroute.protocol.KvEventWire;
 import java.io.IOException;
 import java.io.InputStream;
 import java.math.BigInteger;
@@ -41,7 +44,7 @@ class VllmGoldenVectorsTest {
 
     @Test
     void realCapture_uint64HashAboveTwoToThe63_mapEventWithAllOfVllmsFields() throws Exception {
-        EventBatch b = KvEventDecoder.decodePayload(0, vector("v0_26_capture"), true);
+        KvEventBatch b = KvEventWire.decodePayload(0, vector("v0_26_capture"), true);
         assertThat(b.ts()).isEqualTo(1789095808.8378847);
         assertThat(b.rank()).isZero();
         KvEvent.BlockStored s = (KvEvent.BlockStored) b.events().get(0);
@@ -58,7 +61,7 @@ class VllmGoldenVectorsTest {
 
     @Test
     void severalBlocksPerEvent_intParent_removalWithGroup() throws Exception {
-        EventBatch b = KvEventDecoder.decodePayload(3, vector("multi_block_chain"), true);
+        KvEventBatch b = KvEventWire.decodePayload(3, vector("multi_block_chain"), true);
         assertThat(b.rank()).isEqualTo(1);
         KvEvent.BlockStored first = (KvEvent.BlockStored) b.events().get(0);
         assertThat(first.blockHashes()).containsExactly(H1, H2);
@@ -75,7 +78,7 @@ class VllmGoldenVectorsTest {
     /** With {@code VLLM_KV_EVENTS_USE_INT_BLOCK_HASHES=0} the same blocks carry the same ids as the int form. */
     @Test
     void bytesDigests_foldToTheIntegerVllmWouldHaveSent() throws Exception {
-        EventBatch b = KvEventDecoder.decodePayload(0, vector("bytes_hashes"), true);
+        KvEventBatch b = KvEventWire.decodePayload(0, vector("bytes_hashes"), true);
         KvEvent.BlockStored first = (KvEvent.BlockStored) b.events().get(0);
         assertThat(first.blockHashes()).containsExactly(H1, H2);
         assertThat(((KvEvent.BlockStored) b.events().get(1)).parentHash()).isEqualTo(H2);
@@ -84,7 +87,7 @@ class VllmGoldenVectorsTest {
 
     @Test
     void hybridGroupsAndTiers_areDecodedWithTheirGroupKindAndMedium() throws Exception {
-        EventBatch b = KvEventDecoder.decodePayload(0, vector("hybrid_tiers"), true);
+        KvEventBatch b = KvEventWire.decodePayload(0, vector("hybrid_tiers"), true);
         KvEvent.BlockStored swa = (KvEvent.BlockStored) b.events().get(1);
         assertThat(swa.groupIdx()).isEqualTo(1);
         assertThat(swa.specKind()).isEqualTo("sliding_window");
@@ -96,10 +99,10 @@ class VllmGoldenVectorsTest {
 
     @Test
     void loraAndExtraKeys_areKeptApart() throws Exception {
-        EventBatch b = KvEventDecoder.decodePayload(0, vector("lora_extra_keys"), true);
+        KvEventBatch b = KvEventWire.decodePayload(0, vector("lora_extra_keys"), true);
         KvEvent.BlockStored lora = (KvEvent.BlockStored) b.events().get(0);
         // the name wins over the engine's lora_id, and extra keys holding only the name are the adapter itself
-        assertThat(lora.loraId()).isEqualTo(KvEventDecoder.loraIdOf("sql-adapter"));
+        assertThat(lora.loraId()).isEqualTo(KvEventWire.loraIdOf("sql-adapter"));
         assertThat(lora.extraKeys()).isNull();
         KvEvent.BlockStored salted = (KvEvent.BlockStored) b.events().get(1);
         assertThat(salted.loraId()).isEqualTo(-1);
@@ -109,7 +112,7 @@ class VllmGoldenVectorsTest {
 
     @Test
     void legacyTaggedArrays_ofVllmBeforeItsMapEncoding() throws Exception {
-        EventBatch b = KvEventDecoder.decodePayload(0, vector("legacy_array"), true);
+        KvEventBatch b = KvEventWire.decodePayload(0, vector("legacy_array"), true);
         KvEvent.BlockStored s = (KvEvent.BlockStored) b.events().get(0);
         assertThat(s.blockHashes()).containsExactly(H1);
         assertThat(s.tokenIds()).containsExactly(Arrays.copyOf(T, BS));

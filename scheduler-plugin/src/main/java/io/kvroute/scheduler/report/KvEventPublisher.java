@@ -2,6 +2,7 @@ package io.kvroute.scheduler.report;
 
 import static java.util.Objects.requireNonNull;
 
+import io.kvroute.protocol.KvEventWire;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -38,7 +39,6 @@ import org.zeromq.ZMQ;
  */
 public final class KvEventPublisher implements AutoCloseable {
     private static final long BIND_TIMEOUT_SECONDS = 10;
-    private static final long END_SEQ = -1L;
 
     /** Publisher options: replay buffer size, heartbeat period, a shared context for {@code inproc://}. */
     public record Options(int replayBufferBatches, long heartbeatNanos, ZContext context, KvEventFormat format) {
@@ -69,7 +69,7 @@ public final class KvEventPublisher implements AutoCloseable {
     private final Options options;
     private final byte[] topic;
     private final int dpSize;
-    private final List<Queue<KvEventEncoder.Event>> queues = new ArrayList<>();
+    private final List<Queue<KvEventWire.Event>> queues = new ArrayList<>();
     private final AtomicLong sent = new AtomicLong();
     private final Thread thread;
     private final CompletableFuture<List<List<String>>> bound = new CompletableFuture<>();
@@ -139,21 +139,20 @@ public final class KvEventPublisher implements AutoCloseable {
      */
     public void blockStored(int rank, long[] hashes, Long parentHash, int[] tokenIds, int blockSize, Integer loraId,
             String loraName) {
-        queue(rank).add(new KvEventEncoder.Event("BlockStored", hashes.clone(), parentHash, tokenIds.clone(), blockSize,
-                loraId, loraName));
+        queue(rank).add(KvEventWire.stored(hashes.clone(), parentHash, tokenIds.clone(), blockSize, loraId, loraName));
     }
 
     /** Pages left rank {@code rank}'s cache. */
     public void blockRemoved(int rank, long[] hashes) {
-        queue(rank).add(new KvEventEncoder.Event("BlockRemoved", hashes.clone(), null, null, 0, null, null));
+        queue(rank).add(KvEventWire.removed(hashes.clone()));
     }
 
     /** Rank {@code rank}'s cache was flushed. */
     public void allBlocksCleared(int rank) {
-        queue(rank).add(new KvEventEncoder.Event("AllBlocksCleared", null, null, null, 0, null, null));
+        queue(rank).add(KvEventWire.cleared());
     }
 
-    private Queue<KvEventEncoder.Event> queue(int rank) {
+    private Queue<KvEventWire.Event> queue(int rank) {
         if (rank < 0 || rank >= dpSize) {
             throw new IllegalArgumentException("rank " + rank + " outside [0, " + dpSize + ")");
         }
@@ -208,13 +207,13 @@ public final class KvEventPublisher implements AutoCloseable {
             for (int r = 0; r < dpSize; r++) {
                 kept.add(new ArrayDeque<>());
             }
-            List<KvEventEncoder.Event> batch = new ArrayList<>();
+            List<KvEventWire.Event> batch = new ArrayList<>();
             boolean vllm = options.format() == KvEventFormat.VLLM;
             while (running) {
                 long now = System.nanoTime();
                 for (int r = 0; r < dpSize; r++) {
                     batch.clear();
-                    KvEventEncoder.Event e;
+                    KvEventWire.Event e;
                     while ((e = queues.get(r).poll()) != null) {
                         batch.add(e);
                     }
@@ -222,10 +221,10 @@ public final class KvEventPublisher implements AutoCloseable {
                         continue;
                     }
                     double ts = System.currentTimeMillis() / 1000.0;
-                    byte[] payload = vllm ? KvEventEncoder.vllmBatch(ts, batch, r) : KvEventEncoder.batch(ts, batch, r);
+                    byte[] payload = vllm ? KvEventWire.vllmBatch(ts, batch, r) : KvEventWire.sglangBatch(ts, batch, r);
                     long s = seq[r]++;
                     pubs[r].sendMore(topic);
-                    pubs[r].sendMore(seqFrame(s));
+                    pubs[r].sendMore(KvEventWire.seqFrame(s));
                     pubs[r].send(payload);
                     lastSentNanos[r] = now;
                     sent.incrementAndGet();
@@ -278,27 +277,19 @@ public final class KvEventPublisher implements AutoCloseable {
                 long from = ByteBuffer.wrap(start).getLong();
                 for (Kept k : ring) {
                     if (k.seq() >= from) {
-                        router.sendMore(identity);
-                        router.sendMore(new byte[0]);
-                        if (topic != null) {
-                            router.sendMore(topic);
-                        }
-                        router.sendMore(seqFrame(k.seq()));
-                        router.send(k.payload());
+                        send(router, identity, KvEventWire.replayAnswer(topic, k.seq(), k.payload()));
                     }
                 }
             }
-            router.sendMore(identity);
-            router.sendMore(new byte[0]);
-            if (topic != null) {
-                router.sendMore(new byte[0]);
-            }
-            router.sendMore(seqFrame(END_SEQ));
-            router.send(new byte[0]);
+            send(router, identity, KvEventWire.replayEnd(topic != null));
         }
     }
 
-    private static byte[] seqFrame(long seq) {
-        return ByteBuffer.allocate(Long.BYTES).putLong(seq).array();
+    private static void send(ZMQ.Socket router, byte[] identity, List<byte[]> frames) {
+        router.sendMore(identity);
+        for (int i = 0; i < frames.size() - 1; i++) {
+            router.sendMore(frames.get(i));
+        }
+        router.send(frames.get(frames.size() - 1));
     }
 }

@@ -1,4 +1,4 @@
-package io.kvroute.router.kvevents;
+package io.kvroute.protocol;
 
 import java.util.List;
 
@@ -8,4 +8,4 @@ import java.util.List;
  *
  * @param rank the batch's own dp rank, or -1 when absent (the socket's rank is the rank)
  */
-record EventBatch(long seq, double ts, List<KvEvent> events, int rank) {}
+public record KvEventBatch(long seq, double ts, List<KvEvent> events, int rank) {}

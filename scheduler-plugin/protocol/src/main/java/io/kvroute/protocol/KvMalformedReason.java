@@ -1,7 +1,11 @@
-package io.kvroute.router.kvevents;
+package io.kvroute.protocol;
 
-/** Why a KV-event message was dropped; the label is the {@code reason} tag of the malformed counter. */
-enum KvMalformedReason {
+/**
+ * Why a KV-event message was dropped; the label is the {@code reason} tag of the router's malformed
+ * counter. {@link KvEventWire}'s decoder gives the first six; the rest are the router's own checks of a
+ * decoded batch against what the engine advertised.
+ */
+public enum KvMalformedReason {
     /** Not {@code [topic, seq, payload]}, or a seq frame that is not 8 bytes. */
     BAD_FRAMES("bad_frames"),
     /** The batch is not {@code [ts, [events...], rank?]}. */
@@ -27,7 +31,7 @@ enum KvMalformedReason {
         this.label = label;
     }
 
-    String label() {
+    public String label() {
         return label;
     }
 }

@@ -1,8 +1,12 @@
-package io.kvroute.router.kvevents;
+package io.kvroute.protocol;
 
+import static io.kvroute.protocol.KvEventWire.ALL_BLOCKS_CLEARED;
+import static io.kvroute.protocol.KvEventWire.BLOCK_REMOVED;
+import static io.kvroute.protocol.KvEventWire.BLOCK_STORED;
+
+import io.kvroute.protocol.KvEventWire.Malformed;
 import java.io.IOException;
 import java.math.BigInteger;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import org.msgpack.core.MessageFormat;
@@ -13,58 +17,25 @@ import org.msgpack.value.ValueFactory;
 import org.msgpack.value.ValueType;
 
 /**
- * Decoder of engine KV-event messages {@code [topic, seq 8-byte BE, msgpack KVEventBatch]}
- * (vLLM {@code vllm/distributed/kv_events.py}). The batch is {@code [ts, [events...], data_parallel_rank?]}; each event is either a
- * tagged array ({@code ["BlockStored", block_hashes, parent_block_hash, token_ids, block_size, lora_id,
- * medium, ...]}, SGLang and older vLLM) or a map with a {@code type} key (newer vLLM,
- * {@code omit_defaults}: absent keys are defaults; vLLM {@code vllm/distributed/kv_events.py}).
- * Hashes are msgpack ints (any width; a uint64 above 2^63 keeps its bits) or bytes of at least 8
- * (last 8 bytes, big-endian). {@code medium}, {@code lora_name}, {@code extra_keys},
- * {@code group_idx} and {@code kv_cache_spec_kind} are kept for the plane's filters and keys; later
- * fields and unknown keys are skipped; {@code token_ids} are skipped unless asked for ({@code withTokens}, for {@link KvHashMode#TOKENS} publishers), since
- * SGLang's hashes are reproducible from the request's own tokens. A token id must be an integer in
- * {@code [0, 2^31)}.
+ * The decoding half of {@link KvEventWire}: one msgpack {@code KVEventBatch} payload
+ * {@code [ts, [events...], data_parallel_rank?]} (vLLM {@code vllm/distributed/kv_events.py}). Each
+ * event is either a tagged array ({@code ["BlockStored", block_hashes, parent_block_hash, token_ids,
+ * block_size, lora_id, medium, ...]}, SGLang and older vLLM) or a map with a {@code type} key (newer
+ * vLLM, {@code omit_defaults}: absent keys are defaults). Hashes are msgpack ints (any width; a uint64
+ * above 2^63 keeps its bits) or bytes of at least 8 (last 8 bytes, big-endian). {@code medium},
+ * {@code lora_name}, {@code extra_keys}, {@code group_idx} and {@code kv_cache_spec_kind} are kept for
+ * the router's filters and keys; later fields and unknown keys are skipped; {@code token_ids} are
+ * skipped unless asked for ({@code withTokens}), since SGLang's hashes are reproducible from the
+ * request's own tokens. A token id must be an integer in {@code [0, 2^31)}.
  *
  * <p>Anything else is a {@link Malformed} with a {@link KvMalformedReason}; nothing else is thrown,
  * and no array is sized beyond the payload's byte count. Stateless and thread-safe.
  */
-final class KvEventDecoder {
-    static final String BLOCK_STORED = "BlockStored";
-    static final String BLOCK_REMOVED = "BlockRemoved";
-    static final String ALL_BLOCKS_CLEARED = "AllBlocksCleared";
-
-    /** A dropped message; a value on the hot path, so no stack trace. */
-    static final class Malformed extends Exception {
-        private static final long serialVersionUID = 1L;
-        final KvMalformedReason reason;
-
-        Malformed(KvMalformedReason reason) {
-            super(reason.label(), null, false, false);
-            this.reason = reason;
-        }
-    }
-
-    private KvEventDecoder() {}
-
-    /** Decodes {@code frames[0..count)}; the topic's value is not checked (the SUB filter chose it). */
-    static EventBatch decode(byte[][] frames, int count) throws Malformed {
-        return decode(frames, count, false);
-    }
-
-    /** As {@link #decode(byte[][], int)}; {@code withTokens} keeps each BlockStored's {@code token_ids}. */
-    static EventBatch decode(byte[][] frames, int count, boolean withTokens) throws Malformed {
-        if (count != 3 || frames[1].length != Long.BYTES) {
-            throw new Malformed(KvMalformedReason.BAD_FRAMES);
-        }
-        return decodePayload(ByteBuffer.wrap(frames[1]).getLong(), frames[2], withTokens);
-    }
-
-    static EventBatch decodePayload(long seq, byte[] payload) throws Malformed {
-        return decodePayload(seq, payload, false);
-    }
+final class KvEventReader {
+    private KvEventReader() {}
 
     /** One payload; {@code withTokens} keeps each BlockStored's {@code token_ids} (null when absent or nil). */
-    static EventBatch decodePayload(long seq, byte[] payload, boolean withTokens) throws Malformed {
+    static KvEventBatch decodePayload(long seq, byte[] payload, boolean withTokens) throws Malformed {
         try (MessageUnpacker u = MessagePack.newDefaultUnpacker(payload)) {
             if (!u.hasNext()) {
                 throw new Malformed(KvMalformedReason.TRUNCATED);
@@ -118,7 +89,7 @@ final class KvEventDecoder {
             if (u.hasNext()) {
                 throw new Malformed(KvMalformedReason.GARBAGE);
             }
-            return new EventBatch(seq, ts, List.copyOf(out), rank);
+            return new KvEventBatch(seq, ts, List.copyOf(out), rank);
         } catch (MessageInsufficientBufferException e) {
             throw new Malformed(KvMalformedReason.TRUNCATED);
         } catch (IOException | RuntimeException e) {
@@ -293,7 +264,7 @@ final class KvEventDecoder {
      * the block's {@code loraId}, which a request naming the adapter reproduces, so salting with it
      * again would make adapter blocks unmatchable. Entries with more (cache salt, multimodal) stay.
      */
-    static long[] withoutAdapterOnlyKeys(long[] extra, String loraName) {
+    private static long[] withoutAdapterOnlyKeys(long[] extra, String loraName) {
         long h = fnv64(ValueFactory.newArray(ValueFactory.newString(loraName)).toJson());
         long adapterOnly = h == 0 ? 1 : h;
         long[] out = extra.clone();
@@ -320,11 +291,7 @@ final class KvEventDecoder {
         return boundedCount(u.unpackArrayHeader(), payload);
     }
 
-    /**
-     * The non-negative adapter id of a {@code lora_name}; it wins over an engine's {@code lora_id}
-     * (a per-engine counter the router cannot see in a request), so a request naming the adapter is
-     * keyed the same on every worker.
-     */
+    /** See {@link KvEventWire#loraIdOf}. */
     static long loraIdOf(String loraName) {
         return (fnv64(loraName) >>> 1) | (1L << 61); // never -1 (none) and apart from small engine ids
     }
@@ -388,7 +355,7 @@ final class KvEventDecoder {
      * digests are 16 or 32 bytes), folded to its last 8 bytes big-endian, the integer vLLM would
      * have sent. A string or a shorter binary is not a hash (SGLang's decoder refuses both too).
      */
-    static long hash(MessageUnpacker u) throws IOException, Malformed {
+    private static long hash(MessageUnpacker u) throws IOException, Malformed {
         MessageFormat f = u.getNextFormat();
         switch (f.getValueType()) {
             case INTEGER -> {

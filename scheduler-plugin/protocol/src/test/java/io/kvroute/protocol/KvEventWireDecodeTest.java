@@ -1,4 +1,4 @@
-package io.kvroute.router.kvevents;
+package io.kvroute.protocol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -14,7 +14,7 @@ import org.msgpack.core.MessagePack;
  * Both wire encodings of vLLM {@code vllm/distributed/kv_events.py} (events as tagged arrays or as maps
  * with a {@code type} key), packed here with a raw msgpack packer (not our publisher's encoder).
  */
-class KvEventDecoderTest {
+class KvEventWireDecodeTest {
 
     interface Body {
         void pack(MessageBufferPacker p) throws IOException;
@@ -40,14 +40,14 @@ class KvEventDecoderTest {
             p.packArrayHeader(1).packString("AllBlocksCleared");
             p.packInt(1);
         });
-        EventBatch b = KvEventDecoder.decodePayload(9, payload);
+        KvEventBatch b = KvEventWire.decodePayload(9, payload);
         assertThat(b.seq()).isEqualTo(9);
         assertThat(b.rank()).isEqualTo(1);
         KvEvent.BlockStored s = (KvEvent.BlockStored) b.events().get(0);
         assertThat(s.blockHashes()).containsExactly(-5, Long.MAX_VALUE);
         assertThat(s.hasParent()).isFalse();
         assertThat(s.blockSize()).isEqualTo(2);
-        assertThat(s.loraId()).isEqualTo(KvEventDecoder.loraIdOf("lora-x")); // lora_name without lora_id
+        assertThat(s.loraId()).isEqualTo(KvEventWire.loraIdOf("lora-x")); // lora_name without lora_id
         assertThat(s.medium()).isEqualTo("GPU");
         assertThat(((KvEvent.BlockRemoved) b.events().get(1)).blockHashes()).containsExactly(-5);
         assertThat(b.events().get(2)).isInstanceOf(KvEvent.AllBlocksCleared.class);
@@ -66,7 +66,7 @@ class KvEventDecoderTest {
             p.packString("lora_id").packInt(3);
             p.packMapHeader(1).packString("type").packString("AllBlocksCleared");
         });
-        EventBatch b = KvEventDecoder.decodePayload(0, payload);
+        KvEventBatch b = KvEventWire.decodePayload(0, payload);
         assertThat(b.rank()).isEqualTo(-1);
         KvEvent.BlockStored s = (KvEvent.BlockStored) b.events().get(0);
         assertThat(s.blockHashes()).containsExactly(0x8000000000000001L);
@@ -87,11 +87,11 @@ class KvEventDecoderTest {
                     .packArrayHeader(2).packInt(1).packInt(2).packString("block_hashes").packArrayHeader(1).packLong(8);
             p.packArrayHeader(4).packString("BlockStored").packArrayHeader(1).packLong(7).packNil().packNil();
         });
-        List<KvEvent> with = KvEventDecoder.decodePayload(0, payload, true).events();
+        List<KvEvent> with = KvEventWire.decodePayload(0, payload, true).events();
         assertThat(((KvEvent.BlockStored) with.get(0)).tokenIds()).containsExactly(70000, Integer.MAX_VALUE);
         assertThat(((KvEvent.BlockStored) with.get(1)).tokenIds()).containsExactly(1, 2);
         assertThat(((KvEvent.BlockStored) with.get(2)).tokenIds()).isNull(); // nil token_ids: absent
-        for (KvEvent e : KvEventDecoder.decodePayload(0, payload).events()) {
+        for (KvEvent e : KvEventWire.decodePayload(0, payload).events()) {
             assertThat(((KvEvent.BlockStored) e).tokenIds()).isNull();
         }
     }
@@ -102,15 +102,15 @@ class KvEventDecoderTest {
             byte[] payload = pack(p -> p.packArrayHeader(2).packDouble(0).packArrayHeader(1)
                     .packArrayHeader(4).packString("BlockStored").packArrayHeader(1).packLong(9).packNil()
                     .packArrayHeader(1).packLong(bad));
-            assertThatThrownBy(() -> KvEventDecoder.decodePayload(0, payload, true))
-                    .isInstanceOfSatisfying(KvEventDecoder.Malformed.class,
+            assertThatThrownBy(() -> KvEventWire.decodePayload(0, payload, true))
+                    .isInstanceOfSatisfying(KvEventWire.Malformed.class,
                             m -> assertThat(m.reason).isEqualTo(KvMalformedReason.BAD_FIELD));
-            assertThat(KvEventDecoder.decodePayload(0, payload).events()).hasSize(1); // skipped when not asked
+            assertThat(KvEventWire.decodePayload(0, payload).events()).hasSize(1); // skipped when not asked
         }
         byte[] notArray = pack(p -> p.packArrayHeader(2).packDouble(0).packArrayHeader(1)
                 .packArrayHeader(4).packString("BlockStored").packArrayHeader(1).packLong(9).packNil().packString("x"));
-        assertThatThrownBy(() -> KvEventDecoder.decodePayload(0, notArray, true))
-                .isInstanceOfSatisfying(KvEventDecoder.Malformed.class,
+        assertThatThrownBy(() -> KvEventWire.decodePayload(0, notArray, true))
+                .isInstanceOfSatisfying(KvEventWire.Malformed.class,
                         m -> assertThat(m.reason).isEqualTo(KvMalformedReason.BAD_FIELD));
     }
 
@@ -121,7 +121,7 @@ class KvEventDecoderTest {
             p.packArrayHeader(2).packString("BlockRemoved").packArrayHeader(1)
                     .packBigInteger(new java.math.BigInteger("18446744073709551615"));
         });
-        KvEvent.BlockRemoved r = (KvEvent.BlockRemoved) KvEventDecoder.decodePayload(0, payload).events().get(0);
+        KvEvent.BlockRemoved r = (KvEvent.BlockRemoved) KvEventWire.decodePayload(0, payload).events().get(0);
         assertThat(r.blockHashes()).containsExactly(-1L);
     }
 
@@ -139,8 +139,8 @@ class KvEventDecoderTest {
         assertReason(new byte[] {(byte) 0x92, 0x00, (byte) 0xdd, 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff},
                 KvMalformedReason.TRUNCATED);
         assertReason(new byte[] {(byte) 0xc1}, KvMalformedReason.GARBAGE);
-        assertThatThrownBy(() -> KvEventDecoder.decode(new byte[][] {new byte[0], new byte[7], new byte[0]}, 3))
-                .isInstanceOfSatisfying(KvEventDecoder.Malformed.class,
+        assertThatThrownBy(() -> KvEventWire.decode(new byte[][] {new byte[0], new byte[7], new byte[0]}, 3, false))
+                .isInstanceOfSatisfying(KvEventWire.Malformed.class,
                         m -> assertThat(m.reason).isEqualTo(KvMalformedReason.BAD_FRAMES));
     }
 
@@ -171,15 +171,15 @@ class KvEventDecoderTest {
                 b[1] = 0x00;
             }
             try {
-                KvEventDecoder.decodePayload(i, b);
-            } catch (KvEventDecoder.Malformed expected) {
+                KvEventWire.decodePayload(i, b);
+            } catch (KvEventWire.Malformed expected) {
                 // counted by the caller
             }
         }
     }
 
     private static void assertReason(byte[] payload, KvMalformedReason reason) {
-        assertThatThrownBy(() -> KvEventDecoder.decodePayload(0, payload))
-                .isInstanceOfSatisfying(KvEventDecoder.Malformed.class, m -> assertThat(m.reason).isEqualTo(reason));
+        assertThatThrownBy(() -> KvEventWire.decodePayload(0, payload))
+                .isInstanceOfSatisfying(KvEventWire.Malformed.class, m -> assertThat(m.reason).isEqualTo(reason));
     }
 }

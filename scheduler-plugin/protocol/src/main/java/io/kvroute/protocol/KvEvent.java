@@ -1,4 +1,4 @@
-package io.kvroute.router.kvevents;
+package io.kvroute.protocol;
 
 /**
  * One decoded engine KV event, as vLLM {@code vllm/distributed/kv_events.py} publishes it
@@ -7,7 +7,7 @@ package io.kvroute.router.kvevents;
  * 8 bytes big-endian, which is exactly the integer vLLM sends otherwise
  * ({@code int.from_bytes(digest, "big") & (2**64 - 1)}, vLLM {@code vllm/v1/core/kv_cache_utils.py}).
  */
-sealed interface KvEvent {
+public sealed interface KvEvent {
 
     /**
      * Pages entered the engine's cache, as one chain.
@@ -19,7 +19,7 @@ sealed interface KvEvent {
      * @param loraId the adapter, or -1 for none (a {@code lora_name} without a {@code lora_id} gets a
      *        non-negative id derived from the name, so adapters' blocks never meet the base model's)
      * @param tokenIds the pages' tokens, or null when not sent or not decoded (only
-     *        {@link KvHashMode#TOKENS} publishers need them)
+     *        a router keying blocks by their tokens needs them)
      * @param medium where the pages live ({@code "GPU"}, {@code "CPU"}, ...), or null when not sent
      * @param groupIdx the KV-cache group of a hybrid model (vLLM {@code group_idx}), or -1 when not sent
      * @param specKind the group's attention kind (vLLM {@code kv_cache_spec_kind}), or null
@@ -30,7 +30,7 @@ sealed interface KvEvent {
                        int[] tokenIds, String medium, int groupIdx, String specKind, long[] extraKeys)
             implements KvEvent {
         /** A single-tier, single-group event without extra keys (SGLang, kvroute's own engines). */
-        BlockStored(long[] blockHashes, boolean hasParent, long parentHash, int blockSize, long loraId,
+        public BlockStored(long[] blockHashes, boolean hasParent, long parentHash, int blockSize, long loraId,
                     int[] tokenIds) {
             this(blockHashes, hasParent, parentHash, blockSize, loraId, tokenIds, null, -1, null, null);
         }
@@ -43,7 +43,7 @@ sealed interface KvEvent {
      * @param groupIdx the KV-cache group, or -1 when not sent
      */
     record BlockRemoved(long[] blockHashes, String medium, int groupIdx) implements KvEvent {
-        BlockRemoved(long[] blockHashes) {
+        public BlockRemoved(long[] blockHashes) {
             this(blockHashes, null, -1);
         }
     }
