@@ -117,8 +117,12 @@ class KvEventsWiringTest {
         private int subscribers;
 
         XpubEngine(ZContext ctx) {
+            this(ctx, "tcp://127.0.0.1:*");
+        }
+
+        XpubEngine(ZContext ctx, String bind) {
             xpub = ctx.createSocket(SocketType.XPUB);
-            xpub.bind("tcp://127.0.0.1:*");
+            xpub.bind(bind);
             String endpoint = xpub.getLastEndpoint();
             port = Integer.parseInt(endpoint.substring(endpoint.lastIndexOf(':') + 1));
         }
@@ -207,6 +211,37 @@ class KvEventsWiringTest {
             await().atMost(WAIT).pollInSameThread().until(() -> plane.snapshot().get(joined.id()) == null
                     && moved.subscribers() == 0);
             assertThat(matched.get()).isNull();
+        }
+    }
+
+    /**
+     * One worker's two data-parallel ranks on two hosts (vLLM --headless: rank 1 on another node, at
+     * base + 1 there), stated by the template's dp-hosts: each rank's SUB connects to its own host,
+     * and a block published by rank 1 is found on rank 1.
+     */
+    @Test
+    void dpHostsTemplate_subscribesEachRankOnItsOwnHost() throws Exception {
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        try (ZContext ctx = new ZContext(1); XpubEngine head = new XpubEngine(ctx);
+                XpubEngine headless = new XpubEngine(ctx, "tcp://127.0.0.2:" + (head.port + 1));
+                KvEventsPlane plane = new KvEventsPlane(KvEventsConfig.defaults(), System::nanoTime, meters, null)) {
+            plane.start();
+            KvEventsWiring wiring = new KvEventsWiring(plane, "auto", meters);
+            Worker worker = Worker.regular("http://127.0.0.1:30011").withModelId("m").withEngine(EngineType.SGLANG)
+                    .withKvEvents(KvEventsTemplate.parse("endpoint=tcp://*:" + head.port
+                            + ";topic=kv;block-size=4;dp-size=2;dp-hosts=1@127.0.0.2").advert());
+            wiring.subscribe(worker);
+            int[] tokens = {5, 6, 7, 8};
+            long[] hashes = new PageHash(4).hashes(tokens, tokens.length);
+            ExactCacheIndex exact = new ExactCacheIndex(plane);
+            await().atMost(WAIT).pollInSameThread().pollInterval(Duration.ofMillis(50)).until(() -> {
+                if (head.subscribers() == 1 && headless.subscribers() == 1 && exact.bestRank(worker, tokens) == 1) {
+                    return true;
+                }
+                headless.store(0, hashes);
+                return false;
+            });
+            assertThat(exact.matchedTokens(List.of(worker), tokens).get(worker.id())).isEqualTo(4);
         }
     }
 }
