@@ -23,7 +23,11 @@ import java.util.function.ToIntFunction;
  * plan after the last event converges on the pods' present state. Transitions:
  * <ul>
  *   <li>desired, absent: {@code Add}; desired, draining: {@code Resume}; desired with another role
- *       or an annotated bootstrap port that differs: {@code Update}.</li>
+ *       or an annotated bootstrap port that differs: {@code Update}; desired with other KV-event
+ *       endpoints than the worker's template-given ones (the pod's {@code --kv-events-annotation}
+ *       added, edited, removed or no longer parsing): {@code KvEvents}, so the worker keeps serving
+ *       while its subscription follows the pod. A worker whose {@code /server_info} advertised its
+ *       endpoints keeps them (they win over any template).</li>
  *   <li>owned, not desired: {@code Drain} (no new requests; in-flight ones finish), then
  *       {@code Remove} on a later plan once it has nothing in flight or its drain has lasted
  *       {@code drainTimeoutNanos}. Two steps, so a request that picked the worker from the last
@@ -106,6 +110,9 @@ public final class FleetReconciler {
             boolean portChanged = wanted.bootstrapPort() != null && !wanted.bootstrapPort().equals(have.bootstrapPort());
             if (roleChanged || portChanged) {
                 actions.add(new ReconcileAction.Update(id, wanted.role(), wanted.bootstrapPort()));
+            }
+            if (!have.kvEventsFromServerInfo() && !Objects.equals(have.kvEvents(), wanted.kvEvents())) {
+                actions.add(new ReconcileAction.KvEvents(id, wanted.kvEvents()));
             }
         }
         for (String id : new ArrayList<>(ownedIds)) {

@@ -1,5 +1,6 @@
 package io.kvroute.router.discovery;
 
+import io.kvroute.router.worker.KvEventsAdvert;
 import io.kvroute.router.worker.Worker;
 import io.kvroute.router.worker.WorkerRegistry;
 import io.kvroute.router.worker.WorkerRole;
@@ -40,6 +41,18 @@ public sealed interface ReconcileAction {
     record Update(String workerId, WorkerRole role, Integer bootstrapPort) implements ReconcileAction {
         public void applyTo(WorkerRegistry registry) {
             registry.update(workerId, w -> w.withRole(role, bootstrapPort));
+        }
+    }
+
+    /**
+     * The pod's KV-event annotation was added, changed or removed (or now fails to parse) while its
+     * worker stays: the worker takes the endpoints it now names ({@code kvEvents}; null = none), and
+     * the KV-event wiring re-subscribes or unsubscribes it. An advert from the worker's own
+     * {@code /server_info} wins over any template and is left alone.
+     */
+    record KvEvents(String workerId, KvEventsAdvert kvEvents) implements ReconcileAction {
+        public void applyTo(WorkerRegistry registry) {
+            registry.update(workerId, w -> w.withTemplateKvEvents(kvEvents));
         }
     }
 

@@ -32,7 +32,10 @@ import org.slf4j.LoggerFactory;
  * event range, as {@link SubscriptionRule} decides from the advert, the engine type and the block
  * size the engine reports on {@code /metrics}. A refusal is logged once per worker and reason and
  * counted as {@code kvroute_kv_events_workers_refused_total{reason}}; a worker refused after it was
- * subscribed (its engine's block size arrived later) is unsubscribed.
+ * subscribed (its engine's block size arrived later) is unsubscribed. A worker whose endpoints change
+ * while it stays (a pod's KV-event annotation edited) is subscribed anew: the plane drops the old
+ * endpoints' sockets and blocks before it subscribes the new ones; one whose endpoints are gone (the
+ * annotation removed, no default template) is unsubscribed.
  *
  * <p>Threading: {@link #subscribe}, {@link #engineBlockSize} and {@link #forget} come from registry
  * listeners and scrape callbacks on any thread; each decides and enqueues its plane command under
@@ -49,6 +52,8 @@ final class KvEventsWiring {
     private final Map<String, Integer> engineBlockSizes = new HashMap<>();
     /** Worker id + reason pairs already logged and counted. Guarded by lock. */
     private final Set<String> reported = new HashSet<>();
+    /** Workers the plane was last told to subscribe. Guarded by lock. */
+    private final Set<String> subscribed = new HashSet<>();
 
     /** @param plane the KV-event plane, or null with {@code --cache-index approximate} (then every call is a no-op) */
     KvEventsWiring(KvEventsPlane plane, String hashFlag, MeterRegistry registry) {
@@ -97,7 +102,15 @@ final class KvEventsWiring {
                 String host = worker.host();
                 plane.addWorker(worker.id(), worker.url(), worker.modelId(), advert.eventEndpoints(host),
                         advert.replayEndpoints(host), advert.topic(), advert.blockSize(), s.hashMode());
+                subscribed.add(worker.id());
+                // new endpoints may be refused again later: that is a new fact, logged and counted anew
+                reported.removeIf(key -> key.startsWith(worker.id() + " "));
+            } else if (verdict instanceof Verdict.None) {
+                if (subscribed.remove(worker.id())) {
+                    plane.removeWorker(worker.id()); // its endpoints are gone: its blocks must not answer
+                }
             } else if (verdict instanceof Verdict.Refuse r) {
+                subscribed.remove(worker.id());
                 plane.removeWorker(worker.id()); // no-op unless it was subscribed before the refusal was known
                 if (reported.add(worker.id() + " " + r.reason().label())) {
                     refused.get(r.reason()).increment();
@@ -136,6 +149,7 @@ final class KvEventsWiring {
         }
         synchronized (lock) {
             plane.removeWorker(workerId);
+            subscribed.remove(workerId);
             engineBlockSizes.remove(workerId);
             reported.removeIf(key -> key.startsWith(workerId + " "));
         }

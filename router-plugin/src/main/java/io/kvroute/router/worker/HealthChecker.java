@@ -354,7 +354,7 @@ public final class HealthChecker implements AutoCloseable {
                 updated = updated.withRole(WorkerRole.PREFILL, learnedBootstrap);
             }
             if (learnedAdvert != null) {
-                updated = updated.withKvEvents(learnedAdvert);
+                updated = updated.withServerInfoKvEvents(learnedAdvert);
             }
             return w.loadEndpoints().isEmpty() && !learnedEndpoints.isEmpty()
                     ? updated.withLoadEndpoints(learnedEndpoints) : updated;

@@ -32,15 +32,25 @@ import java.util.Objects;
  * @param replayPortBase rank 0's replay ROUTER port, or null
  * @param speculativeAlgorithm the top-level {@code speculative_algorithm} of {@code /server_info}, or
  *        null: an EAGLE-family engine keys its radix cache by token bigrams ({@link #bigramPages})
+ * @param rankHosts per-rank hosts (index = rank, {@code dpSize} entries) when the ranks run on several
+ *        hosts (vLLM {@code --headless} nodes, stated by a template's {@code dp-hosts}); empty when every
+ *        rank is on {@code endpointHost}. Rank {@code r} still uses port base + r on its host.
  */
 public record KvEventsAdvert(String endpointHost, Integer eventPortBase, String topic, int blockSize, int dpSize,
                              Integer loadPortBase, String loadTopic, Integer replayPortBase,
-                             String speculativeAlgorithm) {
+                             String speculativeAlgorithm, List<String> rankHosts) {
 
     /** An advert of an engine without speculative decoding. */
     public KvEventsAdvert(String endpointHost, Integer eventPortBase, String topic, int blockSize, int dpSize,
                           Integer loadPortBase, String loadTopic, Integer replayPortBase) {
         this(endpointHost, eventPortBase, topic, blockSize, dpSize, loadPortBase, loadTopic, replayPortBase, null);
+    }
+
+    /** An advert whose ranks all run on {@code endpointHost}. */
+    public KvEventsAdvert(String endpointHost, Integer eventPortBase, String topic, int blockSize, int dpSize,
+                          Integer loadPortBase, String loadTopic, Integer replayPortBase, String speculativeAlgorithm) {
+        this(endpointHost, eventPortBase, topic, blockSize, dpSize, loadPortBase, loadTopic, replayPortBase,
+                speculativeAlgorithm, List.of());
     }
 
     /**
@@ -71,6 +81,10 @@ public record KvEventsAdvert(String endpointHost, Integer eventPortBase, String 
         checkRange("endpoint_port_base", eventPortBase, dpSize);
         checkRange("load_endpoint_port_base", loadPortBase, dpSize);
         checkRange("replay_endpoint_port_base", replayPortBase, dpSize);
+        rankHosts = rankHosts == null ? List.of() : List.copyOf(rankHosts);
+        if (!rankHosts.isEmpty() && rankHosts.size() != dpSize) {
+            throw new IllegalArgumentException("rank hosts name " + rankHosts.size() + " ranks, dp_size is " + dpSize);
+        }
     }
 
     /** The block under {@code info.kv_events}, or null when absent, null or unusable. */
@@ -118,12 +132,13 @@ public record KvEventsAdvert(String endpointHost, Integer eventPortBase, String 
         if (base == null) {
             return List.of();
         }
-        String host = isWildcard(endpointHost) ? workerHost : endpointHost;
-        if (host.contains(":") && !host.startsWith("[")) {
-            host = "[" + host + "]";
-        }
         List<String> out = new ArrayList<>(dpSize);
         for (int r = 0; r < dpSize; r++) {
+            String named = rankHosts.isEmpty() ? endpointHost : rankHosts.get(r);
+            String host = isWildcard(named) ? workerHost : named;
+            if (host.contains(":") && !host.startsWith("[")) {
+                host = "[" + host + "]";
+            }
             out.add("tcp://" + host + ":" + (base + r));
         }
         return List.copyOf(out);

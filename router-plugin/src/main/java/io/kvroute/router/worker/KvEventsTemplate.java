@@ -2,7 +2,9 @@ package io.kvroute.router.worker;
 
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -24,6 +26,16 @@ import java.util.Objects;
  * router compares it with {@code vllm:cache_config_info} once it scrapes the engine), {@code dp-size}
  * defaults to 1.
  *
+ * <p><b>Ranks on several hosts.</b> With vLLM's multi-node data parallelism ({@code --data-parallel-size N
+ * --data-parallel-size-local M} on the head node, {@code --headless --data-parallel-start-rank S} on the
+ * others) one URL serves N ranks, each binding its sockets on the node it runs on, at port base +
+ * its <em>global</em> rank: vLLM's scheduler creates the publisher with
+ * {@code parallel_config.data_parallel_index} ({@code vllm/v1/core/sched/scheduler.py}), which
+ * {@code offset_endpoint_port} adds to the port. {@code dp-hosts=S-E@HOST,...} names the host of
+ * those ranks (one entry per headless node, {@code R@HOST} for one rank); ranks not named are on
+ * {@code endpoint}'s host (the head node):
+ * <pre>endpoint=tcp://*:5557;block-size=16;dp-size=4;dp-hosts=2-3@10.0.0.12</pre>
+ *
  * <p>{@link #advert()} turns the template into the same {@link KvEventsAdvert} SGLang's
  * {@code /server_info} gives, so the KV-event plane treats both alike; an advert from
  * {@code /server_info} replaces the template's when the worker has both. Immutable; {@link #parse}
@@ -35,9 +47,17 @@ import java.util.Objects;
  * @param topic the KV-event topic ("" = every message)
  * @param blockSize tokens per KV block
  * @param dpSize data-parallel ranks, one publisher each
+ * @param rankHosts the host of each rank ({@code *} = the worker URL's host) when {@code dp-hosts}
+ *     spreads them over several hosts, else empty
  */
 public record KvEventsTemplate(String host, int eventPortBase, Integer replayPortBase, String topic, int blockSize,
-                               int dpSize) {
+                               int dpSize, List<String> rankHosts) {
+
+    /** A template whose ranks all run on {@code host}. */
+    public KvEventsTemplate(String host, int eventPortBase, Integer replayPortBase, String topic, int blockSize,
+            int dpSize) {
+        this(host, eventPortBase, replayPortBase, topic, blockSize, dpSize, List.of());
+    }
 
     /** Largest block size accepted (vLLM's largest supported block size is 256; room for forks). */
     public static final int MAX_BLOCK_SIZE = 65536;
@@ -48,22 +68,25 @@ public record KvEventsTemplate(String host, int eventPortBase, Integer replayPor
         if (blockSize < 1 || blockSize > MAX_BLOCK_SIZE) {
             throw new IllegalArgumentException("block-size must be 1.." + MAX_BLOCK_SIZE + ", got " + blockSize);
         }
-        advert(host, eventPortBase, replayPortBase, topic, blockSize, dpSize); // checks the port ranges and dp size
+        rankHosts = rankHosts == null ? List.of() : List.copyOf(rankHosts);
+        advert(host, eventPortBase, replayPortBase, topic, blockSize, dpSize, rankHosts); // checks ports, dp size, hosts
     }
 
     /** The template as an advert whose wildcard host means the worker URL's host. */
     public KvEventsAdvert advert() {
-        return advert(host, eventPortBase, replayPortBase, topic, blockSize, dpSize);
+        return advert(host, eventPortBase, replayPortBase, topic, blockSize, dpSize, rankHosts);
     }
 
     private static KvEventsAdvert advert(String host, int eventPortBase, Integer replayPortBase, String topic,
-            int blockSize, int dpSize) {
-        return new KvEventsAdvert(host, eventPortBase, topic, blockSize, dpSize, null, null, replayPortBase);
+            int blockSize, int dpSize, List<String> rankHosts) {
+        return new KvEventsAdvert(host, eventPortBase, topic, blockSize, dpSize, null, null, replayPortBase, null,
+                rankHosts);
     }
 
     /**
      * Parses {@code key=value} parts separated by {@code ;}: {@code endpoint} (required),
-     * {@code replay-endpoint}, {@code topic}, {@code block-size} (required), {@code dp-size}. Keys are
+     * {@code replay-endpoint}, {@code topic}, {@code block-size} (required), {@code dp-size},
+     * {@code dp-hosts}. Keys are
      * case-insensitive and {@code _} may stand for {@code -} (vLLM writes {@code replay_endpoint}).
      */
     public static KvEventsTemplate parse(String text) {
@@ -80,9 +103,9 @@ public record KvEventsTemplate(String host, int eventPortBase, Integer replayPor
             }
             String key = p.substring(0, eq).trim().toLowerCase(Locale.ROOT).replace('_', '-');
             if (!key.equals("endpoint") && !key.equals("replay-endpoint") && !key.equals("topic")
-                    && !key.equals("block-size") && !key.equals("dp-size")) {
+                    && !key.equals("block-size") && !key.equals("dp-size") && !key.equals("dp-hosts")) {
                 throw new IllegalArgumentException("unknown key '" + key
-                        + "' (endpoint, replay-endpoint, topic, block-size, dp-size)");
+                        + "' (endpoint, replay-endpoint, topic, block-size, dp-size, dp-hosts)");
             }
             if (parts.put(key, p.substring(eq + 1).trim()) != null) {
                 throw new IllegalArgumentException("'" + key + "' given twice");
@@ -108,14 +131,55 @@ public record KvEventsTemplate(String host, int eventPortBase, Integer replayPor
             replayPort = Integer.parseInt(replayHostPort[1]);
         }
         int dpSize = parts.containsKey("dp-size") ? number("dp-size", parts.get("dp-size")) : 1;
+        if (dpSize < 1 || dpSize > KvEventsAdvert.MAX_DP_SIZE) {
+            throw new IllegalArgumentException("dp-size must be 1.." + KvEventsAdvert.MAX_DP_SIZE + ", got " + dpSize);
+        }
+        List<String> rankHosts = parts.containsKey("dp-hosts")
+                ? rankHosts(parts.get("dp-hosts"), hostPort[0], dpSize) : List.of();
         KvEventsTemplate t = new KvEventsTemplate(hostPort[0], Integer.parseInt(hostPort[1]), replayPort,
-                parts.get("topic"), number("block-size", blockSize), dpSize);
+                parts.get("topic"), number("block-size", blockSize), dpSize, rankHosts);
         if (replayPort != null && rangesOverlap(t.eventPortBase, replayPort, dpSize)) {
             // vLLM binds both ranges on the engine's host: rank 1's PUB would collide with rank 0's replay
             throw new IllegalArgumentException("endpoint ports " + t.eventPortBase + ".." + (t.eventPortBase + dpSize - 1)
                     + " and replay-endpoint ports " + replayPort + ".." + (replayPort + dpSize - 1) + " overlap");
         }
         return t;
+    }
+
+    /**
+     * The host of every rank from {@code dp-hosts}: comma-separated {@code FIRST-LAST@HOST} or
+     * {@code RANK@HOST}, ranks within {@code 0..dpSize-1}, each named at most once; unnamed ranks get
+     * {@code endpointHost}.
+     */
+    private static List<String> rankHosts(String text, String endpointHost, int dpSize) {
+        String[] hosts = new String[dpSize];
+        for (String entry : text.split(",")) {
+            String e = entry.trim();
+            int at = e.indexOf('@');
+            if (at <= 0 || at == e.length() - 1) {
+                throw new IllegalArgumentException("dp-hosts entry '" + e + "' must be FIRST-LAST@HOST or RANK@HOST");
+            }
+            String ranks = e.substring(0, at).trim();
+            int dash = ranks.indexOf('-');
+            int first = number("dp-hosts rank", dash < 0 ? ranks : ranks.substring(0, dash));
+            int last = dash < 0 ? first : number("dp-hosts rank", ranks.substring(dash + 1));
+            if (first < 0 || last < first || last >= dpSize) {
+                throw new IllegalArgumentException("dp-hosts ranks '" + ranks + "' must lie in 0.." + (dpSize - 1)
+                        + " (dp-size " + dpSize + "), first <= last");
+            }
+            String host = hostPort("dp-hosts", "tcp://" + e.substring(at + 1).trim() + ":1")[0];
+            for (int r = first; r <= last; r++) {
+                if (hosts[r] != null) {
+                    throw new IllegalArgumentException("dp-hosts names rank " + r + " twice");
+                }
+                hosts[r] = host;
+            }
+        }
+        List<String> out = new ArrayList<>(dpSize);
+        for (String h : hosts) {
+            out.add(h == null ? endpointHost : h);
+        }
+        return out;
     }
 
     /** {@code [host, port]} of {@code tcp://HOST:PORT}; a wildcard or {@code {host}} becomes {@code *}. */
@@ -166,6 +230,23 @@ public record KvEventsTemplate(String host, int eventPortBase, Integer replayPor
         String h = host.equals("*") ? "*" : host.contains(":") ? "[" + host + "]" : host;
         return "endpoint=tcp://" + h + ":" + eventPortBase
                 + (replayPortBase == null ? "" : ";replay-endpoint=tcp://" + h + ":" + replayPortBase)
-                + (topic.isEmpty() ? "" : ";topic=" + topic) + ";block-size=" + blockSize + ";dp-size=" + dpSize;
+                + (topic.isEmpty() ? "" : ";topic=" + topic) + ";block-size=" + blockSize + ";dp-size=" + dpSize
+                + (rankHosts.isEmpty() ? "" : ";dp-hosts=" + dpHostsText());
+    }
+
+    /** {@code dp-hosts} as {@link #parse} reads it: every rank, in runs of one host. */
+    private String dpHostsText() {
+        StringBuilder out = new StringBuilder();
+        for (int first = 0; first < dpSize; ) {
+            int last = first;
+            while (last + 1 < dpSize && rankHosts.get(last + 1).equals(rankHosts.get(first))) {
+                last++;
+            }
+            String h = rankHosts.get(first);
+            out.append(out.length() == 0 ? "" : ",").append(first == last ? first : first + "-" + last).append('@')
+                    .append(h.contains(":") ? "[" + h + "]" : h);
+            first = last + 1;
+        }
+        return out.toString();
     }
 }

@@ -15,11 +15,15 @@ import java.util.Objects;
  * @param modelId the served model, or null while unknown (serves any model)
  * @param bootstrapPort the prefill worker's KV bootstrap port, or null
  * @param loadEndpoints ZeroMQ endpoints publishing this worker's load reports, one per dp rank
- * @param kvEvents the {@code kv_events} block of its {@code /server_info}, or null when it advertises none
+ * @param kvEvents its KV-event endpoints: the {@code kv_events} block of its {@code /server_info}, else
+ *     an operator's template (flag, admin API or pod annotation), or null when it has neither
  * @param engine the serving engine as discovered or configured, or null while unknown
+ * @param kvEventsFromServerInfo {@code kvEvents} came from the engine's {@code /server_info}, which
+ *     wins over any template: a changed template (a pod's annotation edited) leaves it alone
  */
 public record Worker(String id, String url, WorkerRole role, String modelId, Integer bootstrapPort,
-                     List<String> loadEndpoints, KvEventsAdvert kvEvents, EngineType engine) {
+                     List<String> loadEndpoints, KvEventsAdvert kvEvents, EngineType engine,
+                     boolean kvEventsFromServerInfo) {
 
     public Worker {
         Objects.requireNonNull(id, "id");
@@ -29,12 +33,17 @@ public record Worker(String id, String url, WorkerRole role, String modelId, Int
     }
 
     public Worker(String id, String url, WorkerRole role, String modelId, Integer bootstrapPort, List<String> loadEndpoints) {
-        this(id, url, role, modelId, bootstrapPort, loadEndpoints, null, null);
+        this(id, url, role, modelId, bootstrapPort, loadEndpoints, null, null, false);
     }
 
     public Worker(String id, String url, WorkerRole role, String modelId, Integer bootstrapPort, List<String> loadEndpoints,
             KvEventsAdvert kvEvents) {
-        this(id, url, role, modelId, bootstrapPort, loadEndpoints, kvEvents, null);
+        this(id, url, role, modelId, bootstrapPort, loadEndpoints, kvEvents, null, false);
+    }
+
+    public Worker(String id, String url, WorkerRole role, String modelId, Integer bootstrapPort, List<String> loadEndpoints,
+            KvEventsAdvert kvEvents, EngineType engine) {
+        this(id, url, role, modelId, bootstrapPort, loadEndpoints, kvEvents, engine, false);
     }
 
     public static Worker regular(String url) {
@@ -59,21 +68,34 @@ public record Worker(String id, String url, WorkerRole role, String modelId, Int
     }
 
     public Worker withModelId(String newModelId) {
-        return new Worker(id, url, role, newModelId, bootstrapPort, loadEndpoints, kvEvents, engine);
+        return new Worker(id, url, role, newModelId, bootstrapPort, loadEndpoints, kvEvents, engine, kvEventsFromServerInfo);
     }
 
     public Worker withLoadEndpoints(List<String> endpoints) {
-        return new Worker(id, url, role, modelId, bootstrapPort, endpoints, kvEvents, engine);
+        return new Worker(id, url, role, modelId, bootstrapPort, endpoints, kvEvents, engine, kvEventsFromServerInfo);
     }
 
-    /** This worker with its advertised {@code kv_events} block (load endpoints derived by the caller). */
+    /** This worker with an operator's template's endpoints ({@code advert}; null = none). */
     public Worker withKvEvents(KvEventsAdvert advert) {
-        return new Worker(id, url, role, modelId, bootstrapPort, loadEndpoints, advert, engine);
+        return new Worker(id, url, role, modelId, bootstrapPort, loadEndpoints, advert, engine, false);
+    }
+
+    /**
+     * This worker with a changed template's endpoints, unless its {@code /server_info} advertised its
+     * own (which wins over any template): then unchanged.
+     */
+    public Worker withTemplateKvEvents(KvEventsAdvert advert) {
+        return kvEventsFromServerInfo ? this : withKvEvents(advert);
+    }
+
+    /** This worker with the {@code kv_events} block of its {@code /server_info} (load endpoints derived by the caller). */
+    public Worker withServerInfoKvEvents(KvEventsAdvert advert) {
+        return new Worker(id, url, role, modelId, bootstrapPort, loadEndpoints, advert, engine, true);
     }
 
     /** This worker with its engine type learned or configured. */
     public Worker withEngine(EngineType newEngine) {
-        return new Worker(id, url, role, modelId, bootstrapPort, loadEndpoints, kvEvents, newEngine);
+        return new Worker(id, url, role, modelId, bootstrapPort, loadEndpoints, kvEvents, newEngine, kvEventsFromServerInfo);
     }
 
     /** The host of {@link #url()}, for wildcard endpoint hosts. */
@@ -82,7 +104,8 @@ public record Worker(String id, String url, WorkerRole role, String modelId, Int
     }
 
     public Worker withRole(WorkerRole newRole, Integer newBootstrapPort) {
-        return new Worker(id, url, newRole, modelId, newBootstrapPort, loadEndpoints, kvEvents, engine);
+        return new Worker(id, url, newRole, modelId, newBootstrapPort, loadEndpoints, kvEvents, engine,
+                kvEventsFromServerInfo);
     }
 
     /** True when this worker can serve {@code requestedModel} (null = any). */

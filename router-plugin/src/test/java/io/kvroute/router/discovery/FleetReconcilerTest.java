@@ -163,4 +163,68 @@ class FleetReconcilerTest {
         Worker c = registry.get(Worker.idFor("http://10.1.0.9:8000")).orElseThrow();
         assertThat(c.kvEvents()).as("a malformed annotation is not replaced by the default").isNull();
     }
+
+    /**
+     * The annotation of a pod whose worker already joined is added, edited, broken and removed (same
+     * URL, pod Ready throughout): each change re-plans the worker's endpoints, never drains it; a
+     * malformed value gives no endpoints (as at join); removal falls back to the default template.
+     */
+    @Test
+    void kvEventsAnnotationChangedAfterJoin_followsThePod_withoutDrainingTheWorker() {
+        FleetReconciler withTemplates = new FleetReconciler(new DiscoveryRules(CONFIG,
+                io.kvroute.router.worker.KvEventsTemplates.parse("endpoint=tcp://*:5557;block-size=16", List.of()),
+                "kvroute.io/kv-events"), DRAIN_TIMEOUT_NANOS);
+        String id = Worker.idFor("http://10.1.0.7:8000");
+        java.util.function.Function<String, List<ReconcileAction>> annotate = value -> {
+            withTemplates.upsert(ready("a", "10.1.0.7", Map.of("app", "llm"),
+                    value == null ? Map.of() : Map.of("kvroute.io/kv-events", value)));
+            List<ReconcileAction> actions = withTemplates.plan(registry.fleet(), x -> 0, 0);
+            apply(actions, registry);
+            assertThat(registry.fleet().routable()).extracting(Worker::id).containsExactly(id);
+            return actions;
+        };
+        java.util.function.Supplier<List<String>> endpoints = () -> {
+            Worker w = registry.get(id).orElseThrow();
+            return w.kvEvents() == null ? List.of() : w.kvEvents().eventEndpoints(w.host());
+        };
+
+        annotate.apply(null);
+        assertThat(endpoints.get()).as("default at join").containsExactly("tcp://10.1.0.7:5557");
+        List<ReconcileAction> added = annotate.apply("endpoint=tcp://*:6000;block-size=16;dp-size=2");
+        assertThat(added).singleElement().isInstanceOf(ReconcileAction.KvEvents.class);
+        assertThat(endpoints.get()).containsExactly("tcp://10.1.0.7:6000", "tcp://10.1.0.7:6001");
+        assertThat(annotate.apply("endpoint=tcp://*:6000;block-size=16;dp-size=2")).as("a resync replay").isEmpty();
+        annotate.apply("endpoint=tcp://*:7000;topic=kv@a;block-size=16");
+        assertThat(endpoints.get()).containsExactly("tcp://10.1.0.7:7000");
+        assertThat(registry.get(id).orElseThrow().kvEvents().topic()).isEqualTo("kv@a");
+        annotate.apply("endpoint=7000");
+        assertThat(registry.get(id).orElseThrow().kvEvents()).as("malformed: none, as at join").isNull();
+        annotate.apply(null);
+        assertThat(endpoints.get()).as("removed: the default again").containsExactly("tcp://10.1.0.7:5557");
+
+        FleetReconciler noDefault = new FleetReconciler(new DiscoveryRules(CONFIG,
+                io.kvroute.router.worker.KvEventsTemplates.NONE, "kvroute.io/kv-events"), DRAIN_TIMEOUT_NANOS);
+        noDefault.upsert(ready("a", "10.1.0.7", Map.of("app", "llm"), Map.of()));
+        assertThat(noDefault.plan(registry.fleet(), x -> 0, 0)).as("removed without a default: none")
+                .containsExactly(new ReconcileAction.KvEvents(id, null));
+    }
+
+    /** A worker whose /server_info advertised its endpoints keeps them whatever its pod's annotation says. */
+    @Test
+    void kvEventsAnnotationChange_leavesAServerInfoAdvertAlone() {
+        FleetReconciler withTemplates = new FleetReconciler(new DiscoveryRules(CONFIG,
+                io.kvroute.router.worker.KvEventsTemplates.NONE, "kvroute.io/kv-events"), DRAIN_TIMEOUT_NANOS);
+        withTemplates.upsert(ready("a", "10.1.0.7", Map.of("app", "llm"), Map.of()));
+        apply(withTemplates.plan(registry.fleet(), x -> 0, 0), registry);
+        String id = Worker.idFor("http://10.1.0.7:8000");
+        io.kvroute.router.worker.KvEventsAdvert advertised = io.kvroute.router.worker.KvEventsTemplate
+                .parse("endpoint=tcp://*:5557;block-size=64").advert();
+        registry.update(id, w -> w.withServerInfoKvEvents(advertised));
+        withTemplates.upsert(ready("a", "10.1.0.7", Map.of("app", "llm"),
+                Map.of("kvroute.io/kv-events", "endpoint=tcp://*:6000;block-size=16")));
+        List<ReconcileAction> actions = withTemplates.plan(registry.fleet(), x -> 0, 0);
+        assertThat(actions).isEmpty();
+        new ReconcileAction.KvEvents(id, null).applyTo(registry); // planned just before the advert arrived
+        assertThat(registry.get(id).orElseThrow().kvEvents()).isEqualTo(advertised);
+    }
 }

@@ -112,6 +112,36 @@ class KubernetesDiscoveryTest {
         await().atMost(WAIT).until(() -> registry.fleet().workers().isEmpty());
     }
 
+    /**
+     * A joined pod's KV-event annotation edited on the API server (pod Ready, same URL): the worker
+     * takes the new endpoints, falls back to the default template when the annotation goes, and stays
+     * routable throughout, also while the value does not parse.
+     */
+    @Test
+    void kvEventsAnnotationEditedAfterJoin_movesTheWorkersEndpoints_withoutDrainingIt() {
+        discovery = new KubernetesDiscovery(api.routerClient, new DiscoveryRules(CONFIG,
+                io.kvroute.router.worker.KvEventsTemplates.parse("endpoint=tcp://*:5557;block-size=16", java.util.List.of()),
+                "kvroute.io/kv-events"), CONFIG, registry, id -> 0, () -> { }, 30_000_000_000L, System::nanoTime, meters, 100);
+        discovery.start();
+        api.putPod("test", "w1", "10.0.0.1", true, REGULAR, Map.of("kvroute.io/kv-events", "endpoint=tcp://*:6000;block-size=16"));
+        String id = awaitWorker("10.0.0.1").id();
+        java.util.List<WorkerRegistry.ChangeKind> changes = new java.util.concurrent.CopyOnWriteArrayList<>();
+        registry.addListener(change -> changes.add(change.kind()));
+        java.util.function.Function<String, Boolean> endpointIs = endpoint -> registry.get(id)
+                .map(w -> w.kvEvents() != null && w.kvEvents().eventEndpoints(w.host()).equals(java.util.List.of(endpoint)))
+                .orElse(false);
+        await().atMost(WAIT).until(() -> endpointIs.apply("tcp://10.0.0.1:6000"));
+
+        api.putPod("test", "w1", "10.0.0.1", true, REGULAR, Map.of("kvroute.io/kv-events", "endpoint=tcp://*:7000;block-size=16"));
+        await().atMost(WAIT).until(() -> endpointIs.apply("tcp://10.0.0.1:7000"));
+        api.putPod("test", "w1", "10.0.0.1", true, REGULAR, Map.of("kvroute.io/kv-events", "endpoint=nonsense"));
+        await().atMost(WAIT).until(() -> registry.get(id).map(w -> w.kvEvents() == null).orElse(false));
+        api.putPod("test", "w1", "10.0.0.1", true, REGULAR, Map.of());
+        await().atMost(WAIT).until(() -> endpointIs.apply("tcp://10.0.0.1:5557"));
+        assertThat(registry.fleet().routable()).extracting(Worker::id).containsExactly(id);
+        assertThat(changes).as("updated in place, never drained or re-added").containsOnly(WorkerRegistry.ChangeKind.UPDATED);
+    }
+
     /** No client given: fabric8's default resolution reads the kubeconfig (file, server, context namespace). */
     @Test
     void withoutAClient_defaultResolutionUsesTheKubeconfigAndItsContextNamespace(@TempDir Path dir) throws Exception {

@@ -12,12 +12,24 @@ import io.kvroute.router.worker.KvEventsAdvert;
 import io.kvroute.router.worker.KvEventsTemplate;
 import io.kvroute.router.worker.Worker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.kvroute.protocol.PageHash;
+import io.kvroute.router.discovery.ReconcileAction;
+import io.kvroute.router.kvevents.ExactCacheIndex;
+import io.kvroute.router.worker.WorkerRegistry;
+import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.msgpack.core.MessageBufferPacker;
+import org.msgpack.core.MessagePack;
+import org.zeromq.SocketType;
+import org.zeromq.ZContext;
+import org.zeromq.ZMQ;
 
 /** Which advertised or templated workers the exact index subscribes, and the refusals it counts. */
 class KvEventsWiringTest {
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Duration WAIT = Duration.ofSeconds(20);
 
     private static Worker worker(String url, String serverInfo) throws Exception {
         return Worker.regular(url).withKvEvents(KvEventsAdvert.parse(JSON.readTree(serverInfo))).withEngine(EngineType.SGLANG);
@@ -92,6 +104,144 @@ class KvEventsWiringTest {
             wiring.subscribe(vllm);
             assertThat(refused(registry, "engine_hash")).isEqualTo(1);
             assertThat(plane.snapshot().get(vllm.id())).isNull();
+        }
+    }
+
+    /**
+     * One engine rank's PUB side as an XPUB, so the test sees the router's SUB arrive (a subscribe
+     * message) and leave (the unsubscribe JeroMQ delivers when the subscriber's connection closes).
+     */
+    private static final class XpubEngine implements AutoCloseable {
+        final ZMQ.Socket xpub;
+        final int port;
+        private int subscribers;
+
+        XpubEngine(ZContext ctx) {
+            this(ctx, "tcp://127.0.0.1:*");
+        }
+
+        XpubEngine(ZContext ctx, String bind) {
+            xpub = ctx.createSocket(SocketType.XPUB);
+            xpub.bind(bind);
+            String endpoint = xpub.getLastEndpoint();
+            port = Integer.parseInt(endpoint.substring(endpoint.lastIndexOf(':') + 1));
+        }
+
+        /** Subscribers connected now, after reading every (un)subscribe message that arrived. */
+        int subscribers() {
+            byte[] msg;
+            while ((msg = xpub.recv(ZMQ.DONTWAIT)) != null) {
+                if (msg.length > 0) {
+                    subscribers += msg[0] == 1 ? 1 : -1;
+                }
+            }
+            return subscribers;
+        }
+
+        /** An SGLang-shaped batch at {@code seq}: one BlockStored of {@code hashes} on GPU. */
+        void store(long seq, long[] hashes) throws Exception {
+            try (MessageBufferPacker p = MessagePack.newDefaultBufferPacker()) {
+                p.packArrayHeader(3).packDouble(0).packArrayHeader(1);
+                p.packArrayHeader(7).packString("BlockStored").packArrayHeader(hashes.length);
+                for (long h : hashes) {
+                    p.packLong(h);
+                }
+                p.packNil().packArrayHeader(0).packInt(4).packNil().packString("GPU");
+                p.packInt(0);
+                xpub.sendMore("kv");
+                xpub.sendMore(ByteBuffer.allocate(8).putLong(seq).array());
+                xpub.send(p.toByteArray());
+            }
+        }
+
+        @Override
+        public void close() {
+            xpub.close();
+        }
+    }
+
+    /**
+     * A discovered worker's KV-event annotation moves to other endpoints while it stays registered
+     * (the reconciler's {@link ReconcileAction.KvEvents}), over real JeroMQ sockets: its blocks from
+     * the old endpoint stop answering, the old SUB socket closes, events on the new endpoint reach
+     * the index; the annotation removed (no default) unsubscribes it.
+     */
+    @Test
+    void templateChangedAfterJoin_resubscribesToTheNewEndpoint_andForgetsTheOldBlocks() throws Exception {
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        try (ZContext ctx = new ZContext(1); XpubEngine old = new XpubEngine(ctx); XpubEngine moved = new XpubEngine(ctx);
+                KvEventsPlane plane = new KvEventsPlane(KvEventsConfig.defaults(), System::nanoTime, meters, null)) {
+            plane.start();
+            KvEventsWiring wiring = new KvEventsWiring(plane, "auto", meters);
+            ExactCacheIndex exact = new ExactCacheIndex(plane);
+            WorkerRegistry registry = new WorkerRegistry();
+            registry.addListener(change -> { // as KvRouter wires it
+                if (change.kind() == WorkerRegistry.ChangeKind.ADDED || change.kind() == WorkerRegistry.ChangeKind.UPDATED) {
+                    wiring.subscribe(change.worker());
+                }
+            });
+            int[] tokens = {5, 6, 7, 8, 9, 10, 11, 12};
+            long[] hashes = new PageHash(4).hashes(tokens, tokens.length);
+            Worker joined = Worker.regular("http://127.0.0.1:30010").withModelId("m").withEngine(EngineType.SGLANG)
+                    .withKvEvents(KvEventsTemplate.parse("endpoint=tcp://*:" + old.port + ";topic=kv;block-size=4").advert());
+            registry.add(joined);
+            java.util.function.Supplier<Long> matched = () -> exact.matchedTokens(
+                    List.of(registry.get(joined.id()).orElseThrow()), tokens).get(joined.id());
+            await().atMost(WAIT).pollInSameThread().pollInterval(Duration.ofMillis(50)).until(() -> {
+                if (old.subscribers() == 1 && Long.valueOf(8).equals(matched.get())) {
+                    return true;
+                }
+                old.store(0, hashes); // resent through the slow joiner; a duplicate is stale
+                return false;
+            });
+
+            new ReconcileAction.KvEvents(joined.id(), KvEventsTemplate.parse("endpoint=tcp://*:" + moved.port
+                    + ";topic=kv;block-size=4").advert()).applyTo(registry);
+            await().atMost(WAIT).pollInSameThread().until(() -> Long.valueOf(0).equals(matched.get()));
+            await().atMost(WAIT).pollInSameThread().until(() -> old.subscribers() == 0 && moved.subscribers() == 1);
+            await().atMost(WAIT).pollInSameThread().pollInterval(Duration.ofMillis(50)).until(() -> {
+                if (Long.valueOf(8).equals(matched.get())) {
+                    return true;
+                }
+                moved.store(0, hashes);
+                return false;
+            });
+
+            new ReconcileAction.KvEvents(joined.id(), null).applyTo(registry);
+            await().atMost(WAIT).pollInSameThread().until(() -> plane.snapshot().get(joined.id()) == null
+                    && moved.subscribers() == 0);
+            assertThat(matched.get()).isNull();
+        }
+    }
+
+    /**
+     * One worker's two data-parallel ranks on two hosts (vLLM --headless: rank 1 on another node, at
+     * base + 1 there), stated by the template's dp-hosts: each rank's SUB connects to its own host,
+     * and a block published by rank 1 is found on rank 1.
+     */
+    @Test
+    void dpHostsTemplate_subscribesEachRankOnItsOwnHost() throws Exception {
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        try (ZContext ctx = new ZContext(1); XpubEngine head = new XpubEngine(ctx);
+                XpubEngine headless = new XpubEngine(ctx, "tcp://127.0.0.2:" + (head.port + 1));
+                KvEventsPlane plane = new KvEventsPlane(KvEventsConfig.defaults(), System::nanoTime, meters, null)) {
+            plane.start();
+            KvEventsWiring wiring = new KvEventsWiring(plane, "auto", meters);
+            Worker worker = Worker.regular("http://127.0.0.1:30011").withModelId("m").withEngine(EngineType.SGLANG)
+                    .withKvEvents(KvEventsTemplate.parse("endpoint=tcp://*:" + head.port
+                            + ";topic=kv;block-size=4;dp-size=2;dp-hosts=1@127.0.0.2").advert());
+            wiring.subscribe(worker);
+            int[] tokens = {5, 6, 7, 8};
+            long[] hashes = new PageHash(4).hashes(tokens, tokens.length);
+            ExactCacheIndex exact = new ExactCacheIndex(plane);
+            await().atMost(WAIT).pollInSameThread().pollInterval(Duration.ofMillis(50)).until(() -> {
+                if (head.subscribers() == 1 && headless.subscribers() == 1 && exact.bestRank(worker, tokens) == 1) {
+                    return true;
+                }
+                headless.store(0, hashes);
+                return false;
+            });
+            assertThat(exact.matchedTokens(List.of(worker), tokens).get(worker.id())).isEqualTo(4);
         }
     }
 }

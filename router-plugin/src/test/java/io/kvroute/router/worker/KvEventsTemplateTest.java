@@ -78,4 +78,34 @@ class KvEventsTemplateTest {
         assertThatThrownBy(() -> KvEventsTemplates.parse(null, List.of("http://a:1=endpoint=tcp://*:1")))
                 .hasMessageContaining("http://a:1: block-size is required");
     }
+
+    /**
+     * vLLM multi-node data parallel: ranks 0-1 on the head node (the worker URL's host), ranks 2-3 on
+     * a --headless node, each rank at base + its global rank on its own host (events and replay).
+     */
+    @Test
+    void dpHosts_spreadOneWorkersRanksOverSeveralHosts_eachAtBasePlusItsGlobalRank() {
+        KvEventsTemplate t = KvEventsTemplate.parse(
+                "endpoint=tcp://*:5557;replay-endpoint=tcp://*:5600;block-size=16;dp-size=5;dp-hosts=2-3@10.0.0.12,4@[fd00::13]");
+        KvEventsAdvert a = t.advert();
+        assertThat(a.eventEndpoints("10.0.0.11")).containsExactly("tcp://10.0.0.11:5557", "tcp://10.0.0.11:5558",
+                "tcp://10.0.0.12:5559", "tcp://10.0.0.12:5560", "tcp://[fd00::13]:5561");
+        assertThat(a.replayEndpoints("10.0.0.11")).containsExactly("tcp://10.0.0.11:5600", "tcp://10.0.0.11:5601",
+                "tcp://10.0.0.12:5602", "tcp://10.0.0.12:5603", "tcp://[fd00::13]:5604");
+        assertThat(KvEventsTemplate.parse(t.toString())).isEqualTo(t);
+        assertThat(KvEventsTemplate.parse("endpoint=tcp://*:5557;block-size=16;dp-size=2;dp_hosts=0@{host},1@gpu-b")
+                .advert().eventEndpoints("gpu-a")).containsExactly("tcp://gpu-a:5557", "tcp://gpu-b:5558");
+    }
+
+    @Test
+    void badDpHosts_areRefusedNamingTheKey() {
+        String base = "endpoint=tcp://*:5557;block-size=16;dp-size=4;dp-hosts=";
+        assertThatThrownBy(() -> KvEventsTemplate.parse(base + "2-3")).hasMessageContaining("dp-hosts entry '2-3'");
+        assertThatThrownBy(() -> KvEventsTemplate.parse(base + "2-4@h")).hasMessageContaining("dp-hosts ranks '2-4'")
+                .hasMessageContaining("0..3");
+        assertThatThrownBy(() -> KvEventsTemplate.parse(base + "3-2@h")).hasMessageContaining("dp-hosts ranks '3-2'");
+        assertThatThrownBy(() -> KvEventsTemplate.parse(base + "x@h")).hasMessageContaining("dp-hosts rank 'x'");
+        assertThatThrownBy(() -> KvEventsTemplate.parse(base + "1-2@h,2@g")).hasMessageContaining("dp-hosts names rank 2 twice");
+        assertThatThrownBy(() -> KvEventsTemplate.parse(base + "2@bad host")).hasMessageContaining("dp-hosts host");
+    }
 }
