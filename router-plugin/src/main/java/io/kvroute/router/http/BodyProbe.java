@@ -1,23 +1,16 @@
 package io.kvroute.router.http;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import java.io.IOException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
- * The cheap path: one pass of Jackson's streaming parser over the body that validates and keeps
- * only the fields the router reads (model, stream, the shape of messages/prompt/text/input_ids and
- * the token budget), skipping every other value without building a tree. A 1 MiB chat body is
- * validated without allocating its content; the full tree is parsed only when a request needs
- * tokens (a chat on a model with a chat encoder, or a token-hungry policy) or a body rewrite.
- *
- * <p>Malformed JSON, trailing garbage, invalid UTF-8 and nesting beyond Jackson's limit all end
- * in a 400 {@link ApiException}.
+ * Validation of the fields the router reads (model, stream, the shape of messages/prompt/text/input_ids,
+ * the token budget and {@code n}) over the request's one parsed tree ({@link RequestJson#parse}); every
+ * other field is left alone. Field order is the body's, so the first invalid field names the error.
+ * A client number that is not an integer fitting a long (a fraction, a big integer) is a 400.
  */
 final class BodyProbe {
-
-    private static final JsonFactory FACTORY = new JsonFactory();
 
     String model;
     /**
@@ -41,180 +34,141 @@ final class BodyProbe {
     /** A field only the router may set (engine priority, segment numbering) came from the client. */
     boolean routerOnlyField;
 
+    /** Parses {@code body} ({@link RequestJson#parse}) and probes it: for tests of the probe alone. */
     static BodyProbe parse(byte[] body) throws ApiException {
+        return of(RequestJson.parse(body));
+    }
+
+    /** Validates and reads the router's fields of a parsed body, in the body's field order. */
+    static BodyProbe of(ObjectNode root) throws ApiException {
         BodyProbe probe = new BodyProbe();
-        try (JsonParser parser = FACTORY.createParser(body)) {
-            JsonToken first = parser.nextToken();
-            if (first != JsonToken.START_OBJECT) {
-                if (first == null) {
-                    throw new ApiException(400, "invalid JSON body: empty");
-                }
-                parser.skipChildren();
-                if (parser.nextToken() != null) {
-                    throw new ApiException(400, "invalid JSON body: trailing content");
-                }
-                throw new ApiException(400, "the request body must be a JSON object");
-            }
-            while (parser.nextToken() == JsonToken.FIELD_NAME) {
-                String name = parser.currentName();
-                JsonToken value = parser.nextToken();
-                probe.field(name, value, parser);
-            }
-            if (parser.nextToken() != null) {
-                throw new ApiException(400, "invalid JSON body: trailing content after the object");
-            }
-        } catch (IOException e) {
-            String detail = e instanceof com.fasterxml.jackson.core.JsonProcessingException jpe ? jpe.getOriginalMessage() : e.getMessage();
-            throw new ApiException(400, "invalid JSON body: " + detail);
+        var fields = root.fields();
+        while (fields.hasNext()) {
+            var field = fields.next();
+            probe.field(field.getKey(), field.getValue());
         }
         return probe;
     }
 
-    private void field(String name, JsonToken value, JsonParser parser) throws IOException, ApiException {
+    private void field(String name, JsonNode value) throws ApiException {
         switch (name) {
             case "model":
-                if (value == JsonToken.VALUE_STRING) {
-                    model = parser.getText();
-                } else if (value != JsonToken.VALUE_NULL) {
+                if (value.isTextual()) {
+                    model = value.textValue();
+                } else if (!value.isNull()) {
                     throw new ApiException(400, "'model' must be a string");
                 }
                 break;
             case "stream":
-                if (value == JsonToken.VALUE_TRUE || value == JsonToken.VALUE_FALSE) {
-                    stream = value == JsonToken.VALUE_TRUE;
-                } else if (value != JsonToken.VALUE_NULL) {
+                if (value.isBoolean()) {
+                    stream = value.booleanValue();
+                } else if (!value.isNull()) {
                     throw new ApiException(400, "'stream' must be a boolean");
                 }
                 break;
             case "messages":
-                messages(value, parser);
+                messages(value);
                 break;
             case "prompt":
-                prompt = value;
-                parser.skipChildren();
+                prompt = value.asToken();
                 break;
             case "text":
-                text = value;
-                parser.skipChildren();
+                text = value.asToken();
                 break;
             case "input_ids":
-                inputIds = value;
-                parser.skipChildren();
+                inputIds = value.asToken();
                 break;
             case "max_tokens":
             case "max_completion_tokens":
-                budget(name, value, parser);
+                budget(name, value);
                 break;
             case "n":
-                sequences(name, value, parser);
+                sequences(name, value);
                 break;
             case "segment_index":
             case "high_priority_request":
             case "infer_high_priority":
                 routerOnlyField = true; // stripped by the router before forwarding
-                parser.skipChildren();
                 break;
             case "add_generation_prompt":
                 // the router renders the chat itself, so a non-boolean must not silently mean true
-                if (value != JsonToken.VALUE_TRUE && value != JsonToken.VALUE_FALSE && value != JsonToken.VALUE_NULL) {
-                    parser.skipChildren();
+                if (!value.isBoolean() && !value.isNull()) {
                     throw new ApiException(400, "'add_generation_prompt' must be a boolean");
                 }
                 break;
             case "stream_options":
                 // the PD path rewrites it (include_usage), so its type is the router's business
-                if (value != JsonToken.START_OBJECT && value != JsonToken.VALUE_NULL) {
-                    parser.skipChildren();
+                if (!value.isObject() && !value.isNull()) {
                     throw new ApiException(400, "'stream_options' must be an object");
                 }
-                parser.skipChildren();
                 break;
             case "sampling_params":
-                samplingParams = value;
-                if (value == JsonToken.START_OBJECT) {
-                    while (parser.nextToken() == JsonToken.FIELD_NAME) {
-                        String inner = parser.currentName();
-                        JsonToken innerValue = parser.nextToken();
-                        if (inner.equals("max_new_tokens")) {
-                            budget(inner, innerValue, parser);
-                        } else if (inner.equals("n")) {
-                            sequences("sampling_params.n", innerValue, parser);
-                        } else {
-                            parser.skipChildren();
+                samplingParams = value.asToken();
+                if (value.isObject()) {
+                    var inner = value.fields();
+                    while (inner.hasNext()) {
+                        var field = inner.next();
+                        if (field.getKey().equals("max_new_tokens")) {
+                            budget(field.getKey(), field.getValue());
+                        } else if (field.getKey().equals("n")) {
+                            sequences("sampling_params.n", field.getValue());
                         }
                     }
-                } else {
-                    parser.skipChildren();
                 }
                 break;
             case "lora_path":
-                if (value == JsonToken.VALUE_STRING) {
-                    loraPath = parser.getText();
-                } else {
-                    parser.skipChildren(); // a batch's per-prompt list names no single adapter: route as the base
+                // a batch's per-prompt list names no single adapter: route as the base
+                if (value.isTextual()) {
+                    loraPath = value.textValue();
                 }
                 break;
             default:
-                parser.skipChildren();
+                break;
         }
     }
 
-    private void messages(JsonToken value, JsonParser parser) throws IOException {
-        if (value != JsonToken.START_ARRAY) {
-            messageCount = 0;
+    private void messages(JsonNode value) {
+        messageCount = 0;
+        if (!value.isArray()) {
             messageProblem = "'messages' must be a non-empty array";
-            parser.skipChildren();
             return;
         }
-        messageCount = 0;
-        JsonToken element;
-        while ((element = parser.nextToken()) != JsonToken.END_ARRAY) {
+        for (JsonNode element : value) {
             messageCount++;
-            if (element != JsonToken.START_OBJECT) {
-                messageProblem = "each message must be an object with a string 'role'";
-                parser.skipChildren();
-                continue;
-            }
-            boolean hasRole = false;
-            while (parser.nextToken() == JsonToken.FIELD_NAME) {
-                String name = parser.currentName();
-                JsonToken fieldValue = parser.nextToken();
-                if (name.equals("role") && fieldValue == JsonToken.VALUE_STRING) {
-                    hasRole = true;
-                }
-                parser.skipChildren();
-            }
-            if (!hasRole) {
+            if (!element.isObject() || !element.path("role").isTextual()) {
                 messageProblem = "each message must be an object with a string 'role'";
             }
         }
+    }
+
+    /** An integer the client wrote that fits a long (a big integer or a fraction does not). */
+    private static boolean isLong(JsonNode value) {
+        return value.isIntegralNumber() && !value.isBigInteger();
     }
 
     /** {@code n}: null or an integer of at least 1; the upper bound is a flag, checked by the caller. */
-    private void sequences(String name, JsonToken value, JsonParser parser) throws IOException, ApiException {
-        if (value == JsonToken.VALUE_NULL) {
+    private void sequences(String name, JsonNode value) throws ApiException {
+        if (value.isNull()) {
             return;
         }
-        if (value != JsonToken.VALUE_NUMBER_INT || parser.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-            parser.skipChildren();
+        if (!isLong(value)) {
             throw new ApiException(400, "'" + name + "' must be a positive integer");
         }
-        long count = parser.getLongValue();
+        long count = value.longValue();
         if (count < 1) {
             throw new ApiException(400, "'" + name + "' must be at least 1 (got " + count + ")");
         }
         n = Math.max(n, count);
     }
 
-    private void budget(String name, JsonToken value, JsonParser parser) throws IOException, ApiException {
-        if (value == JsonToken.VALUE_NULL) {
+    private void budget(String name, JsonNode value) throws ApiException {
+        if (value.isNull()) {
             return;
         }
-        if (value != JsonToken.VALUE_NUMBER_INT || parser.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-            parser.skipChildren();
+        if (!isLong(value)) {
             throw new ApiException(400, "'" + name + "' must be an integer between 0 and " + Endpoint.MAX_TOKENS_LIMIT);
         }
-        long budget = parser.getLongValue();
+        long budget = value.longValue();
         if (budget < 0 || budget > Endpoint.MAX_TOKENS_LIMIT) {
             throw new ApiException(400, "'" + name + "' must be between 0 and " + Endpoint.MAX_TOKENS_LIMIT + " (got " + budget + ")");
         }

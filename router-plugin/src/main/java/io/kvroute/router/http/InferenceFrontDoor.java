@@ -23,7 +23,6 @@ import io.kvroute.router.lora.LoraRouting;
 import io.kvroute.router.worker.ReadyPool;
 import io.kvroute.router.worker.Worker;
 import io.kvroute.router.worker.WorkerRole;
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -201,7 +200,8 @@ public final class InferenceFrontDoor {
     private void dispatch(Endpoint endpoint, byte[] body, Function<String, String> headers, ClientSink sink,
             long startNanos, TenantFrontDoor.Identity identity) throws ApiException {
         long parseStart = nanoClock.getAsLong();
-        BodyProbe probe = BodyProbe.parse(body);
+        ObjectNode root = RequestJson.parse(body); // the request's only parse: everything below reads this tree
+        BodyProbe probe = BodyProbe.of(root);
         endpoint.validate(probe);
         ctx.metrics().overheadStage("parse", endpoint.path, nanoClock.getAsLong() - parseStart);
         if (probe.n > config.server().maxN()) {
@@ -209,7 +209,7 @@ public final class InferenceFrontDoor {
             throw new ApiException(400, "'n' must be between 1 and " + config.server().maxN() + " (got " + probe.n + ")");
         }
         if (probe.routerOnlyField || probe.inputIds == JsonToken.VALUE_NULL) {
-            body = sanitized(body);
+            body = sanitized(root);
         }
         SortedSet<String> models = knownModels();
         String requested = servedModel(probe.model, models);
@@ -240,13 +240,15 @@ public final class InferenceFrontDoor {
         boolean callerSentIds = probe.inputIds == JsonToken.START_ARRAY;
         String modelLabel = model == null ? "default" : model;
         if (pd) {
-            IngressTokenization.Result tokens = tokenize(sink, endpoint, model, body, ctx.prefillPolicy().needsTokens(),
-                    callerSentIds);
-            ObjectNode tree;
-            try {
-                tree = (ObjectNode) JSON.readTree(tokens.outgoingBody());
-            } catch (IOException e) {
-                throw new ApiException(400, "invalid JSON body: " + e.getMessage());
+            IngressTokenization.Result tokens = tokenize(sink, endpoint, model, body, root,
+                    ctx.prefillPolicy().needsTokens(), callerSentIds);
+            ObjectNode tree = root; // the PD path rewrites the parsed tree, never a re-parse of the bytes
+            if (tokens.outgoingBody() != body) {
+                // the ids tokenization spliced into the outgoing bytes, in the tree as well
+                ArrayNode ids = tree.putArray("input_ids");
+                for (int id : tokens.tokens().ids()) {
+                    ids.add(id);
+                }
             }
             JsonFields.dropNulls(tree); // null means absent: the PD path rewrites this body, so say so once
             Route route = new Route(endpoint.api, tokens.outgoingBody(), tree.path("stream").asBoolean(false),
@@ -268,7 +270,8 @@ public final class InferenceFrontDoor {
                     ? "no usable worker serves adapter '" + adapter + "' of model '" + model + "'"
                     : "no usable worker for model '" + (model == null ? "(any)" : model) + "'");
         }
-        IngressTokenization.Result tokens = tokenize(sink, endpoint, model, body, ctx.policy().needsTokens(), callerSentIds);
+        IngressTokenization.Result tokens = tokenize(sink, endpoint, model, body, root, ctx.policy().needsTokens(),
+                callerSentIds);
         Route route = new Route(endpoint.api, tokens.outgoingBody(), probe.stream, tokens.inputTokens(),
                 tokens.tokens() == null ? null : tokens.tokens().ids(), ctx.loads().snapshot(),
                 new RouteHints(sessionKey, tokens.routingText(), modelLabel, adapter), eligible,
@@ -301,13 +304,7 @@ public final class InferenceFrontDoor {
     }
 
     /** Only the router sets the engine-priority and segment fields; a client's are dropped, as are JSON nulls. */
-    private static byte[] sanitized(byte[] body) throws ApiException {
-        ObjectNode tree;
-        try {
-            tree = (ObjectNode) JSON.readTree(body);
-        } catch (IOException e) {
-            throw new ApiException(400, "invalid JSON body: " + e.getMessage());
-        }
+    private static byte[] sanitized(ObjectNode tree) {
         for (String field : ROUTER_ONLY_FIELDS) {
             tree.remove(field);
         }
@@ -317,12 +314,12 @@ public final class InferenceFrontDoor {
 
     /** Ingress tokenization inside a {@code kvroute.tokenize} span of the request's trace. */
     private IngressTokenization.Result tokenize(ClientSink sink, Endpoint endpoint, String model, byte[] body,
-            boolean policyNeedsTokens, boolean callerSentIds) throws ApiException {
+            ObjectNode root, boolean policyNeedsTokens, boolean callerSentIds) throws ApiException {
         TraceSpan span = sink.facts().span().child("kvroute.tokenize");
         long tokenizeStart = nanoClock.getAsLong();
         ChatPrefixCache.takeOutcomeOnThisThread(); // clear whatever an earlier request on this thread left
         try {
-            IngressTokenization.Result tokens = tokenization.apply(endpoint, model, body, policyNeedsTokens, callerSentIds);
+            IngressTokenization.Result tokens = tokenization.apply(endpoint, model, body, root, policyNeedsTokens, callerSentIds);
             ctx.metrics().overheadTokenize(endpoint.path, ChatPrefixCache.takeOutcomeOnThisThread(),
                     nanoClock.getAsLong() - tokenizeStart);
             span.tag("input_tokens", tokens.inputTokens()).tag("input_ids_forwarding", tokens.forwardingOutcome());

@@ -1,7 +1,6 @@
 package io.kvroute.router.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.tokenize.ForwardingGuard;
 import io.kvroute.router.tokenize.ModelTokenizer;
@@ -14,11 +13,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Tokenize once at ingress. A chat request on a model with a chat encoder, or any
- * request when the policy needs tokens, is parsed in full and tokenized once; the same
+ * request when the policy needs tokens, is tokenized once from the tree the front door parsed once; the same
  * {@link RequestTokens} feed routing and, when they are engine-equivalent and
  * {@link ForwardingGuard} allows it, the outgoing body as {@code input_ids} so the engine skips its
  * own tokenization. {@code messages} stay in the body so the engine can derive stop tokens.
- * Everything else keeps the cheap path: no tree, input length estimated as body bytes / 4.
+ * Everything else keeps the cheap path: no tokenizer, input length estimated as body bytes / 4.
  *
  * <p>The ids are spliced into the original bytes just before the closing brace, so a 1 MiB body is
  * never re-serialized.
@@ -26,7 +25,6 @@ import org.slf4j.LoggerFactory;
 final class IngressTokenization {
 
     private static final Logger LOG = LoggerFactory.getLogger(IngressTokenization.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final String DEFAULT_MODEL = "*";
 
     /**
@@ -69,17 +67,20 @@ final class IngressTokenization {
         return exact.isPresent() ? exact : registry.forModel(DEFAULT_MODEL);
     }
 
+    /** Parses {@code body} itself: for tests of the tokenization alone. */
     Result apply(Endpoint endpoint, String model, byte[] body, boolean policyNeedsTokens) throws ApiException {
-        return apply(endpoint, model, body, policyNeedsTokens, false);
+        return apply(endpoint, model, body, RequestJson.parse(body), policyNeedsTokens, false);
     }
 
     /**
+     * @param body the request's bytes as they would be forwarded
+     * @param root the same body, parsed once by the front door (never parsed again here)
      * @param callerSentIds the body already carries {@code input_ids}: the caller tokenized, so the
      *     router never tokenizes again; a token-hungry policy routes on the caller's ids, and nothing
      *     is forwarded (the ids are already there)
      */
-    Result apply(Endpoint endpoint, String model, byte[] body, boolean policyNeedsTokens, boolean callerSentIds)
-            throws ApiException {
+    Result apply(Endpoint endpoint, String model, byte[] body, JsonNode root, boolean policyNeedsTokens,
+            boolean callerSentIds) throws ApiException {
         long estimate = Math.max(1, RequestTokens.estimateTokens(body.length));
         Optional<ModelTokenizer> tokenizer = tokenizerFor(model);
         boolean chatEncoder = endpoint == Endpoint.CHAT && tokenizer.flatMap(ModelTokenizer::chatEncoder).isPresent();
@@ -87,7 +88,7 @@ final class IngressTokenization {
             String outcome = null;
             if (chatEncoder) {
                 // multimodal wins over every other reason, as in ForwardingGuard, so that metric counts them all
-                outcome = ForwardingGuard.check(parse(body)) == ForwardingGuard.Outcome.INELIGIBLE_MULTIMODAL
+                outcome = ForwardingGuard.check(root) == ForwardingGuard.Outcome.INELIGIBLE_MULTIMODAL
                         ? ForwardingGuard.Outcome.INELIGIBLE_MULTIMODAL.label()
                         : ForwardingGuard.Outcome.INELIGIBLE_INPUT_IDS.label();
                 metrics.inputIdsForwarding(model == null ? "default" : model, outcome);
@@ -95,13 +96,13 @@ final class IngressTokenization {
             if (!policyNeedsTokens) {
                 return new Result(null, body, estimate, outcome);
             }
-            int[] ids = callerIds(body);
+            int[] ids = callerIds(root);
             return ids == null ? new Result(null, body, estimate, outcome)
                     : new Result(new RequestTokens(ids, true), body, Math.max(1, ids.length), outcome);
         }
         if (tokenizer.isEmpty() && policyNeedsTokens) {
             // No tokenizer for this model: a token-hungry policy keys on the raw text instead.
-            return new Result(null, body, estimate, null, routingText(body));
+            return new Result(null, body, estimate, null, routingText(root));
         }
         if (endpoint == Endpoint.CHAT && !chatEncoder && tokenizer.isPresent() && tokenizer.get().textOnlyReason().isPresent()) {
             // the model's template is not rendered (logged once at load): counted per request
@@ -111,7 +112,6 @@ final class IngressTokenization {
             return new Result(null, body, estimate, null);
         }
         String modelLabel = model == null ? "default" : model;
-        JsonNode root = parse(body);
         if (mayDecodeToLoneSurrogate(body)) {
             rejectUnpairedSurrogates(root);
         }
@@ -149,14 +149,6 @@ final class IngressTokenization {
         metrics.inputIdsForwarding(modelLabel, outcome);
         byte[] outgoing = outcome.equals("forwarded") ? withInputIds(body, tokens.get().ids()) : body;
         return new Result(tokens.orElse(null), outgoing, inputTokens, outcome);
-    }
-
-    private static JsonNode parse(byte[] body) throws ApiException {
-        try {
-            return JSON.readTree(body);
-        } catch (java.io.IOException e) {
-            throw new ApiException(400, "invalid JSON body: " + e.getMessage());
-        }
     }
 
     /**
@@ -216,13 +208,8 @@ final class IngressTokenization {
     }
 
     /** The caller's flat {@code input_ids} (a batch of arrays routes on its first), or null when unusable. */
-    static int[] callerIds(byte[] body) throws ApiException {
-        JsonNode ids;
-        try {
-            ids = JSON.readTree(body).path("input_ids");
-        } catch (java.io.IOException e) {
-            throw new ApiException(400, "invalid JSON body: " + e.getMessage());
-        }
+    static int[] callerIds(JsonNode root) throws ApiException {
+        JsonNode ids = root.path("input_ids");
         if (ids.isArray() && ids.size() > 0 && ids.get(0).isArray()) {
             ids = ids.get(0);
         }
@@ -240,13 +227,7 @@ final class IngressTokenization {
     }
 
     /** The prompt text of a body: message contents joined by newlines, or {@code prompt}, or {@code text}. */
-    static String routingText(byte[] body) throws ApiException {
-        JsonNode root;
-        try {
-            root = JSON.readTree(body);
-        } catch (java.io.IOException e) {
-            throw new ApiException(400, "invalid JSON body: " + e.getMessage());
-        }
+    static String routingText(JsonNode root) {
         StringBuilder text = new StringBuilder();
         JsonNode messages = root.path("messages");
         if (messages.isArray()) {
