@@ -1,6 +1,7 @@
 package io.kvroute.router.http;
 
 import io.kvroute.router.tokenize.ChatPrefixCache;
+import io.kvroute.router.tokenize.ForwardingGuard;
 import io.kvroute.router.trace.TraceSpan;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -243,8 +244,8 @@ public final class InferenceFrontDoor {
             IngressTokenization.Result tokens = tokenize(sink, endpoint, model, body, root,
                     ctx.prefillPolicy().needsTokens(), callerSentIds);
             ObjectNode tree = root; // the PD path rewrites the parsed tree, never a re-parse of the bytes
-            if (tokens.outgoingBody() != body) {
-                // the ids tokenization spliced into the outgoing bytes, in the tree as well
+            if (ForwardingGuard.Outcome.FORWARD.label().equals(tokens.forwardingOutcome())) {
+                // the ids tokenization spliced into the outgoing bytes go into the tree as well
                 ArrayNode ids = tree.putArray("input_ids");
                 for (int id : tokens.tokens().ids()) {
                     ids.add(id);

@@ -65,7 +65,8 @@ class OneParsePerRequestTest {
         Path tenantsFile = tmp.resolve("tenants.yaml");
         Files.writeString(tenantsFile, "tenants:\n  - {name: t, api_key_sha256: " + TenantDirectory.sha256Hex(TENANT_KEY) + "}\n");
         tenants = router("--worker-urls", worker, "--model-ids", "m", "--tenants-file", tenantsFile.toString());
-        pd = router("--prefill-urls", url(stubWorker()) + "=8998", "--decode-urls", url(stubWorker()), "--model-ids", "m");
+        pd = router("--prefill-urls", url(stubWorker()) + "=8998", "--decode-urls", url(stubWorker()), "--model-ids", "m",
+                "--tokenizer-path", "m=" + qwen);
         for (RouterMain.RunningRouter r : ROUTERS) {
             await().atMost(Duration.ofSeconds(20)).until(() -> get(r, "/readyz").statusCode() == 200);
         }
@@ -131,6 +132,28 @@ class OneParsePerRequestTest {
         // the same rewritten tree went to the prefill and the decode worker, with the bootstrap rendezvous
         await().atMost(Duration.ofSeconds(10)).until(() -> RECEIVED.size() == 2);
         assertThat(RECEIVED).allSatisfy(b -> assertThat(JSON.readTree(b).path("bootstrap_port").asInt()).isEqualTo(8998));
+    }
+
+    /**
+     * A chat on the PD path that the router tokenizes: parsed once, and both workers get the rewritten tree with
+     * the router's {@code input_ids}, the same ids the single-pool router forwards for the same chat.
+     */
+    @Test
+    void prefillDecodeChatTheRouterTokenizes_isParsedOnce_andBothWorkersGetTheIds() throws Exception {
+        String chat = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hello there, both\"}],"
+                + "\"max_tokens\":1}";
+        RECEIVED.clear();
+        assertParsedOnce(tokenizing, "/v1/chat/completions", chat, null, 200);
+        JsonNode expected = JSON.readTree(RECEIVED.get(0)).path("input_ids");
+        assertThat(expected.size()).isPositive();
+        RECEIVED.clear();
+        assertParsedOnce(pd, "/v1/chat/completions", chat, null, 200);
+        await().atMost(Duration.ofSeconds(10)).until(() -> RECEIVED.size() == 2);
+        assertThat(RECEIVED).allSatisfy(b -> {
+            JsonNode forwarded = JSON.readTree(b);
+            assertThat(forwarded.path("input_ids")).isEqualTo(expected);
+            assertThat(forwarded.path("messages").size()).isEqualTo(1);
+        });
     }
 
     /**
