@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kvroute.router.config.ConfigValidator;
+import io.kvroute.router.ingress.BearerAuth;
+import io.kvroute.router.ingress.InferenceFrontDoor.BodySink;
 import io.kvroute.router.worker.Worker;
 import io.kvroute.router.worker.WorkerRole;
 import java.nio.ByteBuffer;
@@ -44,7 +46,7 @@ final class AdminRoutes {
             OpenAiErrors.send(response, callback, 404, "not_found_error", "the admin API is disabled (no --admin-api-key)");
             return;
         }
-        if (!auth.accepts(request)) {
+        if (!auth.accepts(request.getHeaders().get(HttpHeader.AUTHORIZATION))) {
             response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer");
             OpenAiErrors.send(response, callback, 401, "authentication_error", "a valid admin bearer token is required");
             return;
@@ -55,15 +57,15 @@ final class AdminRoutes {
             if ("GET".equals(method)) {
                 list(response, callback);
             } else if ("POST".equals(method)) {
-                BodyReader.read(request, MAX_ADMIN_BODY, new BodyReader.Sink() {
+                BodyReader.read(request, MAX_ADMIN_BODY, new BodySink() {
                     @Override
                     public void onBody(byte[] body) {
                         add(body, response, callback);
                     }
 
                     @Override
-                    public void onError(ApiException error) {
-                        OpenAiErrors.send(response, callback, error.status, error.type, error.getMessage());
+                    public void onError(int status, String message) {
+                        OpenAiErrors.send(response, callback, status, OpenAiErrors.typeFor(status), message);
                     }
                 });
             } else {

@@ -1,6 +1,7 @@
 package io.kvroute.router.http;
 
 import java.io.ByteArrayOutputStream;
+import io.kvroute.router.ingress.InferenceFrontDoor.BodySink;
 import java.nio.ByteBuffer;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
@@ -8,33 +9,26 @@ import org.eclipse.jetty.server.Request;
 /**
  * Reads a request body asynchronously with a hard size limit: the read stops at the first byte
  * over the limit instead of buffering an oversized body. Demand-driven, so a slow client never
- * holds a thread.
+ * holds a thread. The outcome goes to the front door's {@link BodySink}: bytes, or a status (413, 400) and why.
  */
 final class BodyReader {
 
-    /** The outcome of one read: bytes, or a status-carrying failure. */
-    interface Sink {
-        void onBody(byte[] body);
-
-        void onError(ApiException error);
-    }
-
     private final Request request;
     private final long maxBytes;
-    private final Sink sink;
+    private final BodySink sink;
     private final ByteArrayOutputStream buffer;
 
-    private BodyReader(Request request, long maxBytes, Sink sink, int expected) {
+    private BodyReader(Request request, long maxBytes, BodySink sink, int expected) {
         this.request = request;
         this.maxBytes = maxBytes;
         this.sink = sink;
         this.buffer = new ByteArrayOutputStream(Math.max(256, expected));
     }
 
-    static void read(Request request, long maxBytes, Sink sink) {
+    static void read(Request request, long maxBytes, BodySink sink) {
         long declared = request.getLength();
         if (declared > maxBytes) {
-            sink.onError(tooLarge(maxBytes));
+            tooLarge(sink, maxBytes);
             return;
         }
         new BodyReader(request, maxBytes, sink, (int) Math.min(Math.max(declared, 0), 1 << 20)).readMore();
@@ -50,13 +44,13 @@ final class BodyReader {
             if (Content.Chunk.isFailure(chunk)) {
                 Throwable failure = chunk.getFailure();
                 chunk.release();
-                sink.onError(new ApiException(400, "could not read the request body: " + failure));
+                sink.onError(400, "could not read the request body: " + failure);
                 return;
             }
             ByteBuffer bytes = chunk.getByteBuffer();
             if (buffer.size() + (long) bytes.remaining() > maxBytes) {
                 chunk.release();
-                sink.onError(tooLarge(maxBytes));
+                tooLarge(sink, maxBytes);
                 return;
             }
             byte[] copy = new byte[bytes.remaining()];
@@ -71,7 +65,7 @@ final class BodyReader {
         }
     }
 
-    private static ApiException tooLarge(long maxBytes) {
-        return new ApiException(413, "request body exceeds the limit of " + maxBytes + " bytes (--max-body-bytes)");
+    private static void tooLarge(BodySink sink, long maxBytes) {
+        sink.onError(413, "request body exceeds the limit of " + maxBytes + " bytes (--max-body-bytes)");
     }
 }

@@ -1,6 +1,9 @@
 package io.kvroute.router.http;
 
 import io.kvroute.router.config.RouterConfig;
+import io.kvroute.router.dispatch.DispatchClock;
+import io.kvroute.router.dispatch.Upstream;
+import io.kvroute.router.ingress.ActiveRequests;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.policy.RoutingPolicy;
 import io.kvroute.router.worker.Breakers;
@@ -41,8 +44,18 @@ public record RouterContext(
         return new JettyAdapterLoader(client);
     }
 
+    /** The dispatch core's upstream: worker requests sent through {@link #client}. */
+    public Upstream upstream() {
+        return new JettyUpstream(client, metrics, nanoClock);
+    }
+
+    /** The dispatch core's clock: {@link #nanoClock}, with retries and timers scheduled on {@link #client}'s scheduler. */
+    public DispatchClock dispatchClock() {
+        return new JettyClock(client, nanoClock);
+    }
+
     /** After a dispatch: records the request's prefix for the chosen worker in every cache-aware index it matched. */
-    void onDispatched(io.kvroute.router.policy.Decision decision) {
+    public void onDispatched(io.kvroute.router.policy.Decision decision) {
         if (decision.cacheAware() == null) {
             return;
         }

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kvroute.router.config.RouterConfig;
+import io.kvroute.router.ingress.BearerAuth;
+import io.kvroute.router.ingress.InferenceFrontDoor;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.worker.Worker;
 import io.kvroute.router.worker.WorkerRegistry;
@@ -14,7 +16,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Objects;
-import java.util.SortedSet;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.PreEncodedHttpField;
@@ -85,19 +86,19 @@ public final class RouterHandler extends Handler.Abstract {
                 admin.handle(path, request, response, callback);
                 return true;
             }
-            Endpoint endpoint = Endpoint.forPath(path);
-            if (endpoint == null && !open(path) && (claimUnknownPaths || owns(path))
-                    && inferenceAuth != null && !inferenceAuth.accepts(request)) {
+            boolean inference = InferenceFrontDoor.serves(path);
+            if (!inference && !open(path) && (claimUnknownPaths || owns(path))
+                    && inferenceAuth != null && !inferenceAuth.accepts(request.getHeaders().get(HttpHeader.AUTHORIZATION))) {
                 response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer");
                 OpenAiErrors.send(response, callback, 401, "authentication_error",
                         "a valid API key is required (Authorization: Bearer ...)");
                 return true;
             }
-            if (endpoint != null) {
+            if (inference) {
                 if (!"POST".equals(method)) {
                     return methodNotAllowed(response, callback, path, "POST");
                 }
-                handleInference(endpoint, request, response, callback);
+                handleInference(path, request, response, callback);
                 return true;
             }
             switch (path) {
@@ -196,33 +197,20 @@ public final class RouterHandler extends Handler.Abstract {
         json(response, callback, 200, root.toString());
     }
 
-    private SortedSet<String> knownModels() {
-        return frontDoor.knownModels();
-    }
-
     private static void json(Response response, Callback callback, int status, String body) {
         response.setStatus(status);
         response.getHeaders().put(JSON_TYPE);
         response.write(true, ByteBuffer.wrap(body.getBytes(StandardCharsets.UTF_8)), callback);
     }
 
-    private void handleInference(Endpoint endpoint, Request request, Response response, Callback completion) {
+    /** {@code path} is one of {@link InferenceFrontDoor#serves}'s. */
+    private void handleInference(String path, Request request, Response response, Callback completion) {
         TraceSpan span = ctx.tracer().ingress("kvroute.request", name -> request.getHeaders().get(name))
-                .tag("endpoint", endpoint.path);
-        AccessLog.attach(request, endpoint.path, span);
+                .tag("endpoint", path);
+        AccessLog.attach(request, path, span);
         Callback callback = span == TraceSpan.NOOP ? completion : new TracedCompletion(completion, span, response);
-        frontDoor.handle(endpoint.path, request.getHeaders()::get,
-                (maxBytes, sink) -> BodyReader.read(request, maxBytes, new BodyReader.Sink() {
-                    @Override
-                    public void onBody(byte[] body) {
-                        sink.onBody(body);
-                    }
-
-                    @Override
-                    public void onError(ApiException error) {
-                        sink.onError(error.status, error.getMessage());
-                    }
-                }),
+        frontDoor.handle(path, request.getHeaders()::get,
+                (maxBytes, sink) -> BodyReader.read(request, maxBytes, sink),
                 new JettyClientSink(request, response, callback));
     }
 

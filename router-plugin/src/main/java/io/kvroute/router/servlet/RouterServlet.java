@@ -1,7 +1,7 @@
 package io.kvroute.router.servlet;
 
 import io.kvroute.router.dispatch.ErrorBodies;
-import io.kvroute.router.http.InferenceFrontDoor;
+import io.kvroute.router.ingress.InferenceFrontDoor;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;

@@ -1,6 +1,6 @@
 package io.kvroute.router.servlet;
 
-import io.kvroute.router.http.InferenceFrontDoor;
+import io.kvroute.router.ingress.InferenceFrontDoor;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;

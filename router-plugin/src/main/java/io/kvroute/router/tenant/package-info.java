@@ -8,6 +8,6 @@
  * timeouts, starvation promotion, preemption before the first byte) and
  * {@link io.kvroute.router.tenant.FairQueue} (VTC fair share per tenant with locality inside the
  * slack). {@link io.kvroute.router.tenant.RateLimiter} enforces requests and tokens per minute.
- * The HTTP adapter is {@code io.kvroute.router.http.TenantFrontDoor}; the user guide is docs/tenants.md.
+ * The request-path adapter is {@code io.kvroute.router.ingress.TenantFrontDoor}; the user guide is docs/tenants.md.
  */
 package io.kvroute.router.tenant;

@@ -1,16 +1,15 @@
-package io.kvroute.router.http;
+package io.kvroute.router.ingress;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.server.Request;
 
 /**
  * Bearer-token checks in constant time. Both sides are hashed with SHA-256 first, so neither the
  * content nor the length of the configured key leaks through timing; the token is never logged.
+ * Takes the {@code Authorization} header's value, so every adapter (and the admin API) checks keys the same way.
  */
-final class BearerAuth {
+public final class BearerAuth {
 
     private final byte[] expectedDigest;
 
@@ -19,16 +18,12 @@ final class BearerAuth {
     }
 
     /** Null when {@code key} is null (the protected surface is then open or disabled by the caller). */
-    static BearerAuth of(String key) {
+    public static BearerAuth of(String key) {
         return key == null ? null : new BearerAuth(key);
     }
 
-    boolean accepts(Request request) {
-        return accepts(request.getHeaders().get(HttpHeader.AUTHORIZATION));
-    }
-
     /** {@code header} is the Authorization header's value, or null. */
-    boolean accepts(String header) {
+    public boolean accepts(String header) {
         String token = "";
         if (header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)) {
             token = header.substring(7).trim();

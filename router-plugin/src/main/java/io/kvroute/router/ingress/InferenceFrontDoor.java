@@ -1,4 +1,4 @@
-package io.kvroute.router.http;
+package io.kvroute.router.ingress;
 
 import io.kvroute.router.tokenize.ChatPrefixCache;
 import io.kvroute.router.tokenize.ForwardingGuard;
@@ -19,6 +19,7 @@ import io.kvroute.router.dispatch.RetryRule;
 import io.kvroute.router.dispatch.Route;
 import io.kvroute.router.dispatch.RouteHints;
 import io.kvroute.router.dispatch.UpstreamRequests;
+import io.kvroute.router.http.RouterContext;
 import io.kvroute.router.json.JsonFields;
 import io.kvroute.router.lora.LoraRouting;
 import io.kvroute.router.worker.ReadyPool;
@@ -96,7 +97,7 @@ public final class InferenceFrontDoor {
         this.outcomes = new OutcomeListeners(new MetricsOutcomes(ctx.metrics()));
         this.deps = new DispatchDeps(config, ctx.policy(), ctx.sessionPolicy(), ctx.prefillPolicy(),
                 ctx.prefillSessionPolicy(), ctx.decodePolicy(), ctx.inFlight(), ctx.breakers(), ctx.metrics(), ctx.loads(),
-                ctx::onDispatched, ctx.active(), new JettyUpstream(ctx.client(), ctx.metrics(), nanoClock), requests, new JettyClock(ctx.client(), nanoClock),
+                ctx::onDispatched, ctx.active(), ctx.upstream(), requests, ctx.dispatchClock(),
                 RetryRule.from(config.retry(), config.pd().busyRetryNanos(),
                         () -> ThreadLocalRandom.current().nextDouble()), outcomes,
                 () -> ThreadLocalRandom.current().nextLong(), ctx.lora());

@@ -1,4 +1,6 @@
-package io.kvroute.router.http;
+package io.kvroute.router.ingress;
+
+import io.kvroute.router.dispatch.ErrorBodies;
 
 /** A request rejected at the edge with a precise status; never escapes as a 500. */
 final class ApiException extends Exception {
@@ -12,7 +14,7 @@ final class ApiException extends Exception {
     final java.util.Map<String, String> headers = new java.util.LinkedHashMap<>(2);
 
     ApiException(int status, String message) {
-        this(status, OpenAiErrors.typeFor(status), message);
+        this(status, ErrorBodies.typeFor(status), message);
     }
 
     /**

@@ -1,4 +1,4 @@
-package io.kvroute.router.http;
+package io.kvroute.router.ingress;
 
 import io.kvroute.router.accesslog.RouteFacts;
 import io.kvroute.router.dispatch.Abortable;

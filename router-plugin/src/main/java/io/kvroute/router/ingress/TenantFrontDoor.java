@@ -1,9 +1,10 @@
-package io.kvroute.router.http;
+package io.kvroute.router.ingress;
 
 import io.kvroute.router.config.ConfigException;
 import io.kvroute.router.config.TenantsConfig;
 import io.kvroute.router.dispatch.Abortable;
 import io.kvroute.router.dispatch.ClientSink;
+import io.kvroute.router.http.RouterContext;
 import io.kvroute.router.metrics.TenantMetrics;
 import io.kvroute.router.policy.CacheAwarePolicy;
 import io.kvroute.router.tenant.PriorityClass;

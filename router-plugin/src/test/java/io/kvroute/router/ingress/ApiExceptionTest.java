@@ -1,4 +1,4 @@
-package io.kvroute.router.http;
+package io.kvroute.router.ingress;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

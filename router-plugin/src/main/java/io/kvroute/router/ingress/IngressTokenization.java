@@ -1,4 +1,4 @@
-package io.kvroute.router.http;
+package io.kvroute.router.ingress;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.kvroute.router.metrics.RouterMetrics;
