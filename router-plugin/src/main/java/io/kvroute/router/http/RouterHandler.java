@@ -60,10 +60,6 @@ public final class RouterHandler extends Handler.Abstract {
     private final InferenceFrontDoor frontDoor;
     private final boolean claimUnknownPaths;
 
-    public RouterHandler(RouterContext ctx, boolean claimUnknownPaths) {
-        this(ctx, new InferenceFrontDoor(ctx), claimUnknownPaths);
-    }
-
     /** A handler over the router's shared front door (one per router: hooks and listeners live there). */
     public RouterHandler(RouterContext ctx, InferenceFrontDoor frontDoor, boolean claimUnknownPaths) {
         super(InvocationType.NON_BLOCKING);

@@ -4,6 +4,11 @@ import io.kvroute.router.accesslog.AccessLog;
 import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.config.RouterOptions;
 import io.kvroute.router.discovery.KubernetesDiscovery;
+import io.kvroute.router.dispatch.DispatchDeps;
+import io.kvroute.router.dispatch.MetricsOutcomes;
+import io.kvroute.router.dispatch.OutcomeListeners;
+import io.kvroute.router.dispatch.RetryRule;
+import io.kvroute.router.dispatch.UpstreamRequests;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kvroute.router.ingress.ActiveRequests;
 import io.kvroute.router.ingress.InferenceFrontDoor;
@@ -76,6 +81,8 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
     /** Kubernetes pod discovery, or null without {@code --service-discovery}. */
     private final KubernetesDiscovery discovery;
     private final InferenceFrontDoor frontDoor;
+    private final UpstreamRequests requests;
+    private final OutcomeListeners outcomes;
     private final RequestTracer tracer;
     /** What requests may be routed to, rebuilt on fleet and breaker changes instead of scanned per request. */
     private final ReadyPool readyPool;
@@ -167,7 +174,16 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         this.context = new RouterContext(config, registry, inFlight, breakers, health, policy, client, metrics, active,
                 tokenizers, prefillPolicy, decodePolicy, loads, sessionPolicy, prefillSessionPolicy,
                 java.util.List.copyOf(cacheAwarePolicies.values()), tracer, readyPool, lora, nanoClock);
-        this.frontDoor = new InferenceFrontDoor(context);
+        this.requests = new UpstreamRequests(config.timeouts().requestMillis(), config.timeouts().streamIdleMillis());
+        // W3C trace context of the call's own span on every upstream request (no-op when tracing is off)
+        requests.addHook((target, headers) -> target.span().inject(headers::put));
+        this.outcomes = new OutcomeListeners(new MetricsOutcomes(metrics));
+        DispatchDeps deps = new DispatchDeps(config, policy, sessionPolicy, prefillPolicy, prefillSessionPolicy,
+                decodePolicy, inFlight, breakers, metrics, loads, context::onDispatched, active, context.upstream(),
+                requests, context.dispatchClock(), RetryRule.from(config.retry(), config.pd().busyRetryNanos(),
+                        () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble()), outcomes,
+                () -> java.util.concurrent.ThreadLocalRandom.current().nextLong(), lora);
+        this.frontDoor = new InferenceFrontDoor(deps, active, tokenizers, readyPool, registry, nanoClock);
         for (CacheAwarePolicy cacheAware : cacheAwarePolicies.values()) {
             cacheAware.prefixIndexes().forEach((mode, index) -> metrics.bindPrefixIndex(cacheAware.name(), mode, index));
         }
@@ -300,13 +316,19 @@ public final class KvRouter extends ContainerLifeCycle implements org.eclipse.je
         return new RouterHandler(context, frontDoor, claimUnknownPaths);
     }
 
-    /**
-     * The router's transport-neutral inference entry, shared by its Jetty handler and any servlet:
-     * add upstream-request hooks ({@code frontDoor().requests().addHook}) and outcome listeners
-     * ({@code frontDoor().outcomes().add}) here.
-     */
+    /** The router's transport-neutral inference entry, shared by its Jetty handler and any servlet. */
     public InferenceFrontDoor frontDoor() {
         return frontDoor;
+    }
+
+    /** Where upstream-request hooks are added ({@code addHook}): they apply to every upstream request of this router. */
+    public UpstreamRequests upstreamRequests() {
+        return requests;
+    }
+
+    /** Where per-request outcome listeners are added ({@code add}). */
+    public OutcomeListeners outcomes() {
+        return outcomes;
     }
 
     /** Cache-aware instances by name: the main and the PD prefill policy share one index when both are cache_aware. */
