@@ -11,6 +11,7 @@ import io.kvroute.router.dispatch.MetricsOutcomes;
 import io.kvroute.router.dispatch.OutcomeListeners;
 import io.kvroute.router.dispatch.RetryRule;
 import io.kvroute.router.dispatch.UpstreamRequests;
+import io.kvroute.router.http.JettyTransport;
 import io.kvroute.router.http.RouterContext;
 import io.kvroute.router.ingress.ActiveRequests;
 import io.kvroute.router.ingress.InferenceFrontDoor;
@@ -155,7 +156,7 @@ final class RouterAssembly {
         // LoRA adapters: model lists and /metrics feed one directory; placement and dispatch read its snapshot
         this.adapters = new AdapterDirectory();
         wireAdapterDirectory();
-        this.lora = new LoraRouting(adapters, config.lora(), RouterContext.adapterLoader(upstreamClient),
+        this.lora = new LoraRouting(adapters, config.lora(), JettyTransport.adapterLoader(upstreamClient),
                 metrics.registry(), nanoClock);
 
         // the front door over the dispatch core, and the Jetty handler's collaborators
@@ -163,10 +164,7 @@ final class RouterAssembly {
         // W3C trace context of the call's own span on every upstream request (no-op when tracing is off)
         requests.addHook((target, headers) -> target.span().inject(headers::put));
         this.outcomes = new OutcomeListeners(new MetricsOutcomes(metrics));
-        this.handlerContext = new RouterContext(config, registry, inFlight, breakers, health, policies.main(),
-                upstreamClient, metrics, active, tokenizers, policies.prefill(), policies.decode(), loads,
-                policies.session(), policies.prefillSession(), policies.cacheAware(), tracer, readyPool, lora,
-                nanoClock);
+        this.handlerContext = new RouterContext(config, registry, inFlight, breakers, health, metrics, loads, tracer);
         this.frontDoor = new InferenceFrontDoor(dispatchDeps(), active, tokenizers, readyPool, registry, nanoClock);
 
         // the KV-event plane: which workers' events feed the exact index
@@ -233,7 +231,8 @@ final class RouterAssembly {
     private DispatchDeps dispatchDeps() {
         return new DispatchDeps(config, policies.main(), policies.session(), policies.prefill(),
                 policies.prefillSession(), policies.decode(), inFlight, breakers, metrics, loads,
-                policies::recordDispatch, active, handlerContext.upstream(), requests, handlerContext.dispatchClock(),
+                policies::recordDispatch, active, JettyTransport.upstream(upstreamClient, metrics, nanoClock), requests,
+                JettyTransport.dispatchClock(upstreamClient, nanoClock),
                 RetryRule.from(config.retry(), config.pd().busyRetryNanos(),
                         () -> ThreadLocalRandom.current().nextDouble()),
                 outcomes, () -> ThreadLocalRandom.current().nextLong(), lora);
