@@ -13,6 +13,8 @@ import io.kvroute.router.dispatch.Dispatch;
 import io.kvroute.router.dispatch.DispatchDeps;
 import io.kvroute.router.dispatch.ErrorBodies;
 import io.kvroute.router.dispatch.PdDispatch;
+import io.kvroute.router.dispatch.PdRouting;
+import io.kvroute.router.dispatch.PlainRouting;
 import io.kvroute.router.dispatch.Route;
 import io.kvroute.router.dispatch.RouteHints;
 import io.kvroute.router.json.JsonFields;
@@ -48,9 +50,10 @@ import org.slf4j.LoggerFactory;
  * plain {@link Dispatch} or a {@link PdDispatch} over the adapter's {@link ClientSink}. Every
  * rejection is an OpenAI JSON error with a precise status.
  *
- * <p>One per router, handed exactly what it uses by the composition root ({@code plugin.KvRouter}): the
- * dispatch core's collaborators ({@link DispatchDeps}, whose upstream-request hooks and outcome listeners the
- * root exposes), the in-flight requests, the tokenizers, the ready pool, the fleet and the clock. Thread-safe.
+ * <p>One per router, handed exactly what it uses by the composition root ({@code plugin.RouterAssembly}): the
+ * config, the dispatch core's collaborators ({@link DispatchDeps}, whose upstream-request hooks and outcome
+ * listeners the root exposes) and the plain and PD policies ({@link PlainRouting}, {@link PdRouting}), the
+ * in-flight requests, the tokenizers, the ready pool, the fleet and the clock. Thread-safe.
  */
 public final class InferenceFrontDoor {
 
@@ -78,6 +81,8 @@ public final class InferenceFrontDoor {
     private final BearerAuth inferenceAuth;
     private final IngressTokenization tokenization;
     private final DispatchDeps deps;
+    private final PlainRouting plainRouting;
+    private final PdRouting pdRouting;
     private final ActiveRequests active;
     private final ReadyPool readyPool;
     private final WorkerRegistry registry;
@@ -85,26 +90,31 @@ public final class InferenceFrontDoor {
     private final TenantFrontDoor tenants;
 
     /**
-     * @param deps the dispatch core's collaborators (policies, upstream, clock, hooks), built once per router
+     * @param deps what plain and PD dispatch share (upstream, clock, hooks, counters, meters), built once per router
+     * @param plain the policies plain dispatch picks with ({@code plain.policy()} also decides whether to tokenize)
+     * @param pd the policies PD dispatch picks pairs with, and its bootstrap rooms
      * @param active the requests in flight; while draining, new requests are refused
      * @param tokenizers ingress tokenization's tokenizers ({@code --tokenizer-path})
      * @param readyPool the published pools requests are routed over, also the known models and readiness
      * @param registry the fleet ({@code /readyz} reports its size)
      * @param nanoClock the router's one nanosecond clock
      */
-    public InferenceFrontDoor(DispatchDeps deps, ActiveRequests active, TokenizerRegistry tokenizers,
-            ReadyPool readyPool, WorkerRegistry registry, LongSupplier nanoClock) {
+    public InferenceFrontDoor(RouterConfig config, DispatchDeps deps, PlainRouting plain, PdRouting pd,
+            ActiveRequests active, TokenizerRegistry tokenizers, ReadyPool readyPool, WorkerRegistry registry,
+            LongSupplier nanoClock) {
+        this.config = Objects.requireNonNull(config, "config");
         this.deps = Objects.requireNonNull(deps, "deps");
+        this.plainRouting = Objects.requireNonNull(plain, "plain");
+        this.pdRouting = Objects.requireNonNull(pd, "pd");
         this.active = Objects.requireNonNull(active, "active");
         this.readyPool = Objects.requireNonNull(readyPool, "readyPool");
         this.registry = Objects.requireNonNull(registry, "registry");
         this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
-        this.config = deps.config();
         this.metrics = deps.metrics();
         this.inferenceAuth = BearerAuth.of(config.auth().apiKey());
         this.tokenization = new IngressTokenization(tokenizers, config.tokenization().disableInputIdsForwarding(),
                 metrics, nanoClock);
-        this.tenants = TenantFrontDoor.create(config.tenants(), config.auth().apiKey(), metrics, deps.policy(),
+        this.tenants = TenantFrontDoor.create(config.tenants(), config.auth().apiKey(), metrics, plain.policy(),
                 readyPool, deps.loads(), nanoClock);
     }
 
@@ -237,7 +247,7 @@ public final class InferenceFrontDoor {
         String modelLabel = model == null ? "default" : model;
         if (pd) {
             IngressTokenization.Result tokens = tokenize(sink, endpoint, model, body, root,
-                    deps.prefillPolicy().needsTokens(), callerSentIds);
+                    pdRouting.prefillPolicy().needsTokens(), callerSentIds);
             ObjectNode tree = root; // the PD path rewrites the parsed tree, never a re-parse of the bytes
             if (ForwardingGuard.Outcome.FORWARD.label().equals(tokens.forwardingOutcome())) {
                 // the ids tokenization spliced into the outgoing bytes go into the tree as well
@@ -251,11 +261,11 @@ public final class InferenceFrontDoor {
                     tokens.inputTokens(), tokens.tokens() == null ? null : tokens.tokens().ids(), deps.loads().snapshot(),
                     new RouteHints(sessionKey, tokens.routingText(), modelLabel, adapter), decodes);
             if (identity == null) {
-                new PdDispatch(deps, route, tree, prefills, decodes, sink, startNanos).start();
+                new PdDispatch(deps, pdRouting, route, tree, prefills, decodes, sink, startNanos).start();
                 return;
             }
             tenants.admit(identity, tokens.inputTokens(), probe.tokenBudget, null, sink, qosSink -> {
-                PdDispatch d = new PdDispatch(deps, route, tree, prefills, decodes, qosSink, startNanos);
+                PdDispatch d = new PdDispatch(deps, pdRouting, route, tree, prefills, decodes, qosSink, startNanos);
                 d.start();
                 return d;
             }, (s, e) -> reject(endpoint, s, startNanos, e, null));
@@ -266,22 +276,22 @@ public final class InferenceFrontDoor {
                     ? "no usable worker serves adapter '" + adapter + "' of model '" + model + "'"
                     : "no usable worker for model '" + (model == null ? "(any)" : model) + "'");
         }
-        IngressTokenization.Result tokens = tokenize(sink, endpoint, model, body, root, deps.policy().needsTokens(),
+        IngressTokenization.Result tokens = tokenize(sink, endpoint, model, body, root, plainRouting.policy().needsTokens(),
                 callerSentIds);
         Route route = new Route(endpoint.api, tokens.outgoingBody(), probe.stream, tokens.inputTokens(),
                 tokens.tokens() == null ? null : tokens.tokens().ids(), deps.loads().snapshot(),
                 new RouteHints(sessionKey, tokens.routingText(), modelLabel, adapter), eligible,
                 tokens.outgoingBody() == body ? null : body);
         if (identity == null) {
-            new Dispatch(deps, route, sink, startNanos).start();
+            new Dispatch(deps, plainRouting, route, sink, startNanos).start();
             return;
         }
-        ToLongFunction<String> cachedOn = deps.policy() instanceof CacheAwarePolicy cacheAware
+        ToLongFunction<String> cachedOn = plainRouting.policy() instanceof CacheAwarePolicy cacheAware
                 ? cacheAware.cachedTokensProbe(new RoutingRequest(eligible.get(), deps.inFlight()::get, route.inputTokens(),
                         sessionKey, route.tokenIds(), route.loads(), route.hints().routingText(), probe.loraPath))
                 : null;
         tenants.admit(identity, tokens.inputTokens(), probe.tokenBudget, cachedOn, sink, qosSink -> {
-            Dispatch d = new Dispatch(deps, route, qosSink, startNanos);
+            Dispatch d = new Dispatch(deps, plainRouting, route, qosSink, startNanos);
             d.start();
             return d;
         }, (s, e) -> reject(endpoint, s, startNanos, e, null));

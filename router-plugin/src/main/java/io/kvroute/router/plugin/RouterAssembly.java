@@ -9,6 +9,8 @@ import io.kvroute.router.dispatch.ApiKind;
 import io.kvroute.router.dispatch.DispatchDeps;
 import io.kvroute.router.dispatch.MetricsOutcomes;
 import io.kvroute.router.dispatch.OutcomeListeners;
+import io.kvroute.router.dispatch.PdRouting;
+import io.kvroute.router.dispatch.PlainRouting;
 import io.kvroute.router.dispatch.RetryRule;
 import io.kvroute.router.dispatch.UpstreamRequests;
 import io.kvroute.router.http.JettyTransport;
@@ -165,7 +167,11 @@ final class RouterAssembly {
         requests.addHook((target, headers) -> target.span().inject(headers::put));
         this.outcomes = new OutcomeListeners(new MetricsOutcomes(metrics));
         this.handlerContext = new RouterContext(config, registry, inFlight, breakers, health, metrics, loads, tracer);
-        this.frontDoor = new InferenceFrontDoor(dispatchDeps(), active, tokenizers, readyPool, registry, nanoClock);
+        this.frontDoor = new InferenceFrontDoor(config, dispatchDeps(),
+                new PlainRouting(policies.main(), policies.session()),
+                new PdRouting(policies.prefill(), policies.prefillSession(), policies.decode(),
+                        () -> ThreadLocalRandom.current().nextLong()),
+                active, tokenizers, readyPool, registry, nanoClock);
 
         // the KV-event plane: which workers' events feed the exact index
         this.kvWiring = KvEventsWiring.create(config, metrics.registry(), policies.cacheAware(), nanoClock);
@@ -227,15 +233,14 @@ final class RouterAssembly {
         }
     }
 
-    /** What the dispatch core needs: the policies, the fleet's counters, the upstream and its clock, the hooks. */
+    /** What plain and PD dispatch share: the fleet's counters, meters, the upstream and its clock, the hooks. */
     private DispatchDeps dispatchDeps() {
-        return new DispatchDeps(config, policies.main(), policies.session(), policies.prefill(),
-                policies.prefillSession(), policies.decode(), inFlight, breakers, metrics, loads,
-                policies::recordDispatch, active, JettyTransport.upstream(upstreamClient, metrics, nanoClock), requests,
+        return new DispatchDeps(inFlight, breakers, metrics, loads, policies::recordDispatch, active,
+                JettyTransport.upstream(upstreamClient, metrics, nanoClock), requests,
                 JettyTransport.dispatchClock(upstreamClient, nanoClock),
                 RetryRule.from(config.retry(), config.pd().busyRetryNanos(),
                         () -> ThreadLocalRandom.current().nextDouble()),
-                outcomes, () -> ThreadLocalRandom.current().nextLong(), lora);
+                outcomes, lora);
     }
 
     /** Meters that read the router's state: prefix indexes, tokenizer caches, endpoints at zero, drain and activity. */
