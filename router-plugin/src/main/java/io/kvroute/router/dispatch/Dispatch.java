@@ -27,6 +27,7 @@ import java.util.Set;
 public final class Dispatch implements Abortable {
 
     private final DispatchDeps deps;
+    private final PlainRouting routing;
     private final Route route;
     private final Exchange client;
     private final Set<String> tried = new HashSet<>();
@@ -36,8 +37,9 @@ public final class Dispatch implements Abortable {
     private volatile String abortReason;
     private int attempt; // touched only by the sequential attempt chain
 
-    public Dispatch(DispatchDeps deps, Route route, ClientSink sink, long startNanos) {
+    public Dispatch(DispatchDeps deps, PlainRouting routing, Route route, ClientSink sink, long startNanos) {
         this.deps = deps;
+        this.routing = routing;
         this.route = route;
         this.facts = sink.facts();
         this.client = new Exchange(sink, route.api().path, route.streaming(), startNanos, deps.clock(),
@@ -160,7 +162,7 @@ public final class Dispatch implements Abortable {
             return null;
         }
         RouteHints hints = route.hints();
-        RoutingPolicy policy = hints.sessionKey() != null ? deps.sessionPolicy() : deps.policy();
+        RoutingPolicy policy = routing.forSession(hints.sessionKey());
         TraceSpan select = facts.span().child("kvroute.select");
         long selectStart = deps.clock().nanoTime();
         Decision decision = policy.select(new RoutingRequest(candidates, deps.inFlight()::get, route.inputTokens(),

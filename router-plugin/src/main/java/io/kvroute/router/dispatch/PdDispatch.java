@@ -55,6 +55,7 @@ public final class PdDispatch implements Abortable {
     private record Progress(PdPairChooser.Pair pair, int segment, int attempts) {}
 
     private final DispatchDeps deps;
+    private final PdRouting routing;
     private final Route route;
     private final ObjectNode body;
     private final PdPairChooser chooser;
@@ -69,13 +70,13 @@ public final class PdDispatch implements Abortable {
     private volatile PdAttempt current;
     private volatile String abortReason;
 
-    public PdDispatch(DispatchDeps deps, Route route, ObjectNode body, Supplier<List<Worker>> prefillPool,
-            Supplier<List<Worker>> decodePool, ClientSink sink,
-            long startNanos) {
+    public PdDispatch(DispatchDeps deps, PdRouting routing, Route route, ObjectNode body,
+            Supplier<List<Worker>> prefillPool, Supplier<List<Worker>> decodePool, ClientSink sink, long startNanos) {
         this.deps = deps;
+        this.routing = routing;
         this.route = route;
         this.body = body;
-        this.chooser = new PdPairChooser(deps, prefillPool, decodePool);
+        this.chooser = new PdPairChooser(deps, routing, prefillPool, decodePool);
         this.facts = sink.facts();
         this.client = new Exchange(sink, route.api().path, route.streaming(), startNanos, deps.clock(),
                 deps.outcomes(),
@@ -175,7 +176,7 @@ public final class PdDispatch implements Abortable {
                             Math.max(1, requestedTokens - output.generatedTokens()), segment);
             output.beginSegment();
         }
-        BootstrapInjector.inject(segmentBody, host(pair.prefill()), pair.prefill().bootstrapPort(), deps.rooms());
+        BootstrapInjector.inject(segmentBody, host(pair.prefill()), pair.prefill().bootstrapPort(), routing.rooms());
         byte[] bytes = segmentBody.toString().getBytes(StandardCharsets.UTF_8);
         TraceSpan segmentSpan = facts.span().child(segment == 0 ? "kvroute.pd.segment" : "kvroute.pd.continuation")
                 .tag("segment", segment).tag("retry", retry);

@@ -20,11 +20,14 @@ final class PdPairChooser {
     record Pair(Worker prefill, Worker decode, String policy, String reason, long matchedTokens, Decision prefillDecision) {}
 
     private final DispatchDeps deps;
+    private final PdRouting routing;
     private final Supplier<List<Worker>> prefillPool;
     private final Supplier<List<Worker>> decodePool;
 
-    PdPairChooser(DispatchDeps deps, Supplier<List<Worker>> prefillPool, Supplier<List<Worker>> decodePool) {
+    PdPairChooser(DispatchDeps deps, PdRouting routing, Supplier<List<Worker>> prefillPool,
+            Supplier<List<Worker>> decodePool) {
         this.deps = deps;
+        this.routing = routing;
         this.prefillPool = prefillPool;
         this.decodePool = decodePool;
     }
@@ -37,9 +40,9 @@ final class PdPairChooser {
             return null;
         }
         RouteHints hints = route.hints();
-        RoutingPolicy prefillPolicy = deps.prefillPolicy();
-        RoutingPolicy decodePolicy = deps.decodePolicy();
-        RoutingPolicy prefillChooser = hints.sessionKey() != null ? deps.prefillSessionPolicy() : prefillPolicy;
+        RoutingPolicy prefillPolicy = routing.prefillPolicy();
+        RoutingPolicy decodePolicy = routing.decodePolicy();
+        RoutingPolicy prefillChooser = routing.prefillFor(hints.sessionKey());
         long selectStart = deps.clock().nanoTime();
         Decision p = prefillChooser.select(new RoutingRequest(prefills, deps.inFlight()::get, route.inputTokens(),
                 hints.sessionKey(), route.tokenIds(), route.loads(), hints.routingText(), hints.adapter()));

@@ -11,10 +11,8 @@ import io.kvroute.router.ingress.InferenceFrontDoor;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.worker.Worker;
 import io.kvroute.router.worker.WorkerRegistry;
-import io.kvroute.router.worker.WorkerRole;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Objects;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpHeader;
@@ -59,10 +57,6 @@ public final class RouterHandler extends Handler.Abstract {
     private final BearerAuth inferenceAuth;
     private final InferenceFrontDoor frontDoor;
     private final boolean claimUnknownPaths;
-
-    public RouterHandler(RouterContext ctx, boolean claimUnknownPaths) {
-        this(ctx, new InferenceFrontDoor(ctx), claimUnknownPaths);
-    }
 
     /** A handler over the router's shared front door (one per router: hooks and listeners live there). */
     public RouterHandler(RouterContext ctx, InferenceFrontDoor frontDoor, boolean claimUnknownPaths) {

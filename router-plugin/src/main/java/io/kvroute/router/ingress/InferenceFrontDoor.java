@@ -12,29 +12,29 @@ import io.kvroute.router.dispatch.ClientSink;
 import io.kvroute.router.dispatch.Dispatch;
 import io.kvroute.router.dispatch.DispatchDeps;
 import io.kvroute.router.dispatch.ErrorBodies;
-import io.kvroute.router.dispatch.MetricsOutcomes;
-import io.kvroute.router.dispatch.OutcomeListeners;
 import io.kvroute.router.dispatch.PdDispatch;
-import io.kvroute.router.dispatch.RetryRule;
+import io.kvroute.router.dispatch.PdRouting;
+import io.kvroute.router.dispatch.PlainRouting;
 import io.kvroute.router.dispatch.Route;
 import io.kvroute.router.dispatch.RouteHints;
-import io.kvroute.router.dispatch.UpstreamRequests;
-import io.kvroute.router.http.RouterContext;
 import io.kvroute.router.json.JsonFields;
 import io.kvroute.router.lora.LoraRouting;
+import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.router.tokenize.TokenizerRegistry;
 import io.kvroute.router.worker.ReadyPool;
 import io.kvroute.router.worker.Worker;
+import io.kvroute.router.worker.WorkerRegistry;
 import io.kvroute.router.worker.WorkerRole;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SortedSet;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.Objects;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.function.ToLongFunction;
 import io.kvroute.router.policy.CacheAwarePolicy;
 import io.kvroute.router.policy.RoutingRequest;
@@ -49,8 +49,10 @@ import org.slf4j.LoggerFactory;
  * plain {@link Dispatch} or a {@link PdDispatch} over the adapter's {@link ClientSink}. Every
  * rejection is an OpenAI JSON error with a precise status.
  *
- * <p>One per router: it builds the dispatch core's collaborators once ({@link #requests()} is where
- * upstream-request hooks go, {@link #outcomes()} where outcome listeners go). Thread-safe.
+ * <p>One per router, handed exactly what it uses by the composition root ({@code plugin.RouterAssembly}): the
+ * config, the dispatch core's collaborators ({@link DispatchDeps}, whose upstream-request hooks and outcome
+ * listeners the root exposes) and the plain and PD policies ({@link PlainRouting}, {@link PdRouting}), the
+ * in-flight requests, the tokenizers, the ready pool, the fleet and the clock. Thread-safe.
  */
 public final class InferenceFrontDoor {
 
@@ -71,37 +73,48 @@ public final class InferenceFrontDoor {
         void onError(int status, String message);
     }
 
-    private final RouterContext ctx;
     private final RouterConfig config;
+    private final RouterMetrics metrics;
     /** The router's one clock: {@link io.kvroute.router.dispatch.Exchange} measures from the start read here. */
-    private final java.util.function.LongSupplier nanoClock;
+    private final LongSupplier nanoClock;
     private final BearerAuth inferenceAuth;
     private final IngressTokenization tokenization;
-    private final UpstreamRequests requests;
-    private final OutcomeListeners outcomes;
     private final DispatchDeps deps;
+    private final PlainRouting plainRouting;
+    private final PdRouting pdRouting;
+    private final ActiveRequests active;
+    private final ReadyPool readyPool;
+    private final WorkerRegistry registry;
     /** Tenants, rate limits and the router-side queue ({@code --tenants-file}), or null: today's path. */
     private final TenantFrontDoor tenants;
 
-    public InferenceFrontDoor(RouterContext ctx) {
-        this.ctx = ctx;
-        this.config = ctx.config();
+    /**
+     * @param deps what plain and PD dispatch share (upstream, clock, hooks, counters, meters), built once per router
+     * @param plain the policies plain dispatch picks with ({@code plain.policy()} also decides whether to tokenize)
+     * @param pd the policies PD dispatch picks pairs with, and its bootstrap rooms
+     * @param active the requests in flight; while draining, new requests are refused
+     * @param tokenizers ingress tokenization's tokenizers ({@code --tokenizer-path})
+     * @param readyPool the published pools requests are routed over, also the known models and readiness
+     * @param registry the fleet ({@code /readyz} reports its size)
+     * @param nanoClock the router's one nanosecond clock
+     */
+    public InferenceFrontDoor(RouterConfig config, DispatchDeps deps, PlainRouting plain, PdRouting pd,
+            ActiveRequests active, TokenizerRegistry tokenizers, ReadyPool readyPool, WorkerRegistry registry,
+            LongSupplier nanoClock) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.deps = Objects.requireNonNull(deps, "deps");
+        this.plainRouting = Objects.requireNonNull(plain, "plain");
+        this.pdRouting = Objects.requireNonNull(pd, "pd");
+        this.active = Objects.requireNonNull(active, "active");
+        this.readyPool = Objects.requireNonNull(readyPool, "readyPool");
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
+        this.metrics = deps.metrics();
         this.inferenceAuth = BearerAuth.of(config.auth().apiKey());
-        this.nanoClock = ctx.nanoClock();
-        this.tokenization = new IngressTokenization(ctx.tokenizers(), config.tokenization().disableInputIdsForwarding(),
-                ctx.metrics(), nanoClock);
-        this.requests = new UpstreamRequests(config.timeouts().requestMillis(),
-                config.timeouts().streamIdleMillis());
-        // W3C trace context of the call's own span on every upstream request (no-op when tracing is off)
-        requests.addHook((target, headers) -> target.span().inject(headers::put));
-        this.outcomes = new OutcomeListeners(new MetricsOutcomes(ctx.metrics()));
-        this.deps = new DispatchDeps(config, ctx.policy(), ctx.sessionPolicy(), ctx.prefillPolicy(),
-                ctx.prefillSessionPolicy(), ctx.decodePolicy(), ctx.inFlight(), ctx.breakers(), ctx.metrics(), ctx.loads(),
-                ctx::onDispatched, ctx.active(), ctx.upstream(), requests, ctx.dispatchClock(),
-                RetryRule.from(config.retry(), config.pd().busyRetryNanos(),
-                        () -> ThreadLocalRandom.current().nextDouble()), outcomes,
-                () -> ThreadLocalRandom.current().nextLong(), ctx.lora());
-        this.tenants = TenantFrontDoor.create(ctx);
+        this.tokenization = new IngressTokenization(tokenizers, config.tokenization().disableInputIdsForwarding(),
+                metrics, nanoClock);
+        this.tenants = TenantFrontDoor.create(config.tenants(), config.auth().apiKey(), metrics, plain.policy(),
+                readyPool, deps.loads(), nanoClock);
     }
 
     /** Stops the tenant layer's scheduler (the router is stopping). */
@@ -109,16 +122,6 @@ public final class InferenceFrontDoor {
         if (tenants != null) {
             tenants.close();
         }
-    }
-
-    /** Where upstream-request hooks are added (applies to every upstream request of this router). */
-    public UpstreamRequests requests() {
-        return requests;
-    }
-
-    /** Where per-request outcome listeners are added. */
-    public OutcomeListeners outcomes() {
-        return outcomes;
     }
 
     /** True when no {@code --api-key} is set or {@code authorization} carries it (for adapters' other paths). */
@@ -151,7 +154,7 @@ public final class InferenceFrontDoor {
     public void handle(String path, Function<String, String> headers, BodySource body, ClientSink sink) {
         Endpoint endpoint = Endpoint.forPath(path);
         long startNanos = nanoClock.getAsLong();
-        if (ctx.active().draining()) {
+        if (active.draining()) {
             reject(endpoint, sink, startNanos, new ApiException(503, "service_unavailable",
                     "the router is shutting down; retry on another replica"), null);
             return;
@@ -180,7 +183,7 @@ public final class InferenceFrontDoor {
         body.read(config.server().maxBodyBytes(), new BodySink() {
             @Override
             public void onBody(byte[] bytes) {
-                ctx.metrics().overheadStage("body_read", endpoint.path, nanoClock.getAsLong() - startNanos);
+                metrics.overheadStage("body_read", endpoint.path, nanoClock.getAsLong() - startNanos);
                 try {
                     dispatch(endpoint, bytes, headers, sink, startNanos, who);
                 } catch (ApiException e) {
@@ -205,7 +208,7 @@ public final class InferenceFrontDoor {
         ObjectNode root = RequestJson.parse(body); // the request's only parse: everything below reads this tree
         BodyProbe probe = BodyProbe.of(root);
         endpoint.validate(probe);
-        ctx.metrics().overheadStage("parse", endpoint.path, nanoClock.getAsLong() - parseStart);
+        metrics.overheadStage("parse", endpoint.path, nanoClock.getAsLong() - parseStart);
         if (probe.n > config.server().maxN()) {
             // bounded before anything is sized by it (the PD bootstrap arrays have n entries)
             throw new ApiException(400, "'n' must be between 1 and " + config.server().maxN() + " (got " + probe.n + ")");
@@ -217,7 +220,7 @@ public final class InferenceFrontDoor {
         String requested = servedModel(probe.model, models);
         sink.facts().model(requested);
         // an adapter named by model (vLLM/OpenAI style) routes over its base model's workers; lora_path keeps model
-        LoraRouting.Resolved named = ctx.lora().resolve(requested, probe.loraPath, models);
+        LoraRouting.Resolved named = deps.lora().resolve(requested, probe.loraPath, models);
         String model = named.model();
         String adapter = named.adapter();
         if (model != null && !models.isEmpty() && !models.contains(model)) {
@@ -231,9 +234,9 @@ public final class InferenceFrontDoor {
         boolean pd = !basePrefills.get().isEmpty() && !baseDecodes.get().isEmpty();
         // an adapter request's pair comes from the prefill and decode workers that list the adapter (no loading)
         Supplier<List<Worker>> prefills = adapter == null ? basePrefills
-                : () -> ctx.lora().listing(basePrefills.get(), adapter);
+                : () -> deps.lora().listing(basePrefills.get(), adapter);
         Supplier<List<Worker>> decodes = adapter == null ? baseDecodes
-                : () -> ctx.lora().listing(baseDecodes.get(), adapter);
+                : () -> deps.lora().listing(baseDecodes.get(), adapter);
         if (pd && adapter != null && (prefills.get().isEmpty() || decodes.get().isEmpty())) {
             throw new ApiException(503, "service_unavailable", "no usable prefill/decode pair serves adapter '"
                     + adapter + "' of model '" + model + "'");
@@ -243,7 +246,7 @@ public final class InferenceFrontDoor {
         String modelLabel = model == null ? "default" : model;
         if (pd) {
             IngressTokenization.Result tokens = tokenize(sink, endpoint, model, body, root,
-                    ctx.prefillPolicy().needsTokens(), callerSentIds);
+                    pdRouting.prefillPolicy().needsTokens(), callerSentIds);
             ObjectNode tree = root; // the PD path rewrites the parsed tree, never a re-parse of the bytes
             if (ForwardingGuard.Outcome.FORWARD.label().equals(tokens.forwardingOutcome())) {
                 // the ids tokenization spliced into the outgoing bytes go into the tree as well
@@ -254,14 +257,14 @@ public final class InferenceFrontDoor {
             }
             JsonFields.dropNulls(tree); // null means absent: the PD path rewrites this body, so say so once
             Route route = new Route(endpoint.api, tokens.outgoingBody(), tree.path("stream").asBoolean(false),
-                    tokens.inputTokens(), tokens.tokens() == null ? null : tokens.tokens().ids(), ctx.loads().snapshot(),
+                    tokens.inputTokens(), tokens.tokens() == null ? null : tokens.tokens().ids(), deps.loads().snapshot(),
                     new RouteHints(sessionKey, tokens.routingText(), modelLabel, adapter), decodes);
             if (identity == null) {
-                new PdDispatch(deps, route, tree, prefills, decodes, sink, startNanos).start();
+                new PdDispatch(deps, pdRouting, route, tree, prefills, decodes, sink, startNanos).start();
                 return;
             }
             tenants.admit(identity, tokens.inputTokens(), probe.tokenBudget, null, sink, qosSink -> {
-                PdDispatch d = new PdDispatch(deps, route, tree, prefills, decodes, qosSink, startNanos);
+                PdDispatch d = new PdDispatch(deps, pdRouting, route, tree, prefills, decodes, qosSink, startNanos);
                 d.start();
                 return d;
             }, (s, e) -> reject(endpoint, s, startNanos, e, null));
@@ -272,22 +275,22 @@ public final class InferenceFrontDoor {
                     ? "no usable worker serves adapter '" + adapter + "' of model '" + model + "'"
                     : "no usable worker for model '" + (model == null ? "(any)" : model) + "'");
         }
-        IngressTokenization.Result tokens = tokenize(sink, endpoint, model, body, root, ctx.policy().needsTokens(),
+        IngressTokenization.Result tokens = tokenize(sink, endpoint, model, body, root, plainRouting.policy().needsTokens(),
                 callerSentIds);
         Route route = new Route(endpoint.api, tokens.outgoingBody(), probe.stream, tokens.inputTokens(),
-                tokens.tokens() == null ? null : tokens.tokens().ids(), ctx.loads().snapshot(),
+                tokens.tokens() == null ? null : tokens.tokens().ids(), deps.loads().snapshot(),
                 new RouteHints(sessionKey, tokens.routingText(), modelLabel, adapter), eligible,
                 tokens.outgoingBody() == body ? null : body);
         if (identity == null) {
-            new Dispatch(deps, route, sink, startNanos).start();
+            new Dispatch(deps, plainRouting, route, sink, startNanos).start();
             return;
         }
-        ToLongFunction<String> cachedOn = ctx.policy() instanceof CacheAwarePolicy cacheAware
-                ? cacheAware.cachedTokensProbe(new RoutingRequest(eligible.get(), ctx.inFlight()::get, route.inputTokens(),
+        ToLongFunction<String> cachedOn = plainRouting.policy() instanceof CacheAwarePolicy cacheAware
+                ? cacheAware.cachedTokensProbe(new RoutingRequest(eligible.get(), deps.inFlight()::get, route.inputTokens(),
                         sessionKey, route.tokenIds(), route.loads(), route.hints().routingText(), probe.loraPath))
                 : null;
         tenants.admit(identity, tokens.inputTokens(), probe.tokenBudget, cachedOn, sink, qosSink -> {
-            Dispatch d = new Dispatch(deps, route, qosSink, startNanos);
+            Dispatch d = new Dispatch(deps, plainRouting, route, qosSink, startNanos);
             d.start();
             return d;
         }, (s, e) -> reject(endpoint, s, startNanos, e, null));
@@ -322,7 +325,7 @@ public final class InferenceFrontDoor {
         ChatPrefixCache.takeOutcomeOnThisThread(); // clear whatever an earlier request on this thread left
         try {
             IngressTokenization.Result tokens = tokenization.apply(endpoint, model, body, root, policyNeedsTokens, callerSentIds);
-            ctx.metrics().overheadTokenize(endpoint.path, ChatPrefixCache.takeOutcomeOnThisThread(),
+            metrics.overheadTokenize(endpoint.path, ChatPrefixCache.takeOutcomeOnThisThread(),
                     nanoClock.getAsLong() - tokenizeStart);
             span.tag("input_tokens", tokens.inputTokens()).tag("input_ids_forwarding", tokens.forwardingOutcome());
             return tokens;
@@ -337,13 +340,13 @@ public final class InferenceFrontDoor {
      * (a per-request cost that grew with the fleet; the fleet-scale bench scenario measures it).
      */
     private Supplier<List<Worker>> pool(WorkerRole role, String model) {
-        return () -> ctx.readyPool().current().eligible(role, model);
+        return () -> readyPool.current().eligible(role, model);
     }
 
     /** The base model's usable workers that may serve {@code adapter} ({@link LoraRouting#candidates}). */
     private Supplier<List<Worker>> adapterPool(String model, String adapter) {
         Supplier<List<Worker>> base = pool(WorkerRole.REGULAR, model);
-        return () -> ctx.lora().candidates(base.get(), adapter);
+        return () -> deps.lora().candidates(base.get(), adapter);
     }
 
     /** A small JSON answer: status and body. */
@@ -355,11 +358,11 @@ public final class InferenceFrontDoor {
      * is not draining. No fleet scan, no breaker lock per worker.
      */
     public JsonAnswer readiness() {
-        ReadyPool.Snapshot pool = ctx.readyPool().current();
-        boolean draining = ctx.active().draining();
+        ReadyPool.Snapshot pool = readyPool.current();
+        boolean draining = active.draining();
         boolean ready = pool.canServeSomething() && !draining;
         String body = "{\"ready\":" + ready + ",\"draining\":" + draining + ",\"usable_workers\":" + pool.usableCount()
-                + ",\"workers\":" + ctx.registry().fleet().workers().size() + "}";
+                + ",\"workers\":" + registry.fleet().workers().size() + "}";
         return new JsonAnswer(ready ? 200 : 503, body);
     }
 
@@ -375,7 +378,7 @@ public final class InferenceFrontDoor {
             model.put("owned_by", "kvroute");
         }
         // adapters as the engines list them: one card per adapter, parent = its base model
-        new java.util.TreeMap<>(ctx.lora().directory().current().baseOf()).forEach((adapter, base) -> {
+        new java.util.TreeMap<>(deps.lora().directory().current().baseOf()).forEach((adapter, base) -> {
             ObjectNode card = data.addObject();
             card.put("id", adapter);
             card.put("object", "model");
@@ -387,12 +390,12 @@ public final class InferenceFrontDoor {
 
     /** The Prometheus scrape. */
     public String scrape() {
-        return ctx.metrics().scrape();
+        return metrics.scrape();
     }
 
     /** Configured model ids plus those the workers report (from the published snapshot, not a fleet scan). */
     SortedSet<String> knownModels() {
-        return ctx.readyPool().current().models();
+        return readyPool.current().models();
     }
 
     private void reject(Endpoint endpoint, ClientSink sink, long startNanos, ApiException error, String authenticate) {
@@ -404,8 +407,8 @@ public final class InferenceFrontDoor {
         head.putAll(error.headers);
         sink.begin(error.status, head);
         sink.end(ByteBuffer.wrap(ErrorBodies.json(error.status, error.type, error.getMessage(), error.param)));
-        ctx.metrics().request(endpoint.path, error.status);
-        ctx.metrics().duration(endpoint.path, "rejected", nanoClock.getAsLong() - startNanos);
+        metrics.request(endpoint.path, error.status);
+        metrics.duration(endpoint.path, "rejected", nanoClock.getAsLong() - startNanos);
     }
 
     private static boolean isJson(String contentType) {

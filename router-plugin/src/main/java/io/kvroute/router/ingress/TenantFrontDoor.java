@@ -4,9 +4,11 @@ import io.kvroute.router.config.ConfigException;
 import io.kvroute.router.config.TenantsConfig;
 import io.kvroute.router.dispatch.Abortable;
 import io.kvroute.router.dispatch.ClientSink;
-import io.kvroute.router.http.RouterContext;
+import io.kvroute.router.load.LoadPlane;
+import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.metrics.TenantMetrics;
 import io.kvroute.router.policy.CacheAwarePolicy;
+import io.kvroute.router.policy.RoutingPolicy;
 import io.kvroute.router.tenant.PriorityClass;
 import io.kvroute.router.tenant.QosGate;
 import io.kvroute.router.tenant.QosTicket;
@@ -22,6 +24,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.function.ToLongFunction;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -59,10 +62,10 @@ final class TenantFrontDoor {
     private final TenantMetrics metrics;
     private final ScheduledExecutorService scheduler;
     /** The router's clock (rate limits, queue waits). */
-    private final java.util.function.LongSupplier nanoClock;
+    private final LongSupplier nanoClock;
 
     private TenantFrontDoor(TenantDirectoryWatcher watcher, String trustedHeader, QosGate gate, TenantMetrics metrics,
-            java.util.function.LongSupplier nanoClock) {
+            LongSupplier nanoClock) {
         this.nanoClock = nanoClock;
         this.watcher = watcher;
         this.trustedHeader = trustedHeader;
@@ -80,40 +83,46 @@ final class TenantFrontDoor {
         }
     }
 
-    /** The tenant layer for {@code ctx}, or null when no tenants file is configured. */
-    static TenantFrontDoor create(RouterContext ctx) {
-        TenantsConfig config = ctx.config().tenants();
+    /**
+     * The tenant layer for {@code config}, or null when no tenants file is configured.
+     *
+     * @param apiKey {@code --api-key}, or null
+     * @param policy the main policy: when cache-aware with a worker queue limit, it tells when the engines saturate
+     * @param readyPool and {@code loads}: the fleet the router-side queue admits onto
+     */
+    static TenantFrontDoor create(TenantsConfig config, String apiKey, RouterMetrics routerMetrics, RoutingPolicy policy,
+            ReadyPool readyPool, LoadPlane loads, LongSupplier nanoClock) {
         if (!config.enabled()) {
             return null;
         }
         TenantDirectoryWatcher watcher;
         try {
-            watcher = TenantDirectoryWatcher.open(Path.of(config.tenantsFile()), ctx.config().auth().apiKey());
+            watcher = TenantDirectoryWatcher.open(Path.of(config.tenantsFile()), apiKey);
         } catch (TenantsFile.TenantsFileException e) {
             throw new ConfigException("--tenants-file: " + e.getMessage(), e);
         }
-        TenantMetrics metrics = new TenantMetrics(ctx.metrics().registry(), config.maxTenantLabels());
+        TenantMetrics metrics = new TenantMetrics(routerMetrics.registry(), config.maxTenantLabels());
         metrics.bindReloads(watcher::reloads, watcher::failedReloads);
         metrics.registerSeriesAtZero();
         QosGate gate = null;
         if (config.queueEnabled()) {
-            CacheAwarePolicy cacheAware = ctx.policy() instanceof CacheAwarePolicy c ? c : null;
+            CacheAwarePolicy cacheAware = policy instanceof CacheAwarePolicy c ? c : null;
             boolean gateConfigured = cacheAware != null && cacheAware.config().workerQueueLimit() > 0;
             gate = new QosGate(watcher::current, config.workerCapacityTokens(), config.localitySlackTokens(),
                     config.fairnessMode(), new QosGate.Fleet() {
                         @Override
                         public int usableWorkers() {
-                            ReadyPool.Snapshot pool = ctx.readyPool().current();
+                            ReadyPool.Snapshot pool = readyPool.current();
                             return pool.eligible(WorkerRole.REGULAR, null).size()
                                     + pool.eligible(WorkerRole.DECODE, null).size();
                         }
 
                         @Override
                         public boolean engineSaturated() {
-                            return gateConfigured && cacheAware.fleetSaturated(ctx.loads().snapshot(),
-                                    ctx.readyPool().current().eligible(WorkerRole.REGULAR, null));
+                            return gateConfigured && cacheAware.fleetSaturated(loads.snapshot(),
+                                    readyPool.current().eligible(WorkerRole.REGULAR, null));
                         }
-                    }, ctx.nanoClock(), metrics);
+                    }, nanoClock, metrics);
             QosGate g = gate;
             for (PriorityClass c : PriorityClass.values()) {
                 metrics.bindQueueDepth(c, () -> g.queued(c));
@@ -122,7 +131,7 @@ final class TenantFrontDoor {
         }
         LOG.info("tenants: {} from {}; router-side queue {}", watcher.current().tenants().size(), config.tenantsFile(),
                 gate == null ? "off" : config.workerCapacityTokens() + " tokens per worker");
-        return new TenantFrontDoor(watcher, config.trustedTenantHeader(), gate, metrics, ctx.nanoClock());
+        return new TenantFrontDoor(watcher, config.trustedTenantHeader(), gate, metrics, nanoClock);
     }
 
     /** The tenant and class of a request from its headers; 401 for an unknown or missing key, 400 for a bad tenant header. */

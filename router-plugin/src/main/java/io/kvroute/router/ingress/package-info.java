@@ -10,7 +10,8 @@
  * <p>No Jetty and no Servlet API here ({@code IngressPackageBoundaryTest} reads the sources to keep it so):
  * {@code http/} adapts Jetty and {@code servlet/} the Servlet API to this package, translating I/O only for
  * the inference endpoints (the Jetty adapter also serves the admin API and {@code /v1/loads}). Start reading at
- * {@link io.kvroute.router.ingress.InferenceFrontDoor}. The router's collaborators still come in as
- * {@code http.RouterContext}, whose upstream and clock are built on the Jetty client.
+ * {@link io.kvroute.router.ingress.InferenceFrontDoor}. The composition root ({@code plugin.KvRouter}) hands it
+ * the collaborators it uses, the dispatch core's Jetty-built upstream and clock among them, behind their
+ * transport-neutral interfaces.
  */
 package io.kvroute.router.ingress;

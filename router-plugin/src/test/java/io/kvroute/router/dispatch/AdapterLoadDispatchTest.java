@@ -47,7 +47,7 @@ class AdapterLoadDispatchTest {
     @Test
     void requestWaitsForTheLoad_countedInFlight_thenGoesUpstream() {
         CoreFixture f = fixture();
-        new Dispatch(f.deps, route(f), new CoreFixture.RecordingSink(), f.clock.nanoTime()).start();
+        new Dispatch(f.deps, f.plain, route(f), new CoreFixture.RecordingSink(), f.clock.nanoTime()).start();
         assertThat(loads).hasSize(1);
         assertThat(f.upstream.sent).isEmpty();
         assertThat(f.deps.inFlight().get(a.id())).isEqualTo(1);
@@ -63,7 +63,7 @@ class AdapterLoadDispatchTest {
     void refusedLoad_is502_neverSentUpstream_andReleasesTheWorker() {
         CoreFixture f = fixture();
         CoreFixture.RecordingSink client = new CoreFixture.RecordingSink();
-        new Dispatch(f.deps, route(f), client, f.clock.nanoTime()).start();
+        new Dispatch(f.deps, f.plain, route(f), client, f.clock.nanoTime()).start();
         loads.get(0).completeExceptionally(new AdapterLoadClient.LoadFailed("worker answered 404: {\"detail\":\"Not Found\"}"));
         assertThat(client.status).isEqualTo(502);
         assertThat(client.text()).contains("could not load adapter 'sql' onto worker http://a:1").contains("404");
@@ -75,7 +75,7 @@ class AdapterLoadDispatchTest {
     void timedOutLoad_is504() {
         CoreFixture f = fixture();
         CoreFixture.RecordingSink client = new CoreFixture.RecordingSink();
-        new Dispatch(f.deps, route(f), client, f.clock.nanoTime()).start();
+        new Dispatch(f.deps, f.plain, route(f), client, f.clock.nanoTime()).start();
         loads.get(0).completeExceptionally(new TimeoutException());
         assertThat(client.status).isEqualTo(504);
         assertThat(client.text()).contains("adapter load timeout");
@@ -86,7 +86,7 @@ class AdapterLoadDispatchTest {
     void abortWhileLoading_is503_andTheLaterLoadSendsNothing() {
         CoreFixture f = fixture();
         CoreFixture.RecordingSink client = new CoreFixture.RecordingSink();
-        Dispatch d = new Dispatch(f.deps, route(f), client, f.clock.nanoTime());
+        Dispatch d = new Dispatch(f.deps, f.plain, route(f), client, f.clock.nanoTime());
         d.start();
         d.abort("shutting down");
         assertThat(client.status).isEqualTo(503);

@@ -33,6 +33,10 @@ final class CoreFixture {
     final List<io.kvroute.router.policy.Decision> owned = new CopyOnWriteArrayList<>();
     final RouterConfig config;
     final DispatchDeps deps;
+    /** Plain dispatch's policies: round robin, also for sessions. */
+    final PlainRouting plain;
+    /** PD dispatch's policies (round robin for every role) and a fixed bootstrap room (42). */
+    final PdRouting pd;
 
     CoreFixture(RouterConfig config) {
         this(config, Policies.create("round_robin", 2));
@@ -45,8 +49,10 @@ final class CoreFixture {
     /** With LoRA handling ({@code lora} may be null: none). */
     CoreFixture(RouterConfig config, RoutingPolicy roundRobin, io.kvroute.router.lora.LoraRouting lora) {
         this.config = config;
-        this.deps = new DispatchDeps(config, roundRobin, roundRobin, roundRobin, roundRobin, roundRobin,
-                new InFlightCounters(), new Breakers(false, 5, 1, 1, clock::nanoTime, (id, t) -> { }), metrics,
+        this.plain = new PlainRouting(roundRobin, roundRobin);
+        this.pd = new PdRouting(roundRobin, roundRobin, roundRobin, () -> 42L);
+        this.deps = new DispatchDeps(new InFlightCounters(), new Breakers(false, 5, 1, 1, clock::nanoTime, (id, t) -> { }),
+                metrics,
                 new LoadPlane(LoadPlaneConfig.defaults(), clock::nanoTime, new SimpleMeterRegistry()), owned::add,
                 new InFlightRequests() {
                     @Override
@@ -59,7 +65,7 @@ final class CoreFixture {
                         active.remove(request);
                     }
                 }, upstream, new UpstreamRequests(60_000, 10_000), clock,
-                RetryRule.from(config.retry(), config.pd().busyRetryNanos(), () -> 0.5), outcomes::add, () -> 42L, lora);
+                RetryRule.from(config.retry(), config.pd().busyRetryNanos(), () -> 0.5), outcomes::add, lora);
     }
 
     Route route(boolean streaming, Worker... workers) {

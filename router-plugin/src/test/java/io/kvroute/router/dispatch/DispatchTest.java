@@ -49,8 +49,8 @@ class DispatchTest {
         CoreFixture f = new CoreFixture(config(), recording);
         Route route = f.route(false, a, b, c);
         List<Worker> pool = route.pool().get();
-        new Dispatch(f.deps, route, new CoreFixture.RecordingSink(), f.clock.nanoTime()).start();
-        new Dispatch(f.deps, route, new CoreFixture.RecordingSink(), f.clock.nanoTime()).start();
+        new Dispatch(f.deps, f.plain, route, new CoreFixture.RecordingSink(), f.clock.nanoTime()).start();
+        new Dispatch(f.deps, f.plain, route, new CoreFixture.RecordingSink(), f.clock.nanoTime()).start();
         // the snapshot list itself, not a per-request O(pool) copy (which also defeated CandidateIndex's memo)
         assertThat(seen).hasSize(2).allSatisfy(list -> assertThat(list).isSameAs(pool));
 
@@ -64,7 +64,7 @@ class DispatchTest {
     void connectFailure_isRetriedOnAnotherWorkerOnlyAfterTheBackoffElapses() {
         CoreFixture f = new CoreFixture(config());
         CoreFixture.RecordingSink client = new CoreFixture.RecordingSink();
-        new Dispatch(f.deps, f.route(false, a, b, c), client, f.clock.nanoTime()).start();
+        new Dispatch(f.deps, f.plain, f.route(false, a, b, c), client, f.clock.nanoTime()).start();
         assertThat(f.upstream.sent).hasSize(1);
         String first = f.upstream.sent.get(0).request.url();
         f.upstream.sent.get(0).fail(0, new ConnectException("refused"));
@@ -98,7 +98,7 @@ class DispatchTest {
     void retriesExhausted_endWithA502JsonErrorOnce() {
         CoreFixture f = new CoreFixture(config());
         CoreFixture.RecordingSink client = new CoreFixture.RecordingSink();
-        new Dispatch(f.deps, f.route(false, a, b), client, f.clock.nanoTime()).start();
+        new Dispatch(f.deps, f.plain, f.route(false, a, b), client, f.clock.nanoTime()).start();
         for (int i = 0; i < 3; i++) {
             f.upstream.sent.get(i).fail(0, new IOException("reset"));
             f.clock.forwardMillis(1_000);
@@ -114,7 +114,7 @@ class DispatchTest {
     void failureAfterTheFirstByte_isNeverRetried_andEndsTheStreamWithAnSseError() {
         CoreFixture f = new CoreFixture(config());
         CoreFixture.RecordingSink client = new CoreFixture.RecordingSink();
-        new Dispatch(f.deps, f.route(true, a, b), client, f.clock.nanoTime()).start();
+        new Dispatch(f.deps, f.plain, f.route(true, a, b), client, f.clock.nanoTime()).start();
         CoreFixture.Sent call = f.upstream.sent.get(0);
         call.headers(200, "text/event-stream");
         call.chunk("data: {\"x\":1}\n\n");
@@ -129,7 +129,7 @@ class DispatchTest {
     void workerClientError_isRelayedVerbatimAndNeverRetried() {
         CoreFixture f = new CoreFixture(config());
         CoreFixture.RecordingSink client = new CoreFixture.RecordingSink();
-        new Dispatch(f.deps, f.route(false, a, b), client, f.clock.nanoTime()).start();
+        new Dispatch(f.deps, f.plain, f.route(false, a, b), client, f.clock.nanoTime()).start();
         CoreFixture.Sent call = f.upstream.sent.get(0);
         call.headers(400, "application/json");
         call.chunk("{\"error\":{\"message\":\"bad\"}}");
@@ -144,7 +144,7 @@ class DispatchTest {
     void busyAnswer_isDiscardedAndRetried_theLastBusyIsRelayed() {
         CoreFixture f = new CoreFixture(config());
         CoreFixture.RecordingSink client = new CoreFixture.RecordingSink();
-        new Dispatch(f.deps, f.route(false, a, b), client, f.clock.nanoTime()).start();
+        new Dispatch(f.deps, f.plain, f.route(false, a, b), client, f.clock.nanoTime()).start();
         for (int i = 0; i < 3; i++) {
             CoreFixture.Sent call = f.upstream.sent.get(i);
             call.headers(429, "application/json");
@@ -160,7 +160,7 @@ class DispatchTest {
     void clientGone_abortsTheUpstreamCall_writesNothing_andIsNeverRetried() {
         CoreFixture f = new CoreFixture(config());
         CoreFixture.RecordingSink client = new CoreFixture.RecordingSink();
-        new Dispatch(f.deps, f.route(true, a, b), client, f.clock.nanoTime()).start();
+        new Dispatch(f.deps, f.plain, f.route(true, a, b), client, f.clock.nanoTime()).start();
         CoreFixture.Sent call = f.upstream.sent.get(0);
         call.headers(200, "text/event-stream");
         client.gone.accept(new IOException("peer closed"));
@@ -177,7 +177,7 @@ class DispatchTest {
         CoreFixture f = new CoreFixture(config());
         CoreFixture.RecordingSink client = new CoreFixture.RecordingSink();
         client.holdWrites = true;
-        new Dispatch(f.deps, f.route(true, a), client, f.clock.nanoTime()).start();
+        new Dispatch(f.deps, f.plain, f.route(true, a), client, f.clock.nanoTime()).start();
         CoreFixture.Sent call = f.upstream.sent.get(0);
         call.headers(200, "text/event-stream");
         List<Boolean> demanded = call.chunk("data: 1\n\n");
@@ -190,7 +190,7 @@ class DispatchTest {
     void drainAbortBetweenAttempts_endsWithA503Once() {
         CoreFixture f = new CoreFixture(config());
         CoreFixture.RecordingSink client = new CoreFixture.RecordingSink();
-        Dispatch dispatch = new Dispatch(f.deps, f.route(false, a, b), client, f.clock.nanoTime());
+        Dispatch dispatch = new Dispatch(f.deps, f.plain, f.route(false, a, b), client, f.clock.nanoTime());
         dispatch.start();
         f.upstream.sent.get(0).fail(0, new ConnectException("refused"));
         dispatch.abort("shutting down");

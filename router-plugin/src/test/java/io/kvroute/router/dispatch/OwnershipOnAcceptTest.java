@@ -55,7 +55,7 @@ class OwnershipOnAcceptTest {
     @Test
     void plain_unreachableWorkerIsNeverTheOwner_theWorkerThatAnsweredIs() {
         CoreFixture f = new CoreFixture(config(), FIRST_AS_CACHE_HIT);
-        new Dispatch(f.deps, f.route(false, a, b), new CoreFixture.RecordingSink(), f.clock.nanoTime()).start();
+        new Dispatch(f.deps, f.plain, f.route(false, a, b), new CoreFixture.RecordingSink(), f.clock.nanoTime()).start();
         f.upstream.sent.get(0).fail(0, new ConnectException("refused"));
         assertThat(f.owned).as("a connect failure records nothing").isEmpty();
 
@@ -71,14 +71,14 @@ class OwnershipOnAcceptTest {
     @Test
     void plain_anErrorStatusRecordsNothing_andASuccessRecordsOnce() {
         CoreFixture f = new CoreFixture(config(), FIRST_AS_CACHE_HIT);
-        new Dispatch(f.deps, f.route(false, a), new CoreFixture.RecordingSink(), f.clock.nanoTime()).start();
+        new Dispatch(f.deps, f.plain, f.route(false, a), new CoreFixture.RecordingSink(), f.clock.nanoTime()).start();
         CoreFixture.Sent call = f.upstream.sent.get(0);
         call.headers(400, "application/json");
         call.chunk("{\"error\":{}}");
         call.complete(400);
         assertThat(f.owned).isEmpty();
 
-        new Dispatch(f.deps, f.route(true, a), new CoreFixture.RecordingSink(), f.clock.nanoTime()).start();
+        new Dispatch(f.deps, f.plain, f.route(true, a), new CoreFixture.RecordingSink(), f.clock.nanoTime()).start();
         CoreFixture.Sent ok = f.upstream.sent.get(1);
         ok.headers(200, "text/event-stream");
         ok.chunk("data: {}\n\n");
@@ -93,13 +93,13 @@ class OwnershipOnAcceptTest {
         String body = "{\"prompt\":\"hi\",\"max_tokens\":4}";
         Route route = new Route(ApiKind.COMPLETIONS, body.getBytes(StandardCharsets.UTF_8), false, 1, null,
                 f.deps.loads().snapshot(), new RouteHints(null, null, "default"), () -> List.of(decode));
-        new PdDispatch(f.deps, route, (ObjectNode) JSON.readTree(body), () -> List.of(prefillA), () -> List.of(decode),
+        new PdDispatch(f.deps, f.pd, route, (ObjectNode) JSON.readTree(body), () -> List.of(prefillA), () -> List.of(decode),
                 new CoreFixture.RecordingSink(), f.clock.nanoTime()).start();
         assertThat(f.upstream.sent).hasSize(2); // prefill + decode, concurrently
         f.upstream.sent.get(0).fail(0, new ConnectException("refused"));
         assertThat(f.owned).as("the decision is not recorded before the prefill worker answered").isEmpty();
 
-        new PdDispatch(f.deps, route, (ObjectNode) JSON.readTree(body), () -> List.of(prefillB), () -> List.of(decode),
+        new PdDispatch(f.deps, f.pd, route, (ObjectNode) JSON.readTree(body), () -> List.of(prefillB), () -> List.of(decode),
                 new CoreFixture.RecordingSink(), f.clock.nanoTime()).start();
         CoreFixture.Sent toPrefill = f.upstream.sent.stream().filter(s -> s.request.url().startsWith(prefillB.url()))
                 .findFirst().orElseThrow();

@@ -49,7 +49,7 @@ class PdAttemptPathsTest {
             String body = "{\"prompt\":\"hi\",\"max_tokens\":4" + (streaming ? ",\"stream\":true}" : "}");
             Route route = new Route(ApiKind.COMPLETIONS, body.getBytes(StandardCharsets.UTF_8), streaming, 1, null,
                     f.deps.loads().snapshot(), new RouteHints(null, null, "default"), () -> List.of(decode));
-            dispatch = new PdDispatch(f.deps, route, (ObjectNode) JSON.readTree(body), () -> List.of(prefillA, prefillB),
+            dispatch = new PdDispatch(f.deps, f.pd, route, (ObjectNode) JSON.readTree(body), () -> List.of(prefillA, prefillB),
                     () -> List.of(decode), client, f.clock.nanoTime());
             dispatch.start();
         }

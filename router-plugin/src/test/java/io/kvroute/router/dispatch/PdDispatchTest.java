@@ -32,7 +32,7 @@ class PdDispatchTest {
         ObjectNode tree = (ObjectNode) JSON.readTree(body);
         Route route = new Route(ApiKind.COMPLETIONS, body.getBytes(StandardCharsets.UTF_8), false, 1, null,
                 f.deps.loads().snapshot(), new RouteHints(null, null, "default"), () -> List.of(decode));
-        PdDispatch dispatch = new PdDispatch(f.deps, route, tree, () -> List.of(prefill), () -> List.of(decode), client,
+        PdDispatch dispatch = new PdDispatch(f.deps, f.pd, route, tree, () -> List.of(prefill), () -> List.of(decode), client,
                 f.clock.nanoTime());
         dispatch.start();
         return dispatch;

@@ -117,19 +117,20 @@ class PdNoCallOutUnderLockTest {
     private PdDispatch start(CoreFixture f, ProbingSink client) throws Exception {
         RoutingPolicy policy = probing(Policies.create("round_robin", 2));
         DispatchDeps d = f.deps;
-        DispatchDeps deps = new DispatchDeps(d.config(), policy, policy, policy, policy, policy, d.inFlight(),
-                d.breakers(), d.metrics(), d.loads(), decision -> check("onDispatched"), d.active(), probingUpstream(),
-                d.requests(), d.clock(), d.retry(), outcome -> {
+        DispatchDeps deps = new DispatchDeps(d.inFlight(), d.breakers(), d.metrics(), d.loads(),
+                decision -> check("onDispatched"), d.active(), probingUpstream(), d.requests(), d.clock(), d.retry(),
+                outcome -> {
                     check("outcome listener");
                     f.outcomes.add(outcome);
-                }, () -> {
-                    check("rooms");
-                    return 7L;
                 }, d.lora());
+        PdRouting routing = new PdRouting(policy, policy, policy, () -> {
+            check("rooms");
+            return 7L;
+        });
         String body = "{\"prompt\":\"hi\",\"max_tokens\":4,\"stream\":true}";
         Route route = new Route(ApiKind.COMPLETIONS, body.getBytes(StandardCharsets.UTF_8), true, 1, null,
                 f.deps.loads().snapshot(), new RouteHints(null, null, "default"), () -> List.of(decode));
-        PdDispatch pd = new PdDispatch(deps, route, (ObjectNode) JSON.readTree(body), () -> List.of(prefill),
+        PdDispatch pd = new PdDispatch(deps, routing, route, (ObjectNode) JSON.readTree(body), () -> List.of(prefill),
                 () -> List.of(decode), client, f.clock.nanoTime());
         dispatch.set(pd);
         pd.start();

@@ -67,7 +67,7 @@ class VllmRequestShapeTest {
         Worker v1 = Worker.regular("http://v1:1").withEngine(EngineType.VLLM);
         Worker v2 = Worker.regular("http://v2:1").withEngine(EngineType.VLLM);
         CoreFixture f = new CoreFixture(config(), pinning(1));
-        new Dispatch(f.deps, chat(List.of(v1, v2)), new CoreFixture.RecordingSink(), f.clock.nanoTime()).start();
+        new Dispatch(f.deps, f.plain, chat(List.of(v1, v2)), new CoreFixture.RecordingSink(), f.clock.nanoTime()).start();
         UpstreamRequest first = f.upstream.sent.get(0).request;
         assertThat(first.body()).isEqualTo(CLIENT);
         assertThat(first.headers()).containsEntry(UpstreamRequests.DATA_PARALLEL_RANK, "1");
@@ -85,7 +85,7 @@ class VllmRequestShapeTest {
     void sglangWorker_keepsTheRouterIds_andNoRankHeaderWithoutAPin() {
         Worker s = Worker.regular("http://s:1").withEngine(EngineType.SGLANG);
         CoreFixture f = new CoreFixture(config(), pinning(-1));
-        new Dispatch(f.deps, chat(List.of(s)), new CoreFixture.RecordingSink(), f.clock.nanoTime()).start();
+        new Dispatch(f.deps, f.plain, chat(List.of(s)), new CoreFixture.RecordingSink(), f.clock.nanoTime()).start();
         UpstreamRequest sent = f.upstream.sent.get(0).request;
         assertThat(sent.body()).isEqualTo(WITH_IDS);
         assertThat(sent.headers()).doesNotContainKey(UpstreamRequests.DATA_PARALLEL_RANK);

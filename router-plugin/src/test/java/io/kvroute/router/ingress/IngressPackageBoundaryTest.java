@@ -22,23 +22,21 @@ class IngressPackageBoundaryTest {
     private static final Path INGRESS = Path.of("src/main/java/io/kvroute/router/ingress");
     private static final Pattern TRANSPORT = Pattern.compile("\\b(org\\.eclipse\\.jetty|jakarta\\.servlet)\\.[\\w.]*");
     private static final Pattern ADAPTER = Pattern.compile("\\bio\\.kvroute\\.router\\.(http|servlet)\\.\\w+");
-    /** The one adapter-package type ingress still takes: the router's collaborators, built by the composition root. */
-    private static final List<String> ALLOWED_ADAPTER_TYPES = List.of("io.kvroute.router.http.RouterContext");
 
     @Test
     void noIngressFile_namesJettyOrTheServletApi() throws Exception {
-        Map<String, List<String>> found = scan(TRANSPORT, List.of());
+        Map<String, List<String>> found = scan(TRANSPORT);
         assertThat(found).as("Jetty or Servlet API types named in ingress/ (file -> names)").isEmpty();
     }
 
     @Test
-    void ingress_takesNothingFromTheAdaptersButTheRouterContext() throws Exception {
-        Map<String, List<String>> found = scan(ADAPTER, ALLOWED_ADAPTER_TYPES);
+    void ingress_takesNothingFromTheAdapters() throws Exception {
+        Map<String, List<String>> found = scan(ADAPTER);
         assertThat(found).as("adapter types named in ingress/ (file -> names)").isEmpty();
     }
 
-    /** Every match of {@code pattern} not in {@code allowed}, by file; fails if the package was not found. */
-    private static Map<String, List<String>> scan(Pattern pattern, List<String> allowed) throws Exception {
+    /** Every match of {@code pattern}, by file; fails if the package was not found. */
+    private static Map<String, List<String>> scan(Pattern pattern) throws Exception {
         Map<String, List<String>> found = new TreeMap<>();
         List<String> scanned = new ArrayList<>();
         try (var files = Files.list(INGRESS)) {
@@ -47,9 +45,7 @@ class IngressPackageBoundaryTest {
                 scanned.add(name);
                 Matcher m = pattern.matcher(Files.readString(file));
                 while (m.find()) {
-                    if (!allowed.contains(m.group())) {
-                        found.computeIfAbsent(name, k -> new ArrayList<>()).add(m.group());
-                    }
+                    found.computeIfAbsent(name, k -> new ArrayList<>()).add(m.group());
                 }
             }
         }
