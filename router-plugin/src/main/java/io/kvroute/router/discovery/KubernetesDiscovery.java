@@ -113,8 +113,17 @@ public final class KubernetesDiscovery implements AutoCloseable {
     public static KubernetesDiscovery create(KubernetesClient client, ServiceDiscoveryConfig config,
             KvEventsTemplates templates, String kvEventsAnnotation, WorkerRegistry registry,
             ToIntFunction<String> inFlight, Runnable onAdded, long drainTimeoutNanos, MeterRegistry meters) {
+        return create(client, config, templates, kvEventsAnnotation, registry, inFlight, onAdded, drainTimeoutNanos,
+                meters, System::nanoTime);
+    }
+
+    /** As above, with removed pods' drain deadlines on {@code nanoClock} (the router's clock). */
+    public static KubernetesDiscovery create(KubernetesClient client, ServiceDiscoveryConfig config,
+            KvEventsTemplates templates, String kvEventsAnnotation, WorkerRegistry registry,
+            ToIntFunction<String> inFlight, Runnable onAdded, long drainTimeoutNanos, MeterRegistry meters,
+            LongSupplier nanoClock) {
         return new KubernetesDiscovery(client, new DiscoveryRules(config, templates, kvEventsAnnotation), config,
-                registry, inFlight, onAdded, drainTimeoutNanos, System::nanoTime, meters, DEFAULT_TICK_MILLIS);
+                registry, inFlight, onAdded, drainTimeoutNanos, nanoClock, meters, DEFAULT_TICK_MILLIS);
     }
 
     /** Starts the informer without waiting for the API server: an unreachable server delays workers, not startup. */

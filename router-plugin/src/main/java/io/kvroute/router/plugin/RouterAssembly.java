@@ -189,7 +189,7 @@ final class RouterAssembly {
         seedWorkers(templates);
         this.discovery = !config.serviceDiscovery().enabled() ? null : KubernetesDiscovery.create(kubernetes,
                 config.serviceDiscovery(), templates, config.kvEvents().annotation(), registry, inFlight::get,
-                health::probeAll, config.timeouts().shutdownDrainNanos(), metrics.registry());
+                health::probeAll, config.timeouts().shutdownDrainNanos(), metrics.registry(), nanoClock);
     }
 
     /**
@@ -223,7 +223,7 @@ final class RouterAssembly {
 
     /** Model lists (health rounds) and /metrics feed the adapter directory; cache-aware placement reads it. */
     private void wireAdapterDirectory() {
-        ModelListRefresh modelLists = new ModelListRefresh(config.lora().modelsRefreshNanos(), System::nanoTime);
+        ModelListRefresh modelLists = new ModelListRefresh(config.lora().modelsRefreshNanos(), nanoClock);
         health.onModelCards((id, cards) -> adapters.updateCards(id, cards.base(), cards.adapters()),
                 id -> modelLists.due(id, !adapters.current().of(id).listed().isEmpty()
                         || adapters.current().of(id).maxLoras() > 0));

@@ -37,7 +37,7 @@ record RouterPolicies(
         cacheAware = List.copyOf(cacheAware);
     }
 
-    /** The policies {@code config} names; sessions, stickiness and the drain deadline read {@code nanoClock}. */
+    /** The policies {@code config} names; sessions, stickiness and the prefix indexes' LRU ticks read {@code nanoClock}. */
     static RouterPolicies build(RouterConfig config, LongSupplier nanoClock) {
         Builder builder = new Builder(config, nanoClock);
         RoutingPolicy main = builder.policy(config.routing().policy());
@@ -75,11 +75,16 @@ record RouterPolicies(
             this.nanoClock = nanoClock;
         }
 
+        /** The prefix indexes' LRU ticks: the router's clock in milliseconds (monotone, unlike the wall clock). */
+        private long millis() {
+            return nanoClock.getAsLong() / 1_000_000L;
+        }
+
         RoutingPolicy policy(String name) {
             switch (name.toLowerCase(Locale.ROOT)) {
                 case "cache_aware":
                     return cacheAware.computeIfAbsent("cache_aware", n -> Policies.cacheAware(config.cacheAwareConfig(),
-                            config.routing().minLoadChoices(), ThreadLocalRandom::current, System::currentTimeMillis,
+                            config.routing().minLoadChoices(), ThreadLocalRandom::current, this::millis,
                             config.cacheAware().effectiveMaxIndexBytes()));
                 case "sticky":
                     return Policies.sticky(policy(config.session().fallbackPolicy()), "sticky",
