@@ -81,8 +81,9 @@ final class DemoSummary {
         out.printf("  TTFT (streaming)  p50 %.1f ms   p95 %.1f ms%n", ms(ttftMicros, 50), ms(ttftMicros, 95));
         out.printf("  end to end        p50 %.1f ms   p95 %.1f ms%n", ms(e2eMicros, 50), ms(e2eMicros, 95));
         out.printf("  prefix cache hits %.1f%% of prompt tokens (%d of %d)%n", 100 * cacheHitRate(), cachedTokens, promptTokens);
-        out.printf("  ingress tokens    %d chats tokenized once at the router; input_ids attached for %d (%s)%n",
-                counters.tokenized(), counters.forwarded(), counters.forwardingOutcomes());
+        out.printf("  ingress tokens    %d chats tokenized once at the router; %d sent with the router's input_ids (%s)%n",
+                counters.tokenized(), Math.max(0, counters.forwarded() - counters.engineUnsupported()),
+                counters.forwardingOutcomes());
         out.printf("  tokenizer cache   %.1f%% of chat token ids reused from earlier turns' prefixes (%s)%n",
                 100 * counters.tokenizerCacheHitRate(), counters.tokenizerCacheTokens());
         out.println("  cache index       " + counters.cacheIndex()
