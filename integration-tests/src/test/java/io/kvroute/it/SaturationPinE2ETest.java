@@ -16,14 +16,20 @@ import org.junit.jupiter.api.Test;
  * limit keep the diversion firing (the rationale of SGLang's {@code --saturation-queue-floor},
  * {@code experimental/sgl-router/src/policies/admission.rs}).
  *
- * <p>What is asserted is the routing effect through real load reports: with the floor, fewer
- * requests leave their owners for a less loaded worker (and pins happen; none without a floor).
- * The measured hit rates are printed, not asserted: in a closed burst on this 2-core box they
- * overlap. Two batches of 48 gave gate 0.50-0.76 vs floor 0.60-0.83 over six runs (one CI run
- * failed on it); 192 requests in batches of 24 gave gate 0.52-0.66 vs floor 0.58-0.77 over eight
- * runs, one of them inverted. Diversions were 13-22 vs 6-9 over the same eight runs, never
- * overlapping. The hit-rate effect is measured open-loop by the harness's saturation scenario
- * (docs/benchmarks.md).
+ * <p>What is asserted is that the floor reaches the ladder through real load reports: with it the burst
+ * pins requests to their owners, without it nothing is pinned. The router runs the approximate index,
+ * whose ladder this is (the exact index's answers depend on when engine events land). The floor's
+ * semantics (pin unless some worker is provably idle, against the gate's all-at-the-limit tier) are checked
+ * by {@code CacheAwareLadderModelTest} against a naive model: an injected bug that tests the floor at the
+ * queue limit fails that test, and did not fail this one.
+ *
+ * <p>Compared across the two runs, hit rates and off-owner diversions are printed, not asserted: in a closed
+ * burst on this 2-core box they overlap and depend on run order (the gate's run is always first). Hit
+ * rates: gate 0.50-0.76 vs floor 0.60-0.83 (six runs of two batches of 48, one CI failure); 0.49-0.64 vs
+ * 0.57-0.77 (192 requests in batches of 24, seven runs, 2026-12-05). Diversions: 13-22 vs 6-9 over eight
+ * runs on 2026-11-30, 17-24 vs 8-20 over seven runs on 2026-12-05, 23 vs 24 in a fresh-clone CI run that
+ * failed on a "fewer diversions" assertion, and 29 vs 13 with the injected bug above. The hit-rate effect is
+ * measured open-loop by the harness's saturation scenario (docs/benchmarks.md).
  */
 class SaturationPinE2ETest {
 
@@ -35,7 +41,8 @@ class SaturationPinE2ETest {
         List<String> workerArgs = new ArrayList<>(CacheAwareE2ETest.workerArgs());
         workerArgs.addAll(List.of("--prefill-ms-per-1k", "80", "--decode-ms-per-step", "4"));
         List<String> routerArgs = new ArrayList<>(List.of("--policy", "cache_aware", "--tokenizer-path", tokenizer,
-                "--worker-queue-limit", "4", "--load-freshness-secs", "5", "--health-check-interval-secs", "0.2"));
+                "--worker-queue-limit", "4", "--load-freshness-secs", "5", "--health-check-interval-secs", "0.2",
+                "--cache-index", "approximate"));
         routerArgs.addAll(extraRouterArgs);
         try (TestFleet fleet = TestFleet.start(4, workerArgs, routerArgs); Http http = new Http()) {
             org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> {
@@ -61,15 +68,14 @@ class SaturationPinE2ETest {
     }
 
     @Test
-    void saturationFloor_keepsMoreRequestsOnTheirOwnersThanTheGateAlone() throws Exception {
+    void saturationFloor_pinsBurstRequestsToTheirOwners_theGateAloneNever() throws Exception {
         double gateOnly = burstHitRate(List.of());
         long gateDiversions = lastDiversions;
         assertThat(lastPins).as("no pins without a floor").isZero();
         double gateAndFloor = burstHitRate(List.of("--saturation-queue-floor", "1"));
         long floorDiversions = lastDiversions;
         assertThat(lastPins).as("saturation pins during the burst").isPositive();
-        System.out.printf("burst hit rate: gate %.3f, gate+floor %.3f; diversions %d vs %d%n", gateOnly, gateAndFloor,
-                gateDiversions, floorDiversions);
-        assertThat(floorDiversions).as("off-owner diversions, gate+floor vs gate").isLessThan(gateDiversions);
+        System.out.printf("burst hit rate: gate %.3f, gate+floor %.3f; diversions %d vs %d; pins %d%n", gateOnly, gateAndFloor,
+                gateDiversions, floorDiversions, lastPins);
     }
 }
