@@ -9,6 +9,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.zeromq.SocketType;
@@ -36,7 +38,11 @@ class KvEventsPlaneTest {
     }
 
     private void startPlane(KvEventsConfig cfg) {
-        plane = new KvEventsPlane(cfg, System::nanoTime, registry, null);
+        startPlane(cfg, System::nanoTime);
+    }
+
+    private void startPlane(KvEventsConfig cfg, LongSupplier nanoClock) {
+        plane = new KvEventsPlane(cfg, nanoClock, registry, null);
         plane.start();
     }
 
@@ -239,15 +245,25 @@ class KvEventsPlaneTest {
         }
     }
 
-    /** A catch-up lost on the way (request or answers) is asked for again, from 0, on a fresh replay socket. */
+    /**
+     * A catch-up lost on the way (request or answers) is asked for again, from 0, on a fresh replay socket.
+     * The plane runs on a clock the test moves: the lost request times out, the retry waits out its
+     * backoff, and the retry itself cannot time out however slow this machine is.
+     */
     @Test
     void unansweredReplay_isAskedForAgain_andItsAnswerMakesTheWorkerExact() throws Exception {
-        startPlane(KvEventsConfig.defaults().withReplayTimeout(Duration.ofMillis(300)));
+        Duration timeout = Duration.ofMillis(300);
+        AtomicLong nowNanos = new AtomicLong();
+        startPlane(KvEventsConfig.defaults().withReplayTimeout(timeout), nowNanos::get);
         try (FakeEngine e = new FakeEngine()) {
             goLive(e, 11);
             e.send(3, 44); // 1 and 2 lost
             Object[] lost = e.awaitRequest(); // and never answered
             assertThat(lost[1]).isEqualTo(1L);
+            nowNanos.addAndGet(timeout.toNanos() + 1);
+            await().atMost(WAIT).until(() -> counter("kvroute.kv.events.replay.timeouts", null, null) == 1);
+            await().atMost(WAIT).until(() -> plane.snapshot().get("w").states().equals(List.of("unknown")));
+            nowNanos.addAndGet(timeout.toNanos()); // the first retry's backoff is one replay timeout
             Object[] retry = e.awaitRequest();
             assertThat(retry[1]).isEqualTo(0L);
             long[] history = {11, 22, 33, 44};
