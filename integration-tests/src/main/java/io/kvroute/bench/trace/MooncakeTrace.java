@@ -9,11 +9,14 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.RandomAccess;
 import java.util.Set;
+import java.util.stream.IntStream;
 import java.util.zip.GZIPInputStream;
 
 /**
@@ -75,6 +78,11 @@ public final class MooncakeTrace {
      * {@code copies} copies of {@code base} merged by timestamp (copy order breaks ties), copy {@code c}
      * with every hash id moved past all ids of the copies before it: the arrival rate is {@code copies}
      * times the trace's and no block is shared across copies.
+     *
+     * <p>The result is a read-only view: it holds {@code base} and one int per request (which copy of
+     * which base line), and {@link List#get} builds a copy's shifted request when asked, so a large
+     * fleet's trace costs no more hash-id arrays than the base has (the simulation asks for each
+     * request once, when it arrives, and drops it after).
      */
     public static List<TraceRequest> replicate(List<TraceRequest> base, int copies) {
         if (copies < 1) {
@@ -86,15 +94,55 @@ public final class MooncakeTrace {
                 maxId = Math.max(maxId, id);
             }
         }
-        long stride = maxId + 1;
-        List<TraceRequest> out = new ArrayList<>(base.size() * copies);
-        for (int c = 0; c < copies; c++) {
-            for (TraceRequest r : base) {
-                out.add(c == 0 ? r : r.shifted(c * stride));
+        return new Copies(List.copyOf(base), copies, maxId + 1);
+    }
+
+    /**
+     * The merged copies as (copy, base line) positions {@code copy * n + line}: base lines in stable
+     * timestamp order, and within one timestamp every copy's lines before the next copy's, which is
+     * the order a stable sort by timestamp gives the copies listed one after another.
+     */
+    private static final class Copies extends AbstractList<TraceRequest> implements RandomAccess {
+        private final List<TraceRequest> base;
+        private final long stride;
+        private final int[] positions;
+
+        Copies(List<TraceRequest> base, int copies, long stride) {
+            this.base = base;
+            this.stride = stride;
+            int n = base.size();
+            int[] byTime = IntStream.range(0, n).boxed()
+                    .sorted(Comparator.comparingLong(i -> base.get(i).timestampMs())) // stable: lines keep their order
+                    .mapToInt(Integer::intValue).toArray();
+            this.positions = new int[Math.multiplyExact(n, copies)];
+            int at = 0;
+            for (int from = 0; from < n; ) {
+                long t = base.get(byTime[from]).timestampMs();
+                int to = from;
+                while (to < n && base.get(byTime[to]).timestampMs() == t) {
+                    to++;
+                }
+                for (int c = 0; c < copies; c++) {
+                    for (int i = from; i < to; i++) {
+                        positions[at++] = c * n + byTime[i];
+                    }
+                }
+                from = to;
             }
         }
-        out.sort(Comparator.comparingLong(TraceRequest::timestampMs)); // stable: copies keep their order
-        return out;
+
+        @Override
+        public TraceRequest get(int index) {
+            int position = positions[index];
+            int copy = position / base.size();
+            TraceRequest r = base.get(position % base.size());
+            return copy == 0 ? r : r.shifted(copy * stride);
+        }
+
+        @Override
+        public int size() {
+            return positions.length;
+        }
     }
 
     /**
@@ -121,6 +169,20 @@ public final class MooncakeTrace {
             }
         }
         return new Bound(blocks, reusedBlocks, tokens, reusedTokens);
+    }
+
+    /**
+     * {@link #infiniteCacheBound} of {@link #replicate replicate(base, copies)} without walking the
+     * copies: they share no block and each visits the base lines in one order (that of
+     * {@code replicate(base, 1)}), so each copy reuses exactly what that one does.
+     */
+    public static Bound infiniteCacheBound(List<TraceRequest> base, int copies) {
+        if (copies < 1) {
+            throw new IllegalArgumentException("copies must be >= 1: " + copies);
+        }
+        Bound one = infiniteCacheBound(replicate(base, 1));
+        return new Bound(one.blocks() * copies, one.reusedBlocks() * copies, one.tokens() * copies,
+                one.reusedTokens() * copies);
     }
 
     /** The infinite-cache reuse of a trace slice. */

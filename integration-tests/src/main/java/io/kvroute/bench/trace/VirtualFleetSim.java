@@ -31,6 +31,12 @@ import java.util.function.ToIntFunction;
  * queued as events at that time rather than applied at once, so a decision never sees the future.
  * An engine that stepped wakes again at its step's end; one with work it cannot start (waiting for
  * KV) polls every {@link #BLOCKED_POLL_NANOS}; an idle one sleeps until its next submission.
+ * Arrivals come first at their instant and in trace order; they are not queued: the trace is read
+ * one request ahead, and a request's tokens live only from its arrival to its end in the engine.
+ *
+ * <p>Memory is what the fleet holds, not what the trace holds: per request only its outcome stays
+ * (a few numbers); the engines' prefix caches and the exact index are bounded by the KV pools. The
+ * engines hash their pages for KV events only when an exact index reads them.
  *
  * <p>The router's load view is its local in-flight counts only (the simulation has no load-report
  * plane), so the queue gate and the saturation pin, which need engine load reports, are not
@@ -78,22 +84,36 @@ final class VirtualFleetSim {
         return nowNanos[0] / 1_000_000;
     }
 
-    /** Replays {@code trace}; returns one outcome per request in trace order. */
+    /**
+     * Replays {@code trace}, whose timestamps must not decrease; returns one outcome per request in
+     * trace order. Each request is taken from {@code trace} when it arrives and not kept after.
+     */
     Result run(List<TraceRequest> trace, int maxOutputTokens) {
         Outcome[] outcomes = new Outcome[trace.size()];
-        for (int i = 0; i < trace.size(); i++) {
-            schedule(trace.get(i).timestampMs() * 1_000_000L, new Arrival(i));
-        }
         ToIntFunction<String> inFlight = id -> byId.get(id).inFlight;
         long lastNanos = 0;
-        while (!events.isEmpty()) {
+        int next = 0; // the next request to arrive
+        TraceRequest arriving = trace.isEmpty() ? null : trace.get(0);
+        while (arriving != null || !events.isEmpty()) {
+            long arrivalNanos = arriving == null ? Long.MAX_VALUE : arriving.timestampMs() * 1_000_000L;
+            if (arriving != null && (events.isEmpty() || arrivalNanos <= events.peek().timeNanos)) {
+                // an arrival goes before every event of its instant (as if all arrivals were queued first)
+                nowNanos[0] = arrivalNanos;
+                lastNanos = arrivalNanos;
+                arrive(arriving, next, outcomes, inFlight, maxOutputTokens);
+                next++;
+                TraceRequest following = next < trace.size() ? trace.get(next) : null;
+                if (following != null && following.timestampMs() < arriving.timestampMs()) {
+                    throw new IllegalArgumentException("trace timestamps decrease at request " + next);
+                }
+                arriving = following;
+                continue;
+            }
             Event e = events.poll();
             nowNanos[0] = e.timeNanos;
             lastNanos = e.timeNanos;
             Object what = e.what;
-            if (what instanceof Arrival a) {
-                arrive(trace.get(a.index), a.index, outcomes, inFlight, maxOutputTokens);
-            } else if (what instanceof Wake w) {
+            if (what instanceof Wake w) {
                 wake(w.worker);
             } else if (what instanceof Release r) {
                 r.worker.inFlight--;
@@ -165,8 +185,6 @@ final class VirtualFleetSim {
         }
     }
 
-    private record Arrival(int index) {}
-
     private record Wake(SimWorker worker) {}
 
     private record Release(SimWorker worker) {}
@@ -204,28 +222,24 @@ final class VirtualFleetSim {
             this.index = index;
             this.worker = worker;
             this.engine = new SteppedEngine(config, clock);
-            engine.setCacheEventSink(this);
+            if (exact != null) { // without an index nobody reads KV events: the engine need not hash its pages
+                engine.setCacheEventSink(this);
+            }
         }
 
         @Override
         public void stored(long[] hashes, Long parentHash, int[] tokens, int pageSize) {
-            if (exact != null) {
-                schedule(clock.nanos, new KvStored(index, parentHash, hashes.clone()));
-            }
+            schedule(clock.nanos, new KvStored(index, parentHash, hashes.clone()));
         }
 
         @Override
         public void removed(long[] hashes) {
-            if (exact != null) {
-                schedule(clock.nanos, new KvRemoved(index, hashes.clone()));
-            }
+            schedule(clock.nanos, new KvRemoved(index, hashes.clone()));
         }
 
         @Override
         public void cleared() {
-            if (exact != null) {
-                schedule(clock.nanos, new KvCleared(index));
-            }
+            schedule(clock.nanos, new KvCleared(index));
         }
     }
 

@@ -143,7 +143,7 @@ public final class VirtualTimeScenario implements Scenario {
                 firstFleetRecords = records(result.outcomes());
                 firstFleetNanos = (long) (result.spanMs() * 1e6);
             }
-            writeReport(p, ctx);
+            writeReport(p, ctx, base);
         }
         return VariantResult.of(variant, firstFleetRecords, firstFleetNanos, Map.of());
     }
@@ -173,11 +173,10 @@ public final class VirtualTimeScenario implements Scenario {
         return sim[0].run(trace, p.maxOutputTokens());
     }
 
-    private void writeReport(TraceParams p, RunContext ctx) throws Exception {
+    private void writeReport(TraceParams p, RunContext ctx, List<TraceRequest> base) throws Exception {
         StringBuilder sb = new StringBuilder();
         for (Map.Entry<Integer, List<ArmSummary>> e : done.entrySet()) {
-            List<TraceRequest> base = MooncakeTrace.read(p.trace(), p.requests());
-            MooncakeTrace.Bound bound = MooncakeTrace.infiniteCacheBound(MooncakeTrace.replicate(base, e.getKey() / BASE_WORKERS));
+            MooncakeTrace.Bound bound = MooncakeTrace.infiniteCacheBound(base, e.getKey() / BASE_WORKERS);
             sb.append(TraceReport.table(String.format(Locale.ROOT, "### %d workers (%d trace copies)", e.getKey(),
                     e.getKey() / BASE_WORKERS), e.getValue(), bound)).append('\n');
         }

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.within;
 
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -56,6 +58,51 @@ class MooncakeTraceTest {
         assertThat(three).extracting(TraceRequest::timestampMs).containsExactly(0L, 0L, 0L, 3L, 3L, 3L);
         MooncakeTrace.Bound bound = MooncakeTrace.infiniteCacheBound(three);
         assertThat(bound.reusedBlocks()).as("each copy reuses only its own block 0").isEqualTo(3);
+    }
+
+    /**
+     * The copies are built on demand from the base lines; they must be the requests an eager
+     * expansion gives: every copy listed with its ids shifted, then stably sorted by timestamp.
+     */
+    @Test
+    void replicate_givesTheRequestsOfAnEagerExpansion_tiesAndUnsortedLinesIncluded() throws Exception {
+        List<TraceRequest> trace = parse("""
+                {"timestamp": 5, "input_length": 1100, "output_length": 5, "hash_ids": [0, 1, 2]}
+                {"timestamp": 3, "input_length": 700, "output_length": 6, "hash_ids": [0, 3]}
+                {"timestamp": 5, "input_length": 600, "output_length": 7, "hash_ids": [4, 9]}
+                {"timestamp": 8, "input_length": 300, "output_length": 8, "hash_ids": [0]}
+                """);
+        for (int copies : new int[] {1, 2, 5}) {
+            List<TraceRequest> lazy = MooncakeTrace.replicate(trace, copies);
+            List<TraceRequest> eager = eagerReplicate(trace, copies);
+            assertThat(lazy).hasSameSizeAs(eager);
+            for (int i = 0; i < eager.size(); i++) {
+                TraceRequest want = eager.get(i);
+                TraceRequest got = lazy.get(i);
+                assertThat(got.timestampMs()).as("copies %d, request %d", copies, i).isEqualTo(want.timestampMs());
+                assertThat(got.inputLength()).isEqualTo(want.inputLength());
+                assertThat(got.outputLength()).isEqualTo(want.outputLength());
+                assertThat(got.hashIds()).isEqualTo(want.hashIds());
+                assertThat(BlockTokens.prompt(got)).isEqualTo(BlockTokens.prompt(want));
+            }
+            assertThat(MooncakeTrace.infiniteCacheBound(trace, copies)).as("bound of %d copies", copies)
+                    .isEqualTo(MooncakeTrace.infiniteCacheBound(eager));
+        }
+    }
+
+    /** The naive model: all copies materialized, each id moved past every id of the copies before. */
+    private static List<TraceRequest> eagerReplicate(List<TraceRequest> base, int copies) {
+        long stride = base.stream().flatMapToLong(r -> Arrays.stream(r.hashIds())).max().orElse(0) + 1;
+        List<TraceRequest> out = new ArrayList<>();
+        for (int c = 0; c < copies; c++) {
+            for (TraceRequest r : base) {
+                long offset = c * stride;
+                out.add(new TraceRequest(r.timestampMs(), r.inputLength(), r.outputLength(),
+                        Arrays.stream(r.hashIds()).map(id -> id + offset).toArray()));
+            }
+        }
+        out.sort(Comparator.comparingLong(TraceRequest::timestampMs));
+        return out;
     }
 
     /** The conversation trace beside the checkout: its README's 0.366 block reuse with an infinite cache. */

@@ -1,6 +1,7 @@
 package io.kvroute.bench.trace;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import java.util.Map;
@@ -46,6 +47,16 @@ class VirtualFleetSimTest {
         VirtualFleetSim.Result a = VirtualTimeScenario.simulate(TraceArms.POWER_OF_TWO, 8, PARAMS, turns(), 7);
         VirtualFleetSim.Result b = VirtualTimeScenario.simulate(TraceArms.POWER_OF_TWO, 8, PARAMS, turns(), 7);
         assertThat(a.outcomes()).isEqualTo(b.outcomes());
+    }
+
+    /** Requests are read in order as they arrive, so a trace that goes back in time is refused, not reordered. */
+    @Test
+    void traceThatGoesBackInTime_isRefused() {
+        List<TraceRequest> trace = List.of(
+                new TraceRequest(10, 1024, 1, new long[] {0, 1}),
+                new TraceRequest(5, 1024, 1, new long[] {2, 3}));
+        assertThatThrownBy(() -> VirtualTimeScenario.simulate(TraceArms.ROUND_ROBIN, 8, PARAMS, trace, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("request 1");
     }
 
     /**
