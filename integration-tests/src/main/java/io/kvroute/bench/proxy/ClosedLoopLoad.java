@@ -8,6 +8,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Recorder;
 import org.eclipse.jetty.client.BytesRequestContent;
 import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
@@ -32,6 +34,12 @@ public final class ClosedLoopLoad {
 
     public static Result run(List<String> urls, byte[] body, int connections, long warmupMillis, long measureMillis)
             throws Exception {
+        return run(urls, body, null, connections, warmupMillis, measureMillis);
+    }
+
+    /** As above, each request carrying the next of {@code keys}' API keys in turn (none when null). */
+    static Result run(List<String> urls, byte[] body, ApiKeys keys, int connections, long warmupMillis,
+                      long measureMillis) throws Exception {
         QueuedThreadPool threads = new QueuedThreadPool(Math.max(8, connections + 4), 2);
         threads.setName("load");
         HttpClient client = new HttpClient();
@@ -51,7 +59,7 @@ public final class ClosedLoopLoad {
             long end = measureFrom + TimeUnit.MILLISECONDS.toNanos(measureMillis);
             CountDownLatch done = new CountDownLatch(connections);
             for (int c = 0; c < connections; c++) {
-                loop(client, urls, body, next, recorder, ok, served, failed, measureFrom, end, done);
+                loop(client, urls, body, keys, next, recorder, ok, served, failed, measureFrom, end, done);
             }
             if (!done.await(warmupMillis + measureMillis + 60_000, TimeUnit.MILLISECONDS)) {
                 throw new IllegalStateException("load loops did not finish");
@@ -65,17 +73,21 @@ public final class ClosedLoopLoad {
         }
     }
 
-    private static void loop(HttpClient client, List<String> urls, byte[] body, AtomicLong next, Recorder recorder,
+    private static void loop(HttpClient client, List<String> urls, byte[] body, ApiKeys keys, AtomicLong next, Recorder recorder,
             AtomicLong ok, AtomicLong served, AtomicLong failed, long measureFrom, long end, CountDownLatch done) {
         long sent = System.nanoTime();
         if (sent >= end) {
             done.countDown();
             return;
         }
-        String url = urls.get((int) Math.floorMod(next.getAndIncrement(), (long) urls.size()));
-        client.newRequest(url).method(HttpMethod.POST).timeout(30, TimeUnit.SECONDS)
-                .body(new BytesRequestContent("application/json", body))
-                .send(result -> {
+        long n = next.getAndIncrement();
+        String url = urls.get((int) Math.floorMod(n, (long) urls.size()));
+        Request request = client.newRequest(url).method(HttpMethod.POST).timeout(30, TimeUnit.SECONDS)
+                .body(new BytesRequestContent("application/json", body));
+        if (keys != null) {
+            request.headers(h -> h.put(HttpHeader.AUTHORIZATION, "Bearer " + keys.key(n)));
+        }
+        request.send(result -> {
                     long now = System.nanoTime();
                     boolean good = result.isSucceeded() && result.getResponse().getStatus() == 200;
                     (good ? served : failed).incrementAndGet();
@@ -83,7 +95,7 @@ public final class ClosedLoopLoad {
                         ok.incrementAndGet();
                         recorder.recordValue((now - sent) / 1000);
                     }
-                    loop(client, urls, body, next, recorder, ok, served, failed, measureFrom, end, done);
+                    loop(client, urls, body, keys, next, recorder, ok, served, failed, measureFrom, end, done);
                 });
     }
 

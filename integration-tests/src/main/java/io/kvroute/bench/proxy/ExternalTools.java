@@ -45,13 +45,13 @@ final class ExternalTools {
     }
 
     /** Runs wrk with one thread (the other core is the system under test's) and parses its summary. */
-    static ClosedLoopLoad.Result wrk(Path wrk, String url, byte[] body, int connections, long warmupMillis, long measureMillis)
-            throws IOException, InterruptedException {
+    static ClosedLoopLoad.Result wrk(Path wrk, String url, byte[] body, ApiKeys keys, int connections, long warmupMillis,
+                                     long measureMillis) throws IOException, InterruptedException {
         Path script = Files.createTempFile("kvroute-wrk-", ".lua");
         try {
             String escaped = new String(body, StandardCharsets.UTF_8).replace("\\", "\\\\").replace("'", "\\'");
             Files.writeString(script, "wrk.method = \"POST\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\n"
-                    + "wrk.body = '" + escaped + "'\n");
+                    + "wrk.body = '" + escaped + "'\n" + (keys == null ? "" : keys.wrkRequestFunction()));
             if (warmupMillis > 0) {
                 runWrk(wrk, script, url, connections, warmupMillis);
             }

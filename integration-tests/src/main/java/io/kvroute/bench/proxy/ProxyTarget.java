@@ -56,6 +56,11 @@ final class ProxyTarget {
      * Quick mode: 0.5 s warm-up and one short round (smoke only).
      */
     static List<Row> measureInterleaved(List<Target> targets, boolean quick) throws Exception {
+        return measureInterleaved(targets, quick, null);
+    }
+
+    /** As above, each request carrying the next of {@code keys}' API keys in turn (none when null). */
+    static List<Row> measureInterleaved(List<Target> targets, boolean quick, ApiKeys keys) throws Exception {
         byte[] body = ClosedLoopLoad.chatBody(MODEL);
         int n = targets.size();
         int rounds = quick ? 1 : FULL_ROUNDS;
@@ -64,7 +69,7 @@ final class ProxyTarget {
         List<List<ClosedLoopLoad.Result>> c32 = new ArrayList<>();
         List<List<ClosedLoopLoad.Result>> c1 = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            ClosedLoopLoad.Result warm = load(targets.get(i), body, 32, 0, quick ? 500 : FULL_WARMUP_MILLIS);
+            ClosedLoopLoad.Result warm = load(targets.get(i), body, keys, 32, 0, quick ? 500 : FULL_WARMUP_MILLIS);
             served[i] += warm.served();
             failed[i] += warm.failed();
             c32.add(new ArrayList<>());
@@ -73,9 +78,9 @@ final class ProxyTarget {
         for (int round = 0; round < rounds; round++) {
             for (int k = 0; k < n; k++) {
                 int i = (round + k) % n;
-                ClosedLoopLoad.Result busy = load(targets.get(i), body, 32, quick ? 0 : 1000,
+                ClosedLoopLoad.Result busy = load(targets.get(i), body, keys, 32, quick ? 0 : 1000,
                         quick ? 1000 : ROUND_C32_MILLIS);
-                ClosedLoopLoad.Result idle = load(targets.get(i), body, 1, quick ? 100 : 0, quick ? 500 : ROUND_C1_MILLIS);
+                ClosedLoopLoad.Result idle = load(targets.get(i), body, keys, 1, quick ? 100 : 0, quick ? 500 : ROUND_C1_MILLIS);
                 c32.get(i).add(busy);
                 c1.get(i).add(idle);
                 served[i] += busy.served() + idle.served();
@@ -115,13 +120,13 @@ final class ProxyTarget {
     }
 
     /** One closed-loop load on {@code target}: wrk on its first URL when installed, else the Java generator. */
-    private static ClosedLoopLoad.Result load(Target target, byte[] body, int connections, long warmMillis,
+    private static ClosedLoopLoad.Result load(Target target, byte[] body, ApiKeys keys, int connections, long warmMillis,
                                               long measureMillis) throws Exception {
         Optional<Path> wrk = ExternalTools.find("wrk");
         if (wrk.isPresent() && target.urls().size() == 1) {
-            return ExternalTools.wrk(wrk.get(), target.urls().get(0), body, connections, warmMillis, measureMillis);
+            return ExternalTools.wrk(wrk.get(), target.urls().get(0), body, keys, connections, warmMillis, measureMillis);
         }
-        return ClosedLoopLoad.run(target.urls(), body, connections, warmMillis, measureMillis);
+        return ClosedLoopLoad.run(target.urls(), body, keys, connections, warmMillis, measureMillis);
     }
 
     /** kvroute in process on an ephemeral port; {@code cacheAware} also loads the bundled Qwen3 tokenizer. */

@@ -54,6 +54,30 @@ class ProxyBenchSmokeTest {
         assertEveryRowServedWithoutFailure(dir.resolve("fleet-scale.md"), rows);
     }
 
+    /**
+     * Every request through the QoS router carries one of the 10,000 tenants' keys and is served (a key the
+     * tenants file does not hold would be a 401, counted as failed), in both the closed and the open loop.
+     */
+    @Test
+    void qosOverhead_quick_servesEveryTenantsRequestOnBothRouters() throws Exception {
+        List<String> rows = run("qos-overhead", "qos-overhead.md");
+        List<String> closed = rows.stream().takeWhile(r -> !r.startsWith("| target (open loop)")).toList();
+        assertThat(closed).extracting(r -> r.split("\\|")[1].trim())
+                .containsExactly("direct", QosOverheadScenario.PLAIN, QosOverheadScenario.QOS);
+        assertEveryRowServedWithoutFailure(dir.resolve("qos-overhead.md"), closed);
+        List<String> lines = Files.readAllLines(dir.resolve("qos-overhead.md"));
+        int openHeader = lines.indexOf(lines.stream().filter(l -> l.startsWith("| target (open loop)")).findFirst().orElseThrow());
+        List<String> open = lines.subList(openHeader + 2, openHeader + 4);
+        assertThat(open).extracting(r -> r.split("\\|")[1].trim())
+                .containsExactly(QosOverheadScenario.PLAIN, QosOverheadScenario.QOS);
+        for (String row : open) {
+            String[] cells = row.split("\\|");
+            assertThat(Long.parseLong(cells[6].trim())).as(row).isEqualTo(200); // 1 s at 200 req/s
+            assertThat(cells[7].trim()).as(row).isEqualTo("0");
+        }
+        assertThat(lines).anyMatch(l -> l.startsWith("QoS cost: throughput "));
+    }
+
     private List<String> run(String scenario, String table) throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         int code = BenchMain.run(new String[] {scenario, "--quick", "--out", dir.toString()}, ScenarioRegistry.defaults(),
