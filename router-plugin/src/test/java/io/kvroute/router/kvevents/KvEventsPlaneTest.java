@@ -233,13 +233,20 @@ class KvEventsPlaneTest {
         }
     }
 
+    /** On a clock the test moves: nothing times out before the deadline, exactly one replay after it. */
     @Test
     void silentReplay_timesOut() throws Exception {
-        startPlane(KvEventsConfig.defaults().withReplayTimeout(Duration.ofMillis(300)));
+        Duration timeout = Duration.ofMillis(300);
+        AtomicLong nowNanos = new AtomicLong();
+        startPlane(KvEventsConfig.defaults().withReplayTimeout(timeout), nowNanos::get);
         try (FakeEngine e = new FakeEngine()) {
             goLive(e, 11);
             e.send(3, 44);
             e.awaitRequest(); // and never answer
+            nowNanos.addAndGet(timeout.toNanos());
+            Thread.sleep(50); // several housekeeping passes at the deadline itself
+            assertThat(plane.snapshot().get("w").states()).containsExactly("replaying");
+            nowNanos.addAndGet(1);
             await().atMost(WAIT).until(() -> plane.snapshot().get("w").states().equals(List.of("unknown")));
             assertThat(counter("kvroute.kv.events.replay.timeouts", null, null)).isEqualTo(1);
         }
