@@ -158,17 +158,24 @@ class BenchSmokeTest {
     }
 
     /**
-     * Mooncake's conversation trace through the real router: the exact KV-event index serves more
-     * prompt tokens from the engines' caches than round_robin (quick: 0.037 vs 0.057 measured). The
-     * 1.3x margin fails when both arms route alike (their fractions then differ by timing noise only).
+     * Mooncake's conversation trace through the real router: the exact KV-event index finds earlier turns on
+     * the engines (11 of 256 decisions {@code cache_primary} in every run measured; none when its events do
+     * not arrive) and so serves more prompt tokens from the engines' caches than round_robin. At --quick
+     * those 11 decisions are the whole difference, so the token fractions are noisy in real time: 0.058 vs
+     * 0.032 and 0.059 vs 0.035 on an idle box, 0.055 vs 0.044 on a loaded CI box (1.27x, which failed the
+     * 1.3x margin this test used to ask for). The decisions prove the index routes; the fractions only need
+     * to keep their direction. The deterministic margin is the virtual-time test's below.
      * Reads the trace from {@code shared/traces/} beside the checkout.
      */
     @Test
     void mooncakeTrace_exactIndexServesMoreFromCacheThanRoundRobin() throws Exception {
         JsonNode variants = runQuick("mooncake-trace", "round_robin", "cache_aware/exact").path("variants");
         assertNoFailures(variants);
-        assertThat(variants.path("cache_aware/exact").path("cache_hit_rate").asDouble())
-                .isGreaterThan(1.3 * variants.path("round_robin").path("cache_hit_rate").asDouble());
+        JsonNode exact = variants.path("cache_aware/exact");
+        assertThat(exact.path("decision_reasons").path("cache_primary").asDouble())
+                .as("decisions routed to the worker the exact index found the prefix on").isGreaterThanOrEqualTo(5);
+        assertThat(exact.path("cache_hit_rate").asDouble())
+                .isGreaterThan(variants.path("round_robin").path("cache_hit_rate").asDouble());
     }
 
     /** The same trace in virtual time at 8 and 16 simulated workers: every request completes, and exact beats round_robin. */
