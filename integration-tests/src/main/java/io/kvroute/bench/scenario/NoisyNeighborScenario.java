@@ -35,7 +35,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
- * The {@code noisy-neighbor} scenario (issue 28): tenants sharing a KV-limited 4-worker fleet behind
+ * The {@code noisy-neighbor} scenario: tenants sharing a KV-limited 4-worker fleet behind
  * {@code cache_aware}, with and without the router's QoS ({@code --tenants-file}, {@code --qos-*}), against an
  * isolated baseline; see {@link NoisyNeighborWorkload} for the tenants and docs/benchmarks.md for the figures.
  *

@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
- * The tenants of the {@code noisy-neighbor} benchmark (issue 28) as an open-loop schedule, in simulated
+ * The tenants of the {@code noisy-neighbor} benchmark (docs/tenants.md) as an open-loop schedule, in simulated
  * time. Offered load is stated as a share of the fleet capacity C, in prompt tokens per second counted
  * as if uncached (a cached request offers its whole prompt): eight chat tenants, each with a private
  * system prompt, at {@code chatShare} of C each; one interactive tenant asking for the interactive class;
