@@ -65,6 +65,17 @@ public final class MockWorkerMain implements Callable<Integer> {
             + "batch_max_tokens (default true; false is for measuring what the gate hides).")
     boolean firstChunkGate = true;
 
+    @Option(names = "--scheduling-policy", description = "vLLM's flag: fcfs or priority. priority serves waiting "
+            + "requests by their 'priority' field, lower first (vllm/v1/core/sched/request_queue.py); under fcfs a "
+            + "non-zero priority is a 400, as in vLLM (default fcfs).")
+    String schedulingPolicy = "fcfs";
+
+    @Option(names = "--enable-priority-scheduling", description = "SGLang's flag: serve waiting requests by their "
+            + "'priority' field, higher first (srt/managers/schedule_policy.py); without it the field is ignored, as "
+            + "SGLang does by default. Either flag turns priority scheduling on for both API surfaces, each reading "
+            + "the field in its own engine's sense.")
+    boolean enablePriorityScheduling;
+
     @Option(names = "--tokenize-cost", description = "Simulated engine-side tokenization time held on the tokenizer "
             + "thread: none | sglang-long-context (100 ms at 55k tokens, 580 ms at 125k) (default: sglang-long-context with --time-model "
             + "sglang-long-context, else none).")
@@ -329,6 +340,12 @@ public final class MockWorkerMain implements Callable<Integer> {
         if (dpSize > 1 && !vllmApi) {
             throw new IllegalArgumentException("--dp-size above 1 needs --engine-api vllm");
         }
+        boolean priorityScheduling = switch (schedulingPolicy.toLowerCase(java.util.Locale.ROOT)) {
+            case "fcfs" -> enablePriorityScheduling;
+            case "priority" -> true;
+            default -> throw new IllegalArgumentException("--scheduling-policy must be fcfs or priority (got '"
+                    + schedulingPolicy + "')");
+        };
         if (!engineKind.equals("simple") && !engineKind.equals("scheduled")) {
             throw new IllegalArgumentException("--engine must be scheduled or simple (got '" + engineKind + "')");
         }
@@ -337,7 +354,7 @@ public final class MockWorkerMain implements Callable<Integer> {
             rankEngines.add(engineKind.equals("simple") ? new SimpleEngine(timeModel)
                     : ScheduledEngine.start(new EngineConfig(prefillQueueStrategy, batchMaxTokens, chunkedPrefillSize,
                             runningMaxReqSize, kvCapacityTokens, pageSize, nodeSelfRequestLimit, resourceWaitTimeoutSecs,
-                            timeModel, EngineLoop.forName(engineLoop), firstChunkGate)));
+                            timeModel, EngineLoop.forName(engineLoop), firstChunkGate, priorityScheduling)));
         }
         Engine engine = dpSize == 1 ? rankEngines.get(0) : new io.kvroute.mock.engine.DataParallelEngine(rankEngines);
         QueuedThreadPool threads = new QueuedThreadPool(200, 4);
@@ -381,6 +398,7 @@ public final class MockWorkerMain implements Callable<Integer> {
             return info;
         }, pd, decodeKvCapacityTokens, kvClient, speedup);
         handlerRef[0] = handler;
+        handler.priorityScheduling(priorityScheduling);
         handler.useTokenizerThreads(tokenizerThreads);
         handler.useTokenizeCost(TokenizeCost.forName(tokenizeCost != null ? tokenizeCost
                 : timeModelPreset.equals("sglang-long-context") || timeModelPreset.equals("seed003")
@@ -395,6 +413,7 @@ public final class MockWorkerMain implements Callable<Integer> {
         if (vllmApi) {
             handler.ignoreChatInputIds();
             handler.honourDataParallelRankHeader();
+            handler.readPriorityAsVllm();
             // vLLM's routes (and its missing /server_info) ahead of the worker's own; generation falls through
             vllm = new io.kvroute.mock.http.VllmApi(engine, modelId);
             server.setHandler(lora == null ? new Handler.Sequence(vllm, handler) : new Handler.Sequence(lora, vllm, handler));

@@ -6,7 +6,9 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.Iterator;
+import java.util.LinkedList;
 import java.util.List;
+import java.util.ListIterator;
 
 /**
  * The node self request limit: a request enters the engine only when it gets a request slot and a
@@ -14,8 +16,11 @@ import java.util.List;
  * {@code server_busy}) before any output. Follows LightLLM's node resource wait.
  *
  * <p>Order: pending requests are admitted head-first; admission-high-priority ones are queued ahead
- * of normal ones (FIFO among themselves). The head blocks the others (no overtaking by smaller
- * requests), so a large request cannot starve. Expiry is checked for every pending request.
+ * of normal ones (FIFO among themselves). Normal ones are FIFO within one request priority and a
+ * lower priority value goes ahead of a higher one (all are 0 unless the engine runs priority
+ * scheduling, so FIFO by default). The head blocks the others (no overtaking by smaller requests),
+ * so a large request cannot starve behind small ones of its priority. Expiry is checked for every
+ * pending request.
  *
  * <p>Invariants: {@code 0 <= usedSlots <= maxRequestSlots}, {@code 0 <= reservedKvTokens <=
  * kvCapacityTokens} while the limit is on. A request whose own reservation exceeds the capacity can
@@ -25,7 +30,8 @@ public final class AdmissionGate<T> {
 
     private final AdmissionConfig config;
     private final Deque<Pending<T>> highPending = new ArrayDeque<>();
-    private final Deque<Pending<T>> normalPending = new ArrayDeque<>();
+    /** In (request priority, offer) order: a LinkedList so a prioritised offer can be inserted mid-queue. */
+    private final LinkedList<Pending<T>> normalPending = new LinkedList<>();
     private int usedSlots;
     private long reservedKvTokens;
 
@@ -35,7 +41,27 @@ public final class AdmissionGate<T> {
 
     /** Queues a request that needs {@code kvTokens} of KV reservation. */
     public void offer(T request, long kvTokens, boolean highPriority, long nowNanos) {
-        (highPriority ? highPending : normalPending).addLast(new Pending<>(request, kvTokens, nowNanos));
+        offer(request, kvTokens, highPriority, 0, nowNanos);
+    }
+
+    /**
+     * As above, with the request's priority in normal form (lower first): a normal request goes behind
+     * every pending one of the same or a lower value and ahead of those with a higher value.
+     */
+    public void offer(T request, long kvTokens, boolean highPriority, int requestPriority, long nowNanos) {
+        Pending<T> p = new Pending<>(request, kvTokens, nowNanos, requestPriority);
+        if (highPriority) {
+            highPending.addLast(p);
+            return;
+        }
+        ListIterator<Pending<T>> it = normalPending.listIterator(normalPending.size());
+        while (it.hasPrevious()) {
+            if (it.previous().requestPriority <= requestPriority) {
+                it.next();
+                break;
+            }
+        }
+        it.add(p);
     }
 
     /** Admits what fits and expires what waited too long; call once per engine iteration. */
@@ -151,7 +177,7 @@ public final class AdmissionGate<T> {
         }
     }
 
-    private record Pending<T>(T request, long kvTokens, long offeredAtNanos) {}
+    private record Pending<T>(T request, long kvTokens, long offeredAtNanos, int requestPriority) {}
 
     /** A request answered busy, with how long it waited. */
     public record Rejected<T>(T request, long waitedMillis, String reason) {}

@@ -11,6 +11,8 @@ import io.kvroute.scheduler.batch.ProcessedPrefillCounter;
 import io.kvroute.scheduler.batch.StepBatch;
 import io.kvroute.scheduler.queue.PrefillQueueStrategy;
 import io.kvroute.scheduler.queue.SchedRequest;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -33,11 +35,14 @@ public final class StepScheduler {
     private final BatchBudget budget;
     private final StepLoop loop;
     private final boolean firstChunkGate;
+    private final boolean priorityScheduling;
     private final PrefillBatchSelector lightllm;
     private final MixedChunkSelector sglang;
     private final ProcessedPrefillCounter counter = new ProcessedPrefillCounter();
 
-    private StepScheduler(PrefillQueueStrategy strategy, BatchBudget budget, StepLoop loop, boolean firstChunkGate) {
+    private StepScheduler(PrefillQueueStrategy strategy, BatchBudget budget, StepLoop loop, boolean firstChunkGate,
+            boolean priorityScheduling) {
+        this.priorityScheduling = priorityScheduling;
         this.strategy = requireNonNull(strategy, "strategy");
         this.budget = requireNonNull(budget, "budget");
         this.loop = requireNonNull(loop, "loop");
@@ -58,7 +63,18 @@ public final class StepScheduler {
      * @throws IllegalArgumentException naming the choices on an unknown strategy
      */
     public static StepScheduler create(String strategyName, BatchBudget budget, StepLoop loop, boolean firstChunkGate) {
-        return new StepScheduler(PrefillQueueStrategy.forName(strategyName), budget, loop, firstChunkGate);
+        return create(strategyName, budget, loop, firstChunkGate, false);
+    }
+
+    /**
+     * As above; with {@code priorityScheduling} prefill requests are ordered by their request priority
+     * first (lower first) and by the strategy within one priority, as vLLM's and SGLang's priority
+     * scheduling order their waiting queues (see {@link io.kvroute.scheduler.queue.Priorities}).
+     */
+    public static StepScheduler create(String strategyName, BatchBudget budget, StepLoop loop, boolean firstChunkGate,
+            boolean priorityScheduling) {
+        return new StepScheduler(PrefillQueueStrategy.forName(strategyName), budget, loop, firstChunkGate,
+                priorityScheduling);
     }
 
     /**
@@ -68,13 +84,32 @@ public final class StepScheduler {
      */
     public SchedRequest admit(String requestId, long arrivalSeq, int inputLen, int maxNewTokens,
             boolean highPriorityRequest, int segmentIndex) {
-        return SchedRequest.create(requestId, arrivalSeq, inputLen, maxNewTokens, highPriorityRequest, segmentIndex,
-                counter.value());
+        return admit(requestId, arrivalSeq, inputLen, maxNewTokens, highPriorityRequest, segmentIndex, 0);
     }
 
-    /** The ready list in the strategy's order: a permutation, the input untouched. */
+    /** As above, with the request's priority in normal form (lower first; 0 when it names none). */
+    public SchedRequest admit(String requestId, long arrivalSeq, int inputLen, int maxNewTokens,
+            boolean highPriorityRequest, int segmentIndex, int requestPriority) {
+        return SchedRequest.create(requestId, arrivalSeq, inputLen, maxNewTokens, highPriorityRequest, segmentIndex,
+                counter.value(), requestPriority);
+    }
+
+    /**
+     * The ready list in the strategy's order: a permutation, the input untouched. With priority
+     * scheduling, a stable sort then puts waiting prefill requests of a lower request priority first;
+     * decode requests and prompts whose prefill has started keep their place ahead of them.
+     */
     public List<SchedRequest> order(List<SchedRequest> ready) {
-        return strategy.reorder(ready, counter.value());
+        List<SchedRequest> ordered = strategy.reorder(ready, counter.value());
+        if (!priorityScheduling) {
+            return ordered;
+        }
+        List<SchedRequest> byPriority = new ArrayList<>(ordered);
+        // decode requests and a prompt already being prefilled keep their place ahead: vLLM schedules its
+        // running queue before waiting requests, SGLang continues its chunked request first
+        byPriority.sort(Comparator.comparingInt(r -> r.isDecode() || r.prefillStarted() ? Integer.MIN_VALUE
+                : r.requestPriority()));
+        return byPriority;
     }
 
     /**
@@ -151,6 +186,7 @@ public final class StepScheduler {
         out.put("strategy", strategy.name());
         out.put("step_loop", loop.name().toLowerCase(Locale.ROOT));
         out.put("first_chunk_gate", loop == StepLoop.LIGHTLLM && firstChunkGate);
+        out.put("priority_scheduling", priorityScheduling);
         out.put("budgets", budgets);
         out.put("processed_prefill_tokens", counter.value());
         return out;

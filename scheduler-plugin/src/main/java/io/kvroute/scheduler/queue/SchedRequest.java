@@ -38,9 +38,11 @@ public final class SchedRequest {
     private int outputLen;
     /** HRRN service cost in tokens; 0 = not yet bound. Written once by {@link HrrnStrategy}. */
     private int hrrnUncachedTokens;
+    private final int requestPriority;
 
     private SchedRequest(String requestId, long arrivalSeq, int inputLen, int maxNewTokens, int segmentIndex,
-            boolean highPriorityRequest, int inferHighPriority, long arrivalProcessedTokens) {
+            boolean highPriorityRequest, int inferHighPriority, long arrivalProcessedTokens, int requestPriority) {
+        this.requestPriority = requestPriority;
         this.requestId = requireNonNull(requestId, "requestId");
         this.arrivalSeq = arrivalSeq;
         if (inputLen < 1) {
@@ -70,9 +72,19 @@ public final class SchedRequest {
      */
     public static SchedRequest create(String requestId, long arrivalSeq, int inputLen, int maxNewTokens,
             boolean highPriorityRequest, int segmentIndex, long arrivalProcessedTokens) {
+        return create(requestId, arrivalSeq, inputLen, maxNewTokens, highPriorityRequest, segmentIndex,
+                arrivalProcessedTokens, 0);
+    }
+
+    /**
+     * As above, with the client's request priority in the engine's normal form (lower is served
+     * earlier, 0 when the request names none; see {@link Priorities#requestPriority}).
+     */
+    public static SchedRequest create(String requestId, long arrivalSeq, int inputLen, int maxNewTokens,
+            boolean highPriorityRequest, int segmentIndex, long arrivalProcessedTokens, int requestPriority) {
         return new SchedRequest(requestId, arrivalSeq, inputLen, maxNewTokens, segmentIndex,
                 Priorities.admissionHighPriority(highPriorityRequest, segmentIndex),
-                Priorities.inferHighPriority(segmentIndex), arrivalProcessedTokens);
+                Priorities.inferHighPriority(segmentIndex), arrivalProcessedTokens, requestPriority);
     }
 
     public String requestId() { return requestId; }
@@ -86,6 +98,8 @@ public final class SchedRequest {
     /** Internal inference priority: 0 normal, negative = higher (more negative first). */
     public int inferHighPriority() { return inferHighPriority; }
     public long arrivalProcessedTokens() { return arrivalProcessedTokens; }
+    /** The request's own priority, lower first (vLLM's sense); used only when priority scheduling is on. */
+    public int requestPriority() { return requestPriority; }
     /** Prompt tokens found in the prefix cache at admission. */
     public int cachedLen() { return cachedLen; }
     /** Prompt tokens that have KV (cached + computed so far). */
@@ -141,6 +155,6 @@ public final class SchedRequest {
     public String toString() {
         return "SchedRequest[" + requestId + " #" + arrivalSeq + " input=" + inputLen + " cached=" + cachedLen + " kv=" + kvLen
                 + " out=" + outputLen + "/" + maxNewTokens + " seg=" + segmentIndex + " hp=" + highPriorityRequest
-                + " ihp=" + inferHighPriority + "]";
+                + " ihp=" + inferHighPriority + " prio=" + requestPriority + "]";
     }
 }

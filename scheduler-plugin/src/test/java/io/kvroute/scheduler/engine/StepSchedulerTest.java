@@ -92,4 +92,33 @@ class StepSchedulerTest {
         r.admitWithCachedLen(0);
         return r;
     }
+
+    @Test
+    void priorityScheduling_ordersPrefillByRequestPriorityFirst_andByTheStrategyWithinOneValue() {
+        BatchBudget budget = new BatchBudget(100_000, 100_000, 16, false);
+        StepScheduler plain = StepScheduler.create("default", budget, StepLoop.SGLANG, false);
+        StepScheduler prio = StepScheduler.create("default", budget, StepLoop.SGLANG, false, true);
+        for (StepScheduler steps : List.of(plain, prio)) {
+            SchedRequest decoding = steps.admit("decoding", 1, 10, 4, false, 0, 3);
+            decoding.admitWithCachedLen(9); // one prompt token left: a decode request
+            SchedRequest longLow = steps.admit("long-low", 2, 900, 4, false, 0, 1);
+            SchedRequest shortLow = steps.admit("short-low", 3, 100, 4, false, 0, 1);
+            SchedRequest longHigh = steps.admit("long-high", 4, 800, 4, false, 0, -1);
+            SchedRequest mid = steps.admit("mid", 5, 50, 4, false, 0, 0);
+            SchedRequest shortHigh = steps.admit("short-high", 6, 200, 4, false, 0, -1);
+            SchedRequest chunked = steps.admit("chunked", 7, 5000, 4, false, 0, 9);
+            chunked.admitWithCachedLen(0);
+            chunked.advancePrefill(1000); // its prefill has started: it keeps its place
+            List<SchedRequest> ready = List.of(decoding, longLow, shortLow, longHigh, mid, shortHigh, chunked);
+            if (steps == plain) {
+                assertThat(steps.order(ready)).as("priority ignored when off")
+                        .containsExactly(decoding, longLow, shortLow, longHigh, mid, shortHigh, chunked);
+                assertThat(steps.describe()).containsEntry("priority_scheduling", false);
+            } else {
+                assertThat(steps.order(ready))
+                        .containsExactly(decoding, chunked, longHigh, shortHigh, mid, longLow, shortLow);
+                assertThat(steps.describe()).containsEntry("priority_scheduling", true);
+            }
+        }
+    }
 }

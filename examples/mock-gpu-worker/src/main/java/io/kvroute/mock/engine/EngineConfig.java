@@ -21,6 +21,9 @@ import io.kvroute.scheduler.queue.PrefillQueueStrategy;
  * @param firstChunkGate {@code lightllm-first-chunk-gate}: in the lightllm loop, model the router's
  *     pending-first-chunk gate (default true; false lets the engine see every admitted request, for
  *     measuring what the gate hides; no effect in the sglang loop, which has no such gate)
+ * @param priorityScheduling serve waiting requests by their request {@code priority} first, as vLLM's
+ *     {@code --scheduling-policy priority} and SGLang's {@code --enable-priority-scheduling} do
+ *     (default false: arrival order, the field ignored)
  */
 public record EngineConfig(
         String strategy,
@@ -33,7 +36,8 @@ public record EngineConfig(
         double resourceWaitTimeoutSecs,
         TimeModel timeModel,
         EngineLoop engineLoop,
-        boolean firstChunkGate) {
+        boolean firstChunkGate,
+        boolean priorityScheduling) {
 
     public EngineConfig {
         requireNonNull(timeModel, "timeModel");
@@ -52,42 +56,47 @@ public record EngineConfig(
     /** LightLLM-like defaults, 1M-token KV pool, page 16, the fast time model, the lightllm loop. */
     public static EngineConfig defaults() {
         return new EngineConfig("default", 16384, 8192, 256, 1 << 20, 16, true, 20, TimeModel.fast(),
-                EngineLoop.LIGHTLLM, true);
+                EngineLoop.LIGHTLLM, true, false);
     }
 
     public EngineConfig withEngineLoop(EngineLoop loop) {
         return new EngineConfig(strategy, batchMaxTokens, chunkedPrefillSize, runningMaxReqSize, kvCapacityTokens,
-                pageSize, nodeSelfRequestLimit, resourceWaitTimeoutSecs, timeModel, loop, firstChunkGate);
+                pageSize, nodeSelfRequestLimit, resourceWaitTimeoutSecs, timeModel, loop, firstChunkGate, priorityScheduling);
     }
 
     public EngineConfig withFirstChunkGate(boolean gate) {
         return new EngineConfig(strategy, batchMaxTokens, chunkedPrefillSize, runningMaxReqSize, kvCapacityTokens,
-                pageSize, nodeSelfRequestLimit, resourceWaitTimeoutSecs, timeModel, engineLoop, gate);
+                pageSize, nodeSelfRequestLimit, resourceWaitTimeoutSecs, timeModel, engineLoop, gate, priorityScheduling);
     }
 
     public EngineConfig withStrategy(String name) {
         return new EngineConfig(name, batchMaxTokens, chunkedPrefillSize, runningMaxReqSize, kvCapacityTokens,
-                pageSize, nodeSelfRequestLimit, resourceWaitTimeoutSecs, timeModel, engineLoop, firstChunkGate);
+                pageSize, nodeSelfRequestLimit, resourceWaitTimeoutSecs, timeModel, engineLoop, firstChunkGate, priorityScheduling);
     }
 
     public EngineConfig withBudgets(int batchMax, int chunk, int runningMax) {
         return new EngineConfig(strategy, batchMax, chunk, runningMax, kvCapacityTokens, pageSize,
-                nodeSelfRequestLimit, resourceWaitTimeoutSecs, timeModel, engineLoop, firstChunkGate);
+                nodeSelfRequestLimit, resourceWaitTimeoutSecs, timeModel, engineLoop, firstChunkGate, priorityScheduling);
     }
 
     public EngineConfig withKv(long capacityTokens, int page) {
         return new EngineConfig(strategy, batchMaxTokens, chunkedPrefillSize, runningMaxReqSize, capacityTokens,
-                page, nodeSelfRequestLimit, resourceWaitTimeoutSecs, timeModel, engineLoop, firstChunkGate);
+                page, nodeSelfRequestLimit, resourceWaitTimeoutSecs, timeModel, engineLoop, firstChunkGate, priorityScheduling);
     }
 
     public EngineConfig withAdmission(boolean selfRequestLimit, double waitTimeoutSecs) {
         return new EngineConfig(strategy, batchMaxTokens, chunkedPrefillSize, runningMaxReqSize, kvCapacityTokens,
-                pageSize, selfRequestLimit, waitTimeoutSecs, timeModel, engineLoop, firstChunkGate);
+                pageSize, selfRequestLimit, waitTimeoutSecs, timeModel, engineLoop, firstChunkGate, priorityScheduling);
     }
 
     public EngineConfig withTimeModel(TimeModel model) {
         return new EngineConfig(strategy, batchMaxTokens, chunkedPrefillSize, runningMaxReqSize, kvCapacityTokens,
-                pageSize, nodeSelfRequestLimit, resourceWaitTimeoutSecs, model, engineLoop, firstChunkGate);
+                pageSize, nodeSelfRequestLimit, resourceWaitTimeoutSecs, model, engineLoop, firstChunkGate, priorityScheduling);
+    }
+
+    public EngineConfig withPriorityScheduling(boolean on) {
+        return new EngineConfig(strategy, batchMaxTokens, chunkedPrefillSize, runningMaxReqSize, kvCapacityTokens,
+                pageSize, nodeSelfRequestLimit, resourceWaitTimeoutSecs, timeModel, engineLoop, firstChunkGate, on);
     }
 
     private static void requirePositive(String flag, long value) {

@@ -41,6 +41,12 @@ import java.util.function.Consumer;
  * its place while it is prefilled chunk by chunk: there is no rotation (LightLLM keeps
  * {@code infer_req_ids} in order; SGLang continues its one chunked request first).
  *
+ * <p>With {@code priorityScheduling} (vLLM {@code --scheduling-policy priority}, SGLang
+ * {@code --enable-priority-scheduling}) waiting requests, both those pending admission and those
+ * admitted but not yet prefilled, are served by their request priority first and by the strategy
+ * within one priority; without it the priority is ignored. Running requests are never preempted for
+ * a higher priority (vLLM and SGLang can do that when KV runs out; the mock does not model it).
+ *
  * <p>KV accounting: {@code privateTokens} (prompt KV computed beyond the cache hit, plus outputs)
  * plus the prefix cache; cache pages locked by running requests are not evictable, the rest are
  * evicted LRU when the pool overflows. Admission reserves {@code inputLen + maxNewTokens} per
@@ -79,7 +85,7 @@ final class EngineCore {
         // LightLLM: decode charged against KV and slots only (its own pass); SGLang: see MixedChunkSelector.
         this.scheduler = StepScheduler.create(config.strategy(), new BatchBudget(config.batchMaxTokens(),
                 config.chunkedPrefillSize(), config.runningMaxReqSize(), false), config.engineLoop().stepLoop(),
-                config.firstChunkGate());
+                config.firstChunkGate(), config.priorityScheduling());
         this.gate = new AdmissionGate<>(new AdmissionConfig(config.nodeSelfRequestLimit(),
                 config.runningMaxReqSize(), config.kvCapacityTokens(), config.resourceWaitTimeoutSecs()));
         this.cache = new PrefixCache(config.pageSize());
@@ -260,7 +266,7 @@ final class EngineCore {
                 e.state = State.PENDING;
                 e.arrivalSeq = nextArrivalSeq++;
                 gate.offer(e, kvReservation(e.request),
-                        e.request.highPriorityRequest() || e.request.segmentIndex() > 0, nowNanos);
+                        e.request.highPriorityRequest() || e.request.segmentIndex() > 0, requestPriority(e.request), nowNanos);
             } else if (cmd instanceof Abort a) {
                 abort(a.entry);
             } else if (cmd instanceof FlushCache f) {
@@ -308,6 +314,11 @@ final class EngineCore {
         }
     }
 
+    /** The request's priority as the scheduler orders it, 0 unless priority scheduling is on. */
+    private int requestPriority(EngineRequest request) {
+        return config.priorityScheduling() ? request.priority() : 0;
+    }
+
     private void admit(long nowNanos) {
         List<SchedRequest> inEngine = new ArrayList<>(queue.size());
         for (Entry e : queue.view()) {
@@ -319,7 +330,7 @@ final class EngineCore {
             EngineRequest req = e.request;
             int inputLen = req.inputIds().length;
             e.sched = scheduler.admit(req.requestId(), e.arrivalSeq, inputLen, req.maxNewTokens(),
-                    req.highPriorityRequest(), req.segmentIndex());
+                    req.highPriorityRequest(), req.segmentIndex(), requestPriority(req));
             if (e.sched.inferHighPriority() < 0) {
                 priorityAdmitted++;
             }
@@ -375,6 +386,7 @@ final class EngineCore {
         Map<String, Object> v = new LinkedHashMap<>();
         v.put("strategy", scheduler.strategyName());
         v.put("engine_loop", config.engineLoop().flagValue());
+        v.put("priority_scheduling", config.priorityScheduling());
         v.put("budgets", scheduler.describe().get("budgets"));
         v.put("waiting", List.copyOf(waitingView));
         v.put("running", List.copyOf(runningView));

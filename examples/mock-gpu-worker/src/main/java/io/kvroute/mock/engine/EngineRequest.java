@@ -11,6 +11,9 @@ import java.util.Objects;
  * @param ignoreEos when false the engine may stop early; the mock always generates the full budget
  * @param highPriorityRequest admission flag: queue before the first normal request
  * @param segmentIndex PD continuation segment index (0 = first segment)
+ * @param priority the request's {@code priority} in the scheduler's normal form, lower first (0 when it
+ *     names none; see {@code io.kvroute.scheduler.queue.Priorities#requestPriority}); used only when the
+ *     engine runs priority scheduling
  */
 public record EngineRequest(
         String requestId,
@@ -18,7 +21,14 @@ public record EngineRequest(
         int maxNewTokens,
         boolean ignoreEos,
         boolean highPriorityRequest,
-        int segmentIndex) {
+        int segmentIndex,
+        int priority) {
+
+    /** A request without a priority (0). */
+    public EngineRequest(String requestId, int[] inputIds, int maxNewTokens, boolean ignoreEos,
+            boolean highPriorityRequest, int segmentIndex) {
+        this(requestId, inputIds, maxNewTokens, ignoreEos, highPriorityRequest, segmentIndex, 0);
+    }
 
     public EngineRequest {
         Objects.requireNonNull(requestId, "requestId");

@@ -14,6 +14,7 @@ import io.kvroute.mock.pd.KvRendezvous;
 import io.kvroute.mock.pd.PdOptions;
 import io.kvroute.router.trace.RequestTracer;
 import io.kvroute.router.trace.TraceSpan;
+import io.kvroute.scheduler.queue.Priorities;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -171,6 +172,34 @@ public final class MockWorkerHandler extends Handler.Abstract {
      */
     public void ignoreChatInputIds() {
         ignoreChatInputIds = true;
+    }
+
+    private volatile boolean priorityInVllmSense;
+    private volatile boolean priorityScheduling;
+
+    /**
+     * Reads a request's {@code priority} as vLLM does: lower is earlier, and a non-zero value on an engine
+     * without priority scheduling is a 400 (vLLM {@code vllm/v1/engine/processor.py}: "Got priority N but
+     * Priority scheduling is not enabled."). Without this call the field is read as SGLang does: higher is
+     * earlier, ignored without priority scheduling ({@code srt/managers/scheduler.py},
+     * {@code abort_on_priority_when_disabled} off by default).
+     */
+    public void readPriorityAsVllm() {
+        priorityInVllmSense = true;
+    }
+
+    /** Whether the engine runs priority scheduling (set with the engine's configuration). */
+    public void priorityScheduling(boolean on) {
+        priorityScheduling = on;
+    }
+
+    /** The request's priority in the scheduler's normal form (lower first). */
+    private int requestPriority(JsonNode body) {
+        int value = RequestBodies.priority(body);
+        if (value != 0 && priorityInVllmSense && !priorityScheduling) {
+            throw new BadRequest("Got priority " + value + " but Priority scheduling is not enabled.");
+        }
+        return Priorities.requestPriority(value, priorityInVllmSense);
     }
 
     /** The request header vLLM reads a pinned data-parallel rank from (vLLM {@code vllm/entrypoints/generate/base/serving.py}). */
@@ -357,6 +386,7 @@ public final class MockWorkerHandler extends Handler.Abstract {
         String requestId = body.path("rid").asText(kind.name().toLowerCase() + "-" + UUID.randomUUID());
         int segmentIndex = body.path("segment_index").asInt(0);
         boolean highPriority = body.path("high_priority_request").asBoolean(false);
+        int priority = requestPriority(body);
         boolean stream = body.path("stream").asBoolean(false);
         boolean includeUsage = body.path("stream_options").path("include_usage").asBoolean(false);
         String clientRid = body.hasNonNull("rid") && body.get("rid").isTextual() ? body.get("rid").asText() : null;
@@ -364,7 +394,7 @@ public final class MockWorkerHandler extends Handler.Abstract {
         OutputFormatter format = new OutputFormatter(kind, requestId, body.path("model").asText(modelId));
         if (pd.prefill() && !rooms.isEmpty()) {
             // A prefill node computes the KV (and the first token) and hands the KV to the decode node.
-            EngineRequest engineRequest = new EngineRequest(requestId, inputIds, 1, true, highPriority, segmentIndex);
+            EngineRequest engineRequest = new EngineRequest(requestId, inputIds, 1, true, highPriority, segmentIndex, priority);
             Relay relay = relay(format, stream, includeUsage, 1, response, callback, clientRid, 0);
             relay.onPrefilled = () -> rooms.forEach(room -> transfer.rendezvous().ready(room, inputIds.length));
             relay.onFailed = reason -> rooms.forEach(room -> transfer.rendezvous().failed(room, reason));
@@ -391,7 +421,7 @@ public final class MockWorkerHandler extends Handler.Abstract {
                     error(response, callback, 429, "server_busy", "decode KV capacity exhausted; retry later");
                     return;
                 }
-                EngineRequest engineRequest = new EngineRequest(requestId, inputIds, maxTokens, true, highPriority, segmentIndex);
+                EngineRequest engineRequest = new EngineRequest(requestId, inputIds, maxTokens, true, highPriority, segmentIndex, priority);
                 Relay relay = relay(format, stream, includeUsage, maxTokens, response, callback, clientRid, startOffset);
                 relay.reservedKv = inputIds.length;
                 relay.segmentLimit = pd.decodeSegmentTokens();
@@ -399,7 +429,7 @@ public final class MockWorkerHandler extends Handler.Abstract {
             });
             return;
         }
-        EngineRequest engineRequest = new EngineRequest(requestId, inputIds, maxTokens, true, highPriority, segmentIndex);
+        EngineRequest engineRequest = new EngineRequest(requestId, inputIds, maxTokens, true, highPriority, segmentIndex, priority);
         Relay relay = relay(format, stream, includeUsage, maxTokens, response, callback, clientRid, 0);
         relay.submission = submit(engineRequest, EngineSpans.wrap(relay, span), rank);
     }

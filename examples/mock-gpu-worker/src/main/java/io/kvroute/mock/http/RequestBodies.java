@@ -84,6 +84,21 @@ final class RequestBodies {
         return Math.max(1, value.asInt());
     }
 
+    /**
+     * The request's {@code priority} field (vLLM and SGLang, an integer; absent or null is 0). A value
+     * that is not a 32-bit integer is a {@link BadRequest}, as both engines' request models reject it.
+     */
+    static int priority(JsonNode body) {
+        JsonNode value = body.get("priority");
+        if (value == null || value.isNull()) {
+            return 0;
+        }
+        if (!value.isIntegralNumber() || !value.canConvertToInt()) {
+            throw new BadRequest("'priority' must be an integer");
+        }
+        return value.asInt();
+    }
+
     /** SGLang's PD {@code bootstrap_room}: one integer or an array of them (one per sequence). */
     static List<Long> rooms(JsonNode room) {
         List<Long> rooms = new ArrayList<>();
