@@ -298,6 +298,9 @@ etc/kvroute-router.xml
 ## Tenants with their own metric label; the others are labelled other (default 50).
 # kvroute.qos-max-tenant-labels=50
 
+## Send each request's class to the engine as its priority field (interactive and system ahead of default, batch behind), in the sense of the worker's engine: vLLM lower first, SGLang higher first; the engines must run priority scheduling (vLLM --scheduling-policy priority, SGLang --enable-priority-scheduling). Needs --tenants-file (default false).
+# kvroute.qos-engine-priority=false
+
 ## What a LoRA adapter's residency on a worker is worth, in queued requests, when a request for it has no prefix holder: the worker with the least load + weight * (1 - affinity) wins (affinity 1 running, 0.8 free slot, 0.6 waiting, 0 otherwise); 0 = adapter-blind (default 8).
 # kvroute.lora-affinity-weight=8
 

@@ -43,7 +43,10 @@ import java.util.SplittableRandom;
  * {@code vtc-no-locality} ({@code --qos-locality-slack-tokens 0}), {@code classes-only} (one tenant per class,
  * so within a class requests are served in arrival order), {@code full-qos} (default slack), and the fairness
  * sub-scenario {@code fairness} (four backlogged tenants, weights 1:1:2:4, full QoS); {@code rr-requests}
- * ({@code --qos-fairness requests --qos-locality-slack-tokens 0}) is round-robin fairness by request count.
+ * ({@code --qos-fairness requests --qos-locality-slack-tokens 0}) is round-robin fairness by request count;
+ * {@code full-qos-engine-priority} is full QoS with {@code --qos-engine-priority} over workers that run
+ * priority scheduling ({@code --enable-priority-scheduling}), so each engine serves its waiting requests
+ * by class too.
  *
  * <p>The arms run alternately in one invocation: for each seed ({@code --seed}, then +1, ...) every selected
  * arm once, the order rotated by one per seed. The harness calls {@link #run} per variant; the first call runs
@@ -62,8 +65,9 @@ final class NoisyNeighborScenario implements Scenario {
     static final String FULL_QOS = "full-qos";
     static final String FAIRNESS = "fairness";
     static final String RR_REQUESTS = "rr-requests";
-    static final List<String> ARMS =
-            List.of(ISOLATED, NO_QOS, RR_REQUESTS, VTC_NO_LOCALITY, CLASSES_ONLY, FULL_QOS, FAIRNESS);
+    static final String FULL_QOS_ENGINE_PRIORITY = "full-qos-engine-priority";
+    static final List<String> ARMS = List.of(ISOLATED, NO_QOS, RR_REQUESTS, VTC_NO_LOCALITY, CLASSES_ONLY, FULL_QOS,
+            FULL_QOS_ENGINE_PRIORITY, FAIRNESS);
 
     static final int WORKERS = 4;
     private static final double CHARS_PER_TOKEN = 4.0; // the mock's stand-in tokenizer: 4 bytes per token
@@ -215,6 +219,10 @@ final class NoisyNeighborScenario implements Scenario {
         }
         if (arm.equals(RR_REQUESTS)) {
             router.addAll(List.of("--qos-fairness", "requests", "--qos-locality-slack-tokens", "0"));
+        }
+        if (arm.equals(FULL_QOS_ENGINE_PRIORITY)) {
+            router.addAll(List.of("--qos-engine-priority", "true"));
+            worker.add("--enable-priority-scheduling");
         }
         return new FleetSpec(WORKERS, 0, worker, List.of(), router, false);
     }

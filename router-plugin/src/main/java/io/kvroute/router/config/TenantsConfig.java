@@ -30,7 +30,13 @@ public record TenantsConfig(
         String fairness,
         @Setting(name = "qos-max-tenant-labels", defaultValue = "50", min = 0, max = 10_000,
                 description = "Tenants with their own metric label; the others are labelled other")
-        int maxTenantLabels) {
+        int maxTenantLabels,
+        @Setting(name = "qos-engine-priority", defaultValue = "false",
+                description = "Send each request's class to the engine as its priority field (interactive and system "
+                        + "ahead of default, batch behind), in the sense of the worker's engine: vLLM lower first, "
+                        + "SGLang higher first; the engines must run priority scheduling (vLLM --scheduling-policy "
+                        + "priority, SGLang --enable-priority-scheduling). Needs --tenants-file")
+        boolean enginePriority) {
 
     public TenantsConfig {
         tenantsFile = tenantsFile == null || tenantsFile.isEmpty() ? null : tenantsFile;
@@ -41,8 +47,9 @@ public record TenantsConfig(
         if (trustedTenantHeader != null && !trustedTenantHeader.matches("[A-Za-z0-9-]{1,64}")) {
             throw new ConfigException("--trusted-tenant-header must be a header name (got '" + trustedTenantHeader + "')");
         }
-        if (tenantsFile == null && (trustedTenantHeader != null || workerCapacityTokens > 0)) {
-            throw new ConfigException((trustedTenantHeader != null ? "--trusted-tenant-header" : "--qos-worker-capacity-tokens")
+        if (tenantsFile == null && (trustedTenantHeader != null || workerCapacityTokens > 0 || enginePriority)) {
+            throw new ConfigException((trustedTenantHeader != null ? "--trusted-tenant-header"
+                    : workerCapacityTokens > 0 ? "--qos-worker-capacity-tokens" : "--qos-engine-priority")
                     + " needs --tenants-file");
         }
     }

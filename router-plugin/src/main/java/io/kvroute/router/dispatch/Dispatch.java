@@ -6,6 +6,7 @@ import io.kvroute.router.trace.TraceSpan;
 import io.kvroute.router.policy.Decision;
 import io.kvroute.router.policy.RoutingPolicy;
 import io.kvroute.router.policy.RoutingRequest;
+import io.kvroute.router.worker.EngineType;
 import io.kvroute.router.worker.Worker;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -36,6 +37,8 @@ public final class Dispatch implements Abortable {
     private volatile Relay current;
     private volatile String abortReason;
     private int attempt; // touched only by the sequential attempt chain
+    /** The next send to the same worker leaves the engine priority out (its first ask got a 400); attempt chain only. */
+    private boolean askingWithoutPriority;
 
     public Dispatch(DispatchDeps deps, PlainRouting routing, Route route, ClientSink sink, long startNanos) {
         this.deps = deps;
@@ -130,19 +133,28 @@ public final class Dispatch implements Abortable {
         client.resetHead();
         facts.retries(attempt - 1);
         TraceSpan span = Traces.upstream(facts.span(), "kvroute.upstream", worker, attempt - 1);
-        Relay relay = new Relay(client, worker, deps.retry(), attempt,
-                OwnershipOnAccept.of(decision, deps.onDispatched()), result -> {
-            Traces.endUpstream(span, result.status(), result.failure() == null ? null : result.failure().label());
-            onAttemptDone(worker, result);
-        });
-        current = relay;
-        if (attempt == 1) {
-            deps.metrics().overhead(route.api().path, deps.clock().nanoTime() - client.startNanos());
-        }
         byte[] body = route.bodyFor(worker);
         if (body != route.body()) {
             // counted per attempt: a retry on a vLLM worker is another body sent without the router's ids
             deps.metrics().inputIdsForwarding(route.hints().modelLabel(), "engine_unsupported");
+        }
+        boolean priorityAdded = false;
+        if (route.enginePriority() != null && !askingWithoutPriority) {
+            byte[] withPriority = route.enginePriority().applyTo(body, worker);
+            priorityAdded = withPriority != body;
+            body = withPriority;
+        }
+        // only vLLM refuses the field (400) without priority scheduling; SGLang then ignores it
+        boolean refusable = priorityAdded && worker.engine() == EngineType.VLLM;
+        boolean withoutPriority = askingWithoutPriority;
+        Relay relay = new Relay(client, worker, deps.retry(), attempt,
+                OwnershipOnAccept.of(decision, deps.onDispatched()), refusable, result -> {
+            Traces.endUpstream(span, result.status(), result.failure() == null ? null : result.failure().label());
+            onAttemptDone(decision, refusable, withoutPriority, result);
+        });
+        current = relay;
+        if (attempt == 1) {
+            deps.metrics().overhead(route.api().path, deps.clock().nanoTime() - client.startNanos());
         }
         int rank = decision.cacheAware() == null ? -1 : decision.cacheAware().dataParallelRank();
         relay.start(deps.upstream(), deps.requests().plain(worker, route.api().path, body, route.streaming(),
@@ -190,8 +202,20 @@ public final class Dispatch implements Abortable {
         return untried.isEmpty() ? pool : untried;
     }
 
-    private void onAttemptDone(Worker worker, Relay.Result result) {
+    private void onAttemptDone(Decision decision, boolean refusable, boolean withoutPriority, Relay.Result result) {
+        Worker worker = decision.worker();
         deps.inFlight().release(worker.id());
+        askingWithoutPriority = false;
+        if (refusable && result.status() == 400 && !result.relayed() && abortReason == null && !client.gone()) {
+            // the 400 may be the engine refusing the router's own priority field: ask again without it
+            askingWithoutPriority = true;
+            deps.inFlight().acquire(worker.id());
+            send(decision);
+            return;
+        }
+        if (withoutPriority && result.relayed() && result.status() >= 200 && result.status() < 300) {
+            route.enginePriority().refusedBy(worker);
+        }
         Failure failure = result.failure();
         if (failure == null) {
             deps.breakers().onSuccess(worker.id());

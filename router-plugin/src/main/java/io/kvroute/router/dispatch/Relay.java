@@ -37,6 +37,8 @@ final class Relay implements Upstream.Listener {
     private final int attempt;
     private final Consumer<Result> onDone;
     private final OwnershipOnAccept ownership;
+    /** A 400 is held, not relayed: the attempt carried the router's engine priority (see {@link EnginePriority}). */
+    private final boolean holdsBadRequest;
     private final AtomicBoolean done = new AtomicBoolean();
 
     private volatile Upstream.Call proxyToWorker;
@@ -46,6 +48,12 @@ final class Relay implements Upstream.Listener {
 
     Relay(Exchange client, Worker worker, RetryRule rule, int attempt, OwnershipOnAccept ownership,
             Consumer<Result> onDone) {
+        this(client, worker, rule, attempt, ownership, false, onDone);
+    }
+
+    Relay(Exchange client, Worker worker, RetryRule rule, int attempt, OwnershipOnAccept ownership,
+            boolean holdsBadRequest, Consumer<Result> onDone) {
+        this.holdsBadRequest = holdsBadRequest;
         this.ownership = Objects.requireNonNull(ownership, "ownership");
         this.client = Objects.requireNonNull(client, "client");
         this.worker = Objects.requireNonNull(worker, "worker");
@@ -73,7 +81,7 @@ final class Relay implements Upstream.Listener {
     public void onHeaders(int status, Function<String, String> headers) {
         headersSeen = true;
         ownership.onStatus(status);
-        if (rule.discardsStatus(status, attempt)) {
+        if (rule.discardsStatus(status, attempt) || (holdsBadRequest && status == 400)) {
             discarding = true;
             return;
         }

@@ -19,13 +19,20 @@ import java.util.function.Supplier;
  * @param pool the usable workers for this request, re-read before each attempt
  * @param bodyWithoutIds when the router spliced {@code input_ids} into {@code body}, the client's body
  *        without them, for engines that ignore ids on chat (vLLM); null when {@code body} has no router ids
+ * @param enginePriority the class to write as the engine's {@code priority} field, or null for none
  */
 public record Route(ApiKind api, byte[] body, boolean streaming, long inputTokens, int[] tokenIds,
-        EngineLoadSnapshot loads, RouteHints hints, Supplier<List<Worker>> pool, byte[] bodyWithoutIds) {
+        EngineLoadSnapshot loads, RouteHints hints, Supplier<List<Worker>> pool, byte[] bodyWithoutIds,
+        EnginePriority enginePriority) {
 
     public Route(ApiKind api, byte[] body, boolean streaming, long inputTokens, int[] tokenIds,
             EngineLoadSnapshot loads, RouteHints hints, Supplier<List<Worker>> pool) {
-        this(api, body, streaming, inputTokens, tokenIds, loads, hints, pool, null);
+        this(api, body, streaming, inputTokens, tokenIds, loads, hints, pool, null, null);
+    }
+
+    public Route(ApiKind api, byte[] body, boolean streaming, long inputTokens, int[] tokenIds,
+            EngineLoadSnapshot loads, RouteHints hints, Supplier<List<Worker>> pool, byte[] bodyWithoutIds) {
+        this(api, body, streaming, inputTokens, tokenIds, loads, hints, pool, bodyWithoutIds, null);
     }
 
     /**

@@ -33,6 +33,8 @@ final class BodyProbe {
     long n = -1;
     /** A field only the router may set (engine priority, segment numbering) came from the client. */
     boolean routerOnlyField;
+    /** The body names the engine's {@code priority} (vLLM, SGLang); dropped while tenants are on. */
+    boolean enginePriorityField;
 
     /** Parses {@code body} ({@link RequestJson#parse}) and probes it: for tests of the probe alone. */
     static BodyProbe parse(byte[] body) throws ApiException {
@@ -84,6 +86,9 @@ final class BodyProbe {
                 break;
             case "n":
                 sequences(name, value);
+                break;
+            case "priority":
+                enginePriorityField = true;
                 break;
             case "segment_index":
             case "high_priority_request":

@@ -11,6 +11,7 @@ import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.dispatch.ClientSink;
 import io.kvroute.router.dispatch.Dispatch;
 import io.kvroute.router.dispatch.DispatchDeps;
+import io.kvroute.router.dispatch.EnginePriority;
 import io.kvroute.router.dispatch.ErrorBodies;
 import io.kvroute.router.dispatch.PdDispatch;
 import io.kvroute.router.dispatch.PdRouting;
@@ -21,6 +22,7 @@ import io.kvroute.router.json.JsonFields;
 import io.kvroute.router.lora.LoraRouting;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.tokenize.TokenizerRegistry;
+import io.kvroute.router.worker.EngineType;
 import io.kvroute.router.worker.ReadyPool;
 import io.kvroute.router.worker.Worker;
 import io.kvroute.router.worker.WorkerRegistry;
@@ -31,7 +33,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -59,6 +63,8 @@ public final class InferenceFrontDoor {
     private static final Logger LOG = LoggerFactory.getLogger(InferenceFrontDoor.class);
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Fields only the router may put in a body it forwards (docs/pd.md, "Trust boundary"). */
+    /** Workers that refused the engine priority field (vLLM without priority scheduling); see {@link EnginePriority}. */
+    private final Set<String> priorityRefusals = ConcurrentHashMap.newKeySet();
     private static final List<String> ROUTER_ONLY_FIELDS = List.of("segment_index", "high_priority_request", "infer_high_priority");
 
     /** Reads a request body; the adapter implements it on its transport. */
@@ -213,9 +219,14 @@ public final class InferenceFrontDoor {
             // bounded before anything is sized by it (the PD bootstrap arrays have n entries)
             throw new ApiException(400, "'n' must be between 1 and " + config.server().maxN() + " (got " + probe.n + ")");
         }
-        if (probe.routerOnlyField || probe.inputIds == JsonToken.VALUE_NULL) {
-            body = sanitized(root);
+        // with tenants the class decides the engine's priority: a client's own priority field is dropped
+        boolean dropPriority = identity != null && probe.enginePriorityField;
+        if (probe.routerOnlyField || probe.inputIds == JsonToken.VALUE_NULL || dropPriority) {
+            body = sanitized(root, dropPriority);
         }
+        EnginePriority enginePriority = identity != null && config.tenants().enginePriority()
+                && identity.priority().levelsAboveDefault() != 0
+                ? new EnginePriority(identity.priority().levelsAboveDefault(), priorityRefusals) : null;
         SortedSet<String> models = knownModels();
         String requested = servedModel(probe.model, models);
         sink.facts().model(requested);
@@ -255,6 +266,10 @@ public final class InferenceFrontDoor {
                     ids.add(id);
                 }
             }
+            if (enginePriority != null) {
+                // PD workers are SGLang engines (bootstrap rooms): both legs get SGLang's sense
+                enginePriority.valueFor(EngineType.SGLANG).ifPresent(v -> tree.put("priority", v));
+            }
             JsonFields.dropNulls(tree); // null means absent: the PD path rewrites this body, so say so once
             Route route = new Route(endpoint.api, tokens.outgoingBody(), tree.path("stream").asBoolean(false),
                     tokens.inputTokens(), tokens.tokens() == null ? null : tokens.tokens().ids(), deps.loads().snapshot(),
@@ -280,7 +295,7 @@ public final class InferenceFrontDoor {
         Route route = new Route(endpoint.api, tokens.outgoingBody(), probe.stream, tokens.inputTokens(),
                 tokens.tokens() == null ? null : tokens.tokens().ids(), deps.loads().snapshot(),
                 new RouteHints(sessionKey, tokens.routingText(), modelLabel, adapter), eligible,
-                tokens.outgoingBody() == body ? null : body);
+                tokens.outgoingBody() == body ? null : body, enginePriority);
         if (identity == null) {
             new Dispatch(deps, plainRouting, route, sink, startNanos).start();
             return;
@@ -308,10 +323,16 @@ public final class InferenceFrontDoor {
         return requested;
     }
 
-    /** Only the router sets the engine-priority and segment fields; a client's are dropped, as are JSON nulls. */
-    private static byte[] sanitized(ObjectNode tree) {
+    /**
+     * Only the router sets the engine-priority and segment fields; a client's are dropped, as are JSON
+     * nulls, and with {@code dropPriority} (tenants on) the engine's {@code priority} field.
+     */
+    private static byte[] sanitized(ObjectNode tree, boolean dropPriority) {
         for (String field : ROUTER_ONLY_FIELDS) {
             tree.remove(field);
+        }
+        if (dropPriority) {
+            tree.remove("priority");
         }
         JsonFields.dropNulls(tree);
         return tree.toString().getBytes(StandardCharsets.UTF_8);

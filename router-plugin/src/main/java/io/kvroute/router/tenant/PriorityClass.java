@@ -31,6 +31,11 @@ public enum PriorityClass {
         return label;
     }
 
+    /** Levels above {@code default}: batch -1, default 0, interactive 1, system 2 (the engine priority's rank). */
+    public int levelsAboveDefault() {
+        return ordinal() - DEFAULT.ordinal();
+    }
+
     /** Strictly above {@code other}. */
     public boolean above(PriorityClass other) {
         return ordinal() > other.ordinal();

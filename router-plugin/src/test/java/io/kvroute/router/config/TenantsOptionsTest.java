@@ -20,7 +20,7 @@ class TenantsOptionsTest {
         RouterConfig config = RouterOptions.parse(new String[] {"--worker-urls", "http://127.0.0.1:1",
                 "--tenants-file", "/etc/kvroute/tenants.yaml", "--trusted-tenant-header", "x-tenant",
                 "--qos-worker-capacity-tokens", "65536", "--qos-locality-slack-tokens", "0", "--qos-max-tenant-labels", "7"});
-        assertThat(config.tenants()).isEqualTo(new TenantsConfig("/etc/kvroute/tenants.yaml", "x-tenant", 65_536, 0, "tokens", 7));
+        assertThat(config.tenants()).isEqualTo(new TenantsConfig("/etc/kvroute/tenants.yaml", "x-tenant", 65_536, 0, "tokens", 7, false));
         assertThat(config.tenants().queueEnabled()).isTrue();
     }
 
@@ -34,5 +34,15 @@ class TenantsOptionsTest {
                 "--tenants-file", "t.yaml", "--trusted-tenant-header", "bad header"})).hasMessageContaining("--trusted-tenant-header");
         assertThatThrownBy(() -> RouterOptions.parse(new String[] {"--worker-urls", "http://127.0.0.1:1",
                 "--tenants-file", "t.yaml", "--qos-locality-slack-tokens", "NaN"})).hasMessageContaining("--qos-locality-slack-tokens");
+        assertThatThrownBy(() -> RouterOptions.parse(new String[] {"--worker-urls", "http://127.0.0.1:1",
+                "--qos-engine-priority", "true"})).hasMessageContaining("--qos-engine-priority needs --tenants-file");
+    }
+
+    @Test
+    void enginePriority_isOffUnlessAsked() {
+        RouterConfig on = RouterOptions.parse(new String[] {"--worker-urls", "http://127.0.0.1:1",
+                "--tenants-file", "t.yaml", "--qos-engine-priority", "true"});
+        assertThat(on.tenants().enginePriority()).isTrue();
+        assertThat(TenantsConfig.OFF.enginePriority()).isFalse();
     }
 }
