@@ -77,16 +77,18 @@ final class DemoRun {
             int vllm = workers / 2; // the second half of the fleet speaks vLLM's API: load from /metrics, no ids on chat
             for (int i = 0; i < workers; i++) {
                 // the vLLM-style half also serves one LoRA adapter in 2 slots (vLLM --max-loras, --lora-modules)
-                String[] args = i < workers - vllm ? workerArgs(tokenizer).toArray(String[]::new)
-                        : workerArgs(tokenizer, "--engine-api", "vllm", "--max-loras", "2", "--lora-modules",
-                                DemoWorkload.ADAPTER + "=/loras/" + DemoWorkload.ADAPTER).toArray(String[]::new);
+                // every engine runs priority scheduling (each with its own engine's flag), so the tenants' classes
+                // order the engines' queues as well as the router's (--qos-engine-priority)
+                String[] args = i < workers - vllm ? workerArgs(tokenizer, "--enable-priority-scheduling").toArray(String[]::new)
+                        : workerArgs(tokenizer, "--engine-api", "vllm", "--scheduling-policy", "priority", "--max-loras", "2",
+                                "--lora-modules", DemoWorkload.ADAPTER + "=/loras/" + DemoWorkload.ADAPTER).toArray(String[]::new);
                 MockWorkerMain.MockWorker worker = MockWorkerMain.start(args);
                 fleet.add(worker);
                 urls.add(worker.baseUrl());
             }
             router = RouterMain.start("--port", "0", "--worker-urls", String.join(",", urls), "--policy", policy,
                     "--tokenizer-path", tokenizer, "--health-check-interval-secs", "0.5",
-                    "--tenants-file", DemoTenants.write(tenants).toString());
+                    "--tenants-file", DemoTenants.write(tenants).toString(), "--qos-engine-priority", "true");
             log.println("kvroute demo, phase 1: " + workers + " mock workers (scheduled engine, hrrn; " + (workers - vllm)
                     + " SGLang-style with load reports and KV events over ZeroMQ, " + vllm + " vLLM-style with Prometheus "
                     + "/metrics and LoRA adapter " + DemoWorkload.ADAPTER + "), router " + router.baseUrl() + ", policy "

@@ -97,6 +97,10 @@ final class DemoSummary {
         if (!tenantLines.isEmpty()) {
             out.println("  tenants           identified by API key (--tenants-file), class from x-kvroute-priority clamped to the tenant's ceiling:");
             tenantLines.forEach((tenant, line) -> out.printf("    %-28s %s%n", tenant, line));
+            out.println("    the class also reaches the engines as their own priority (--qos-engine-priority): interactive "
+                    + "is priority 1 on SGLang-style workers and -1 on vLLM-style ones, which run priority scheduling;");
+            out.println("    it orders only requests that wait in an engine, which the demo's load rarely makes (under load: "
+                    + "docs/benchmarks.md, noisy-neighbor)");
         }
         if (!counters.loraDecisions().isEmpty()) {
             out.println("  LoRA adapter      requests for " + DemoWorkload.ADAPTER + " placed on the workers that serve it: "

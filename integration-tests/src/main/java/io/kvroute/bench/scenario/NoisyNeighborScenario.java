@@ -243,11 +243,16 @@ final class NoisyNeighborScenario implements Scenario {
                 Progress progress = ctx.progress().start(name() + "/" + arm + "/seed " + seed, schedule.size())) {
             client.run(fleet.routerUrl(), warmup(seed), r -> {});
             List<PrometheusText.Sample> before = RouterMetricsScraper.scrape(fleet.routerUrl());
+            double abortedPrefillBefore = WorkerCounters.sum(fleet.workerUrls(), "aborted_prefill_tokens");
             long start = System.nanoTime();
             List<RequestRecord> records = client.run(fleet.routerUrl(), schedule, r -> progress.step());
             long wall = System.nanoTime() - start;
             List<PrometheusText.Sample> after = RouterMetricsScraper.scrape(fleet.routerUrl());
             Map<String, Double> metrics = new LinkedHashMap<>();
+            // prompt tokens the engines computed for requests aborted before their end (preempted, or the client
+            // timed out): an upper bound of the prefill spent on requests that were later shed
+            metrics.put("engine_aborted_prefill_tokens",
+                    WorkerCounters.sum(fleet.workerUrls(), "aborted_prefill_tokens") - abortedPrefillBefore);
             delta(before, after, "kvroute_qos_shed_total", "reason").forEach((k, v) -> metrics.put("qos_shed_" + k, v));
             delta(before, after, "kvroute_qos_preempted_total", "class").forEach((k, v) -> metrics.put("qos_preempted_" + k, v));
             delta(before, after, "kvroute_qos_locality_picks_total", "class").forEach((k, v) -> metrics.put("qos_locality_picks_" + k, v));
@@ -388,8 +393,8 @@ final class NoisyNeighborScenario implements Scenario {
                 SLO_TTFT_SEC, BATCH_SLO_TTFT_SEC));
         md.append("| arm | seed | requests | chat TTFT p99 noise s | x isolated | chat shed | chat hit noise | x isolated "
                 + "| interactive TTFT p99 s | x isolated | batch share | goodput tok/s | x vtc-no-loc | recovery s | cut | failed "
-                + "| noisy shed | batch shed | preempted | locality picks |\n");
-        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                + "| noisy shed | batch shed | preempted | locality picks | aborted prefill tok |\n");
+        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         ObjectNode json = JSON.createObjectNode();
         json.put("time_scale", 1 / speedup);
         ObjectNode armsJson = json.putObject("arms");
@@ -410,11 +415,12 @@ final class NoisyNeighborScenario implements Scenario {
                 double preempted = sumPrefix(r.metrics(), "qos_preempted_");
                 double picks = sumPrefix(r.metrics(), "qos_locality_picks_");
                 md.append(String.format(Locale.ROOT, "| %s | %d | %d | %s | %s | %d | %s | %s | %s | %s | %s | %.0f | %s | %s "
-                        + "| %d | %d | %d | %d | %.0f | %.0f |%n", arm, r.seed(), x.requests(), num(x.chatTtftP99NoiseSec(), 2),
+                        + "| %d | %d | %d | %d | %.0f | %.0f | %.0f |%n", arm, r.seed(), x.requests(), num(x.chatTtftP99NoiseSec(), 2),
                         num(ttftRatio, 2), x.chatShed(), num(x.chatHitRateNoise(), 3), num(hitRatio, 2),
                         num(x.interactiveTtftP99Sec(), 2), num(interRatio, 2), num(x.batchServiceShare(), 3),
                         x.goodputTokensPerSec(), num(goodRatio, 2), num(recovery, 0), x.cutAfterFirstByte(), x.failed(),
-                        x.noisyShed(), x.batchShed(), preempted, picks));
+                        x.noisyShed(), x.batchShed(), preempted, picks,
+                        r.metrics().getOrDefault("engine_aborted_prefill_tokens", Double.NaN)));
                 ObjectNode n = armJson.addObject();
                 n.put("seed", r.seed());
                 n.put("requests", x.requests());
@@ -441,7 +447,9 @@ final class NoisyNeighborScenario implements Scenario {
             }
         }
         md.append("\n`inf`: more than 1 % of the requests in the set did not succeed (their TTFT counts as infinite); "
-                + "recovery `inf`: the last 5 s bin still above 1.1x isolated.\n\n");
+                + "recovery `inf`: the last 5 s bin still above 1.1x isolated. Aborted prefill: prompt tokens the engines "
+                + "computed for requests aborted before their end (preempted, or the client timed out), from the workers' "
+                + "/scheduler counters.\n\n");
         fairnessReport(md, armsJson.putArray(FAIRNESS), speedup, shape, quick);
         Files.writeString(outDir.resolve("noisy-neighbor.md"), md.toString());
         Files.writeString(outDir.resolve("noisy-neighbor.json"), json.toPrettyString());

@@ -75,6 +75,8 @@ final class EngineCore {
     /** Requests admitted with inference priority (PD continuation segments), for /scheduler. */
     private long priorityAdmitted;
     private long totalPrefillUncachedTokens;
+    /** Prompt tokens computed for requests aborted before they ended (the client left or was preempted). */
+    private long abortedPrefillTokens;
     private long totalPrefillBusyMicros;
     private volatile EngineStats stats;
     private volatile Map<String, Object> view;
@@ -308,8 +310,9 @@ final class EngineCore {
             e.sink.onFinish("abort", new TokenSink.Usage(e.request.inputIds().length, 0, 0));
         } else if (e.state == State.ADMITTED && queue.remove(e)) {
             e.state = State.DONE;
-            releaseResources(e, false);
             SchedRequest r = e.sched;
+            abortedPrefillTokens += r.kvLen() - r.cachedLen(); // read before the release: the prompt work thrown away
+            releaseResources(e, false);
             e.sink.onFinish("abort", new TokenSink.Usage(r.inputLen(), r.outputLen(), r.cachedLen()));
         }
     }
@@ -383,6 +386,7 @@ final class EngineCore {
         counters.put("total_prefill_uncached_tokens", totalPrefillUncachedTokens);
         counters.put("steps", steps);
         counters.put("inference_priority_admitted", priorityAdmitted);
+        counters.put("aborted_prefill_tokens", abortedPrefillTokens);
         Map<String, Object> v = new LinkedHashMap<>();
         v.put("strategy", scheduler.strategyName());
         v.put("engine_loop", config.engineLoop().flagValue());

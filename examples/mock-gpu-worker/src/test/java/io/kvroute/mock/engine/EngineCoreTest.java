@@ -147,6 +147,30 @@ class EngineCoreTest {
     }
 
     @Test
+    void abortedPrefillTokens_countThePromptWorkOfRequestsAbortedBeforeTheirEnd() throws Exception {
+        // chunks of 1,000 tokens per step; one slot, so the second request waits for admission
+        EngineCore core = new EngineCore(EngineConfig.defaults().withBudgets(1000, 1000, 1), clock);
+        Engine.Submission running = core.submit(req("long", ids(5000, 4), 4), new RecordingSink(clock));
+        Engine.Submission pending = core.submit(req("pending", ids(800, 5), 4), new RecordingSink(clock));
+        core.runOnce();
+        core.runOnce(); // two chunks of the long prompt computed
+        running.abort();
+        pending.abort();
+        runUntilIdle(core);
+        @SuppressWarnings("unchecked")
+        java.util.Map<String, Object> counters = (java.util.Map<String, Object>) core.schedulerView().get("counters");
+        assertThat(counters.get("aborted_prefill_tokens")).as("the long prompt's two chunks; nothing for the pending one")
+                .isEqualTo(2000L);
+        Engine.Submission finished = core.submit(req("done", ids(300, 6), 2), new RecordingSink(clock));
+        runUntilIdle(core);
+        finished.abort(); // after its end: nothing thrown away
+        runUntilIdle(core);
+        @SuppressWarnings("unchecked")
+        java.util.Map<String, Object> after = (java.util.Map<String, Object>) core.schedulerView().get("counters");
+        assertThat(after.get("aborted_prefill_tokens")).isEqualTo(2000L);
+    }
+
+    @Test
     void stepListener_andSchedulerView_reportQueuesAndCounters() throws Exception {
         EngineCore core = new EngineCore(EngineConfig.defaults().withBudgets(2048, 1024, 256), clock);
         List<EngineStats> seen = new ArrayList<>();
