@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * and a vLLM-API worker left at fcfs. Each worker receives the request's class in its engine's sense
  * (vLLM lower first, SGLang higher first), the default class sends none, a client's own
  * {@code priority} is dropped, and the fcfs vLLM worker's 400 for the router's field never reaches a
- * client: the router asks it again without the field and sends it none from then on.
+ * client: the router asks it again without the field and sends it none from then on. The access log
+ * names each request's tenant and its class after the clamp.
  */
 class EnginePriorityE2ETest {
 
@@ -80,9 +81,10 @@ class EnginePriorityE2ETest {
             workers.add(MockWorkerMain.start(sglangPriority.toArray(String[]::new)));
             workers.add(MockWorkerMain.start(vllmFcfs.toArray(String[]::new)));
             List<String> urls = workers.stream().map(MockWorkerMain.MockWorker::baseUrl).toList();
+            Path accessLog = dir.resolve("access.log");
             try (RouterMain.RunningRouter router = RouterMain.start("--port", "0", "--worker-urls", String.join(",", urls),
                     "--policy", "round_robin", "--tenants-file", tenants.toString(), "--qos-engine-priority", "true",
-                    "--health-check-interval-secs", "0.2")) {
+                    "--health-check-interval-secs", "0.2", "--access-log", accessLog.toString())) {
                 // typed from their HTTP surface: vLLM load comes from /metrics
                 await().atMost(Duration.ofSeconds(30)).until(() -> {
                     Map<String, String> sources = new HashMap<>();
@@ -133,6 +135,19 @@ class EnginePriorityE2ETest {
                 }
                 assertThat(priorities(workers.get(0), from[0])).containsExactly("1", "-");
                 assertThat(priorities(workers.get(1), from[1])).containsExactly("-1", "-");
+
+                // 15 requests: tenant and class (after the clamp) in every access-log line
+                await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(accessLog)
+                        && Files.readAllLines(accessLog).size() >= 15);
+                List<String> classes = new ArrayList<>();
+                for (String line : Files.readAllLines(accessLog)) {
+                    JsonNode entry = JSON.readTree(line);
+                    classes.add(entry.path("tenant").asText() + "/" + entry.path("priority_class").asText());
+                }
+                assertThat(classes.subList(0, 6)).containsOnly("chat/interactive");
+                assertThat(classes.subList(6, 12)).as("bulk asking for interactive is clamped to batch")
+                        .containsOnly("bulk/batch");
+                assertThat(classes.subList(12, 15)).containsOnly("chat/default");
             }
         } finally {
             workers.forEach(MockWorkerMain.MockWorker::close);
