@@ -108,6 +108,8 @@ class EnginePriorityE2ETest {
                 // fcfs vLLM: the first ask with the field got its 400, the same request again without it,
                 // and the next request none at all
                 assertThat(priorities(workers.get(2), from[2])).containsExactly("-1", "-", "-");
+                assertThat(http.get(router.baseUrl() + "/metrics").getContentAsString())
+                        .contains("kvroute_qos_engine_priority_refusing_workers 1.0");
                 for (int w = 0; w < 3; w++) {
                     from[w] = workers.get(w).handler().recentBodies().size();
                 }

@@ -33,9 +33,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.SortedSet;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -63,8 +61,6 @@ public final class InferenceFrontDoor {
     private static final Logger LOG = LoggerFactory.getLogger(InferenceFrontDoor.class);
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Fields only the router may put in a body it forwards (docs/pd.md, "Trust boundary"). */
-    /** Workers that refused the engine priority field (vLLM without priority scheduling); see {@link EnginePriority}. */
-    private final Set<String> priorityRefusals = ConcurrentHashMap.newKeySet();
     private static final List<String> ROUTER_ONLY_FIELDS = List.of("segment_index", "high_priority_request", "infer_high_priority");
 
     /** Reads a request body; the adapter implements it on its transport. */
@@ -224,9 +220,7 @@ public final class InferenceFrontDoor {
         if (probe.routerOnlyField || probe.inputIds == JsonToken.VALUE_NULL || dropPriority) {
             body = sanitized(root, dropPriority);
         }
-        EnginePriority enginePriority = identity != null && config.tenants().enginePriority()
-                && identity.priority().levelsAboveDefault() != 0
-                ? new EnginePriority(identity.priority().levelsAboveDefault(), priorityRefusals) : null;
+        EnginePriority enginePriority = identity == null ? null : tenants.enginePriority(identity);
         SortedSet<String> models = knownModels();
         String requested = servedModel(probe.model, models);
         sink.facts().model(requested);

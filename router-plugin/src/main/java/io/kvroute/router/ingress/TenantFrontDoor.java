@@ -4,6 +4,7 @@ import io.kvroute.router.config.ConfigException;
 import io.kvroute.router.config.TenantsConfig;
 import io.kvroute.router.dispatch.Abortable;
 import io.kvroute.router.dispatch.ClientSink;
+import io.kvroute.router.dispatch.EnginePriority;
 import io.kvroute.router.load.LoadPlane;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.metrics.TenantMetrics;
@@ -20,6 +21,8 @@ import io.kvroute.router.tenant.TenantsFile;
 import io.kvroute.router.worker.ReadyPool;
 import io.kvroute.router.worker.WorkerRole;
 import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -63,10 +66,18 @@ final class TenantFrontDoor {
     private final ScheduledExecutorService scheduler;
     /** The router's clock (rate limits, queue waits). */
     private final LongSupplier nanoClock;
+    /** {@code --qos-engine-priority}: the class goes to the engines as their priority field. */
+    private final boolean enginePriority;
+    /** Workers that refused the engine priority field (vLLM without priority scheduling); see {@link EnginePriority}. */
+    private final Set<String> priorityRefusals = ConcurrentHashMap.newKeySet();
 
     private TenantFrontDoor(TenantDirectoryWatcher watcher, String trustedHeader, QosGate gate, TenantMetrics metrics,
-            LongSupplier nanoClock) {
+            LongSupplier nanoClock, boolean enginePriority) {
         this.nanoClock = nanoClock;
+        this.enginePriority = enginePriority;
+        if (enginePriority) {
+            metrics.bindEnginePriorityRefusals(priorityRefusals::size);
+        }
         this.watcher = watcher;
         this.trustedHeader = trustedHeader;
         this.limiter = new RateLimiter(nanoClock);
@@ -131,7 +142,13 @@ final class TenantFrontDoor {
         }
         LOG.info("tenants: {} from {}; router-side queue {}", watcher.current().tenants().size(), config.tenantsFile(),
                 gate == null ? "off" : config.workerCapacityTokens() + " tokens per worker");
-        return new TenantFrontDoor(watcher, config.trustedTenantHeader(), gate, metrics, nanoClock);
+        return new TenantFrontDoor(watcher, config.trustedTenantHeader(), gate, metrics, nanoClock, config.enginePriority());
+    }
+
+    /** The engine priority a request of {@code identity} carries, or null (flag off, or the default class). */
+    EnginePriority enginePriority(Identity identity) {
+        int levels = identity.priority().levelsAboveDefault();
+        return enginePriority && levels != 0 ? new EnginePriority(levels, priorityRefusals) : null;
     }
 
     /** The tenant and class of a request from its headers; 401 for an unknown or missing key, 400 for a bad tenant header. */

@@ -100,6 +100,16 @@ public final class TenantMetrics implements QosListener {
                 .register(registry);
     }
 
+    /**
+     * {@code kvroute_qos_engine_priority_refusing_workers}: workers that answered 400 to the engine priority
+     * field and served the request without it (vLLM without priority scheduling); they get no field since.
+     */
+    public void bindEnginePriorityRefusals(java.util.function.IntSupplier workers) {
+        Gauge.builder("kvroute_qos_engine_priority_refusing_workers", workers::getAsInt)
+                .description("Workers that refused the engine priority field (400) and get none since (--qos-engine-priority)")
+                .register(registry);
+    }
+
     /** {@code kvroute_qos_tenants_file_reload_failures_total} and reloads, read from the watcher. */
     public void bindReloads(DoubleSupplier reloads, DoubleSupplier failures) {
         io.micrometer.core.instrument.FunctionCounter.builder("kvroute_qos_tenants_file_reloads_total", reloads,
