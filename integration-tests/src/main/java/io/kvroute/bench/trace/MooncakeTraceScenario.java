@@ -1,6 +1,5 @@
 package io.kvroute.bench.trace;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -17,6 +16,7 @@ import io.kvroute.bench.fleet.FleetSpec;
 import io.kvroute.bench.fleet.RouterRejectedException;
 import io.kvroute.bench.report.Progress;
 import io.kvroute.bench.scenario.TimeModelSpec;
+import io.kvroute.bench.scenario.WorkerCounters;
 import io.kvroute.bench.stats.PrometheusText;
 import io.kvroute.bench.workload.ChatRequests;
 import java.io.IOException;
@@ -210,12 +210,7 @@ public final class MooncakeTraceScenario implements Scenario {
 
     /** Prefill tokens each worker's engine has computed ({@code processed_prefill_tokens} of GET /scheduler). */
     private static double[] prefillTokens(HttpClient http, List<String> workerUrls) throws Exception {
-        double[] out = new double[workerUrls.size()];
-        for (int i = 0; i < out.length; i++) {
-            JsonNode view = JSON.readTree(get(http, workerUrls.get(i) + "/scheduler"));
-            out[i] = view.path("counters").path("processed_prefill_tokens").asDouble();
-        }
-        return out;
+        return WorkerCounters.perWorker(http, workerUrls, "processed_prefill_tokens");
     }
 
     private static double metric(HttpClient http, String routerUrl, String name) throws Exception {

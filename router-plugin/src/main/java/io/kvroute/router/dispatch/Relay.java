@@ -47,11 +47,6 @@ final class Relay implements Upstream.Listener {
     private volatile String abortReason;
 
     Relay(Exchange client, Worker worker, RetryRule rule, int attempt, OwnershipOnAccept ownership,
-            Consumer<Result> onDone) {
-        this(client, worker, rule, attempt, ownership, false, onDone);
-    }
-
-    Relay(Exchange client, Worker worker, RetryRule rule, int attempt, OwnershipOnAccept ownership,
             boolean holdsBadRequest, Consumer<Result> onDone) {
         this.holdsBadRequest = holdsBadRequest;
         this.ownership = Objects.requireNonNull(ownership, "ownership");
