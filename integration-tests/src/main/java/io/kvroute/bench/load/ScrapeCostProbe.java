@@ -30,7 +30,8 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * full-size vLLM exposition (the same gauges plus histogram families, about {@code paddingKib} KiB).
  *
  * <p>Run: {@code java -cp integration-tests/target/kvroute-bench.jar io.kvroute.bench.load.ScrapeCostProbe
- * [workers=1000] [intervalMs=200] [seconds=20] [paddingKib=60]}.
+ * [workers=1000] [intervalMs=200] [seconds=20] [paddingKib=60] [warmupSeconds=40]}: each body runs in a fresh
+ * scraper and server after its own warm-up.
  */
 public final class ScrapeCostProbe {
 
@@ -41,13 +42,14 @@ public final class ScrapeCostProbe {
         long intervalMs = args.length > 1 ? Long.parseLong(args[1]) : 200;
         int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 20;
         int paddingKib = args.length > 3 ? Integer.parseInt(args[3]) : 60;
+        int warmupSeconds = args.length > 4 ? Integer.parseInt(args[4]) : 40;
         System.out.println("body_bytes workers interval_ms scrapes_per_s router_cpu_core_pct router_alloc_mb_per_s");
         for (String body : new String[] {exposition(0), exposition(paddingKib)}) {
-            run(body, workers, intervalMs, seconds);
+            run(body, workers, intervalMs, seconds, warmupSeconds);
         }
     }
 
-    private static void run(String body, int workers, long intervalMs, int seconds) throws Exception {
+    private static void run(String body, int workers, long intervalMs, int seconds, int warmupSeconds) throws Exception {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         QueuedThreadPool pool = new QueuedThreadPool(64, 8);
         pool.setName("probe-server");
@@ -75,7 +77,7 @@ public final class ScrapeCostProbe {
             scraper.addWorker("w" + i, base + "/w" + i, EngineMetricNames.VLLM);
         }
         scraper.start();
-        Thread.sleep(Math.max(5_000, seconds * 250L)); // warm-up: connections, JIT
+        Thread.sleep(warmupSeconds * 1000L); // warm-up: connections, JIT (about 40 s of load to steady state here)
         double okBefore = registry.get("kvroute.load.scrapes").tag("outcome", "ok").counter().count();
         Map<Long, long[]> before = routerThreads();
         long t0 = System.nanoTime();

@@ -18,7 +18,7 @@ class ScrapeCostProbeSmokeTest {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         try {
             System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-            ScrapeCostProbe.main(new String[] {"20", "50", "1", "4"});
+            ScrapeCostProbe.main(new String[] {"20", "50", "1", "4", "1"});
         } finally {
             System.setOut(original);
         }

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -37,6 +38,8 @@ class MetricsScraperTest {
     private final AtomicReference<String> body = new AtomicReference<>("");
     private final AtomicInteger status = new AtomicInteger(200);
     private final AtomicInteger requests = new AtomicInteger();
+    /** When positive, the body goes out in flushed pieces of this many bytes (chunked transfer encoding). */
+    private final AtomicInteger pieceBytes = new AtomicInteger();
     private Server server;
     private HttpClient client;
     private LoadPlane plane;
@@ -59,7 +62,21 @@ class MetricsScraperTest {
                     return true;
                 }
                 response.setStatus(status.get());
-                response.write(true, ByteBuffer.wrap(body.get().getBytes(StandardCharsets.UTF_8)), callback);
+                byte[] bytes = body.get().getBytes(StandardCharsets.UTF_8);
+                int piece = pieceBytes.get();
+                if (piece <= 0) {
+                    response.write(true, ByteBuffer.wrap(bytes), callback);
+                    return true;
+                }
+                try (java.io.OutputStream out = Content.Sink.asOutputStream(response)) {
+                    for (int pos = 0; pos < bytes.length; pos += piece) {
+                        out.write(bytes, pos, Math.min(piece, bytes.length - pos));
+                        out.flush();
+                    }
+                    callback.succeeded();
+                } catch (java.io.IOException e) {
+                    callback.failed(e);
+                }
                 return true;
             }
         });
@@ -146,6 +163,35 @@ class MetricsScraperTest {
         assertThat(snap.countsAsSaturated("w-v")).isTrue();
         assertThat(plane.view().get(0)).containsEntry("stale_saturated", true);
         assertThat(registry.get("kvroute.load.workers.stale.saturated").gauge().value()).isEqualTo(1);
+    }
+
+    @Test
+    void aBodyArrivingInManySmallChunks_isReadAsAWhole() throws Exception {
+        body.set(new String(PrometheusTextParserTest.fixture("vllm-dp2.prom"), StandardCharsets.UTF_8));
+        pieceBytes.set(37);
+        scraper.addWorker("w-v", baseUrl, EngineMetricNames.VLLM);
+
+        scrapeOnce("ok");
+        await().atMost(WAIT).until(() -> plane.snapshot().fresh("w-v").isPresent());
+
+        WorkerLoad load = plane.snapshot().fresh("w-v").orElseThrow();
+        assertThat(load.numWaitingReqs()).isEqualTo(12);
+        assertThat(load.numRunningReqs()).isEqualTo(9);
+        assertThat(load.maxTotalNumTokens()).isEqualTo(2L * 16 * 2048);
+    }
+
+    @Test
+    void aBodyOverTheBound_isCountedTooLarge_andTheNextScrapeStillWorks() throws Exception {
+        String exposition = new String(PrometheusTextParserTest.fixture("vllm-dp2.prom"), StandardCharsets.UTF_8);
+        body.set("# HELP filler a comment line\n".repeat(MetricsScraper.MAX_BODY_BYTES / 29 + 1) + exposition);
+        scraper.addWorker("w-v", baseUrl, EngineMetricNames.VLLM);
+        scrapeOnce("too_large");
+        assertThat(plane.snapshot().workerIds()).isEmpty();
+
+        body.set(exposition);
+        clock.addAndGet(5000 * MS);
+        scrapeOnce("ok");
+        await().atMost(WAIT).until(() -> plane.snapshot().fresh("w-v").isPresent());
     }
 
     @Test

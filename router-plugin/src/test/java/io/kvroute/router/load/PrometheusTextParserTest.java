@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Random;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -80,7 +83,96 @@ class PrometheusTextParserTest {
 
     @Test
     void parse_respectsLength() throws Exception {
-        byte[] b = "m 1\nm 2\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] b = "m 1\nm 2\n".getBytes(StandardCharsets.US_ASCII);
         assertThat(PrometheusTextParser.parse(b, 4, Set.of("m")).get("m")).hasSize(1);
     }
+
+    /** Whole-body parse as the model; the stream must agree at every cut, as the HTTP client cuts bodies anywhere. */
+    @Test
+    void stream_everyCutOfARealExposition_parsesAsTheWholeBody() throws Exception {
+        byte[] lf = fixture("vllm-dp2.prom");
+        byte[] crlf = new String(lf, StandardCharsets.UTF_8).replace("\n", "\r\n").getBytes(StandardCharsets.UTF_8);
+        for (byte[] text : List.of(lf, crlf)) {
+            Map<String, List<PrometheusTextParser.Sample>> whole = PrometheusTextParser.parse(text, text.length, WANTED);
+            assertThat(whole).containsKeys("vllm:num_requests_waiting", "vllm:cache_config_info");
+            for (int cut = 0; cut <= text.length; cut++) {
+                PrometheusTextParser.Stream stream = new PrometheusTextParser.Stream(new PrometheusTextParser.Wanted(WANTED));
+                stream.feed(ByteBuffer.wrap(text, 0, cut));
+                stream.feed(ByteBuffer.wrap(text, cut, text.length - cut));
+                assertThat(stream.finish()).as("cut at %d", cut).isEqualTo(whole);
+            }
+        }
+    }
+
+    @Test
+    void stream_randomChunksInDirectBuffers_parseAsTheWholeBody_andLeaveTheChunksAlone() throws Exception {
+        byte[] text = fixture("vllm-dp2.prom");
+        Map<String, List<PrometheusTextParser.Sample>> whole = PrometheusTextParser.parse(text, text.length, WANTED);
+        Random random = new Random(7);
+        for (int round = 0; round < 200; round++) {
+            PrometheusTextParser.Stream stream = new PrometheusTextParser.Stream(new PrometheusTextParser.Wanted(WANTED));
+            int pos = 0;
+            while (pos < text.length) {
+                int n = Math.min(text.length - pos, 1 + random.nextInt(round % 2 == 0 ? 8 : 400));
+                ByteBuffer chunk = ByteBuffer.allocateDirect(n + 6);
+                chunk.position(3);
+                chunk.put(text, pos, n);
+                chunk.flip().position(3);
+                stream.feed(chunk);
+                assertThat(chunk.position()).isEqualTo(3);
+                assertThat(chunk.limit()).isEqualTo(n + 3);
+                pos += n;
+            }
+            assertThat(stream.finish()).as("round %d", round).isEqualTo(whole);
+        }
+    }
+
+    @Test
+    void stream_aLastLineWithoutNewline_isParsed_andAnOverlongLineIsMalformedAcrossChunks() throws Exception {
+        PrometheusTextParser.Stream stream = new PrometheusTextParser.Stream(new PrometheusTextParser.Wanted(Set.of("m")));
+        stream.feed(ByteBuffer.wrap("m 1\nm".getBytes(StandardCharsets.US_ASCII)));
+        stream.feed(ByteBuffer.wrap(" 2".getBytes(StandardCharsets.US_ASCII)));
+        assertThat(stream.finish().get("m")).extracting(PrometheusTextParser.Sample::value).containsExactly(1.0, 2.0);
+
+        PrometheusTextParser.Stream endless = new PrometheusTextParser.Stream(new PrometheusTextParser.Wanted(Set.of("m")));
+        byte[] piece = new byte[4096];
+        java.util.Arrays.fill(piece, (byte) 'x');
+        assertThatThrownBy(() -> {
+            for (int i = 0; i <= PrometheusTextParser.MAX_LINE_BYTES / piece.length; i++) {
+                endless.feed(ByteBuffer.wrap(piece));
+            }
+        }).isInstanceOf(PrometheusTextParser.Malformed.class).hasMessageContaining("line 1").hasMessageContaining("longer");
+    }
+
+    /** The word-at-a-time newline search against a byte-by-byte model: random bytes, both byte orders, heap and direct. */
+    @Test
+    void indexOfNewline_matchesAByteByByteSearch() {
+        Random random = new Random(11);
+        byte[] alphabet = {'\n', 'a', ' ', (byte) 0x8A, (byte) 0x0B, (byte) 0x09, (byte) 0xFF, 0};
+        for (int round = 0; round < 5_000; round++) {
+            byte[] bytes = new byte[random.nextInt(40)];
+            for (int i = 0; i < bytes.length; i++) {
+                bytes[i] = random.nextInt(6) == 0 ? alphabet[random.nextInt(alphabet.length)] : (byte) random.nextInt(256);
+            }
+            int from = bytes.length == 0 ? 0 : random.nextInt(bytes.length);
+            int to = from + random.nextInt(bytes.length - from + 1);
+            int expected = -1;
+            for (int i = from; i < to; i++) {
+                if (bytes[i] == '\n') {
+                    expected = i;
+                    break;
+                }
+            }
+            ByteBuffer heap = ByteBuffer.wrap(bytes);
+            ByteBuffer direct = ByteBuffer.allocateDirect(bytes.length).put(bytes).flip();
+            for (ByteBuffer b : List.of(heap, direct)) {
+                b.order(random.nextBoolean() ? java.nio.ByteOrder.BIG_ENDIAN : java.nio.ByteOrder.LITTLE_ENDIAN);
+                assertThat(PrometheusTextParser.Stream.indexOfNewline(b, from, to))
+                        .as("round %d, %s, [%d, %d)", round, b.order(), from, to).isEqualTo(expected);
+            }
+        }
+    }
+
+    private static final Set<String> WANTED = Set.of("vllm:num_requests_waiting", "vllm:num_requests_running",
+            "vllm:kv_cache_usage_perc", "vllm:cache_config_info");
 }
