@@ -10,9 +10,10 @@ import java.util.function.IntSupplier;
 /**
  * The mock engine as the scheduler plugin sees any Java engine: through the public
  * {@link SchedulerEngine} SPI. The Jetty-hosted {@code KvScheduler} publishes this load after every
- * step and on its idle tick, and serves this view on {@code /scheduler}.
+ * step and on its idle tick, and serves this view on {@code /scheduler}. Public only for
+ * {@link #toLoadStat}, which the bench's virtual-time fleet uses to report what these workers report.
  */
-final class EngineScheduling implements SchedulerEngine {
+public final class EngineScheduling implements SchedulerEngine {
 
     private final Engine engine;
     private final IntSupplier extraWaiting;
@@ -53,7 +54,7 @@ final class EngineScheduling implements SchedulerEngine {
      * The engine's counters in SGLang's LoadStat shape, with the kvroute extension, whose
      * {@code num_total_tokens} counts KV in use plus admission reservations not yet materialized.
      */
-    static LoadStat toLoadStat(EngineStats s, int maxRunningRequests, int extraWaiting) {
+    public static LoadStat toLoadStat(EngineStats s, int maxRunningRequests, int extraWaiting) {
         return new LoadStat(s.numRunningReqs(), s.numWaitingReqs() + extraWaiting, s.numUsedTokens(), s.maxTotalNumTokens(), 0,
                 new LoadStat.Extension(s.numWaitingUncachedTokens(), s.numTotalTokens(), maxRunningRequests,
                         s.totalPrefillUncachedTokens(), s.totalPrefillBusyMicros()));

@@ -4,15 +4,20 @@ import io.kvroute.mock.engine.CacheEventSink;
 import io.kvroute.mock.engine.EngineClock;
 import io.kvroute.mock.engine.EngineConfig;
 import io.kvroute.mock.engine.EngineRequest;
+import io.kvroute.mock.engine.EngineStats;
 import io.kvroute.mock.engine.SteppedEngine;
 import io.kvroute.mock.engine.TokenSink;
+import io.kvroute.router.load.EngineLoadSnapshot;
 import io.kvroute.router.policy.CacheAwarePolicy;
 import io.kvroute.router.policy.Decision;
+import io.kvroute.router.policy.DecisionReason;
 import io.kvroute.router.policy.RoutingPolicy;
 import io.kvroute.router.policy.RoutingRequest;
 import io.kvroute.router.worker.Worker;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
@@ -38,10 +43,17 @@ import java.util.function.ToIntFunction;
  * (a few numbers); the engines' prefix caches and the exact index are bounded by the KV pools. The
  * engines hash their pages for KV events only when an exact index reads them.
  *
- * <p>The router's load view is its local in-flight counts only (the simulation has no load-report
- * plane), so the queue gate and the saturation pin, which need engine load reports, are not
- * simulated. Decision cost is the wall time of {@code select} plus {@code recordDispatch}, measured
- * per request in this run. Not thread-safe; one run per instance.
+ * <p>The router's load view is its local in-flight counts, and with {@link SimLoadReports} also the
+ * engines' load reports: each engine's stats are offered to the scheduler plugin's publish schedule at
+ * its step's end (the step listener) and on an idle tick every {@link SimLoadReports#TICK_NANOS}, and a
+ * report due is applied to the router's load table at that instant. An engine's stats between two steps
+ * are those of its last step's end, never of the step it is computing ahead of the simulated now. Each
+ * request captures the table's snapshot on arrival (the queue gate, hard admission, pressure and the
+ * saturation pin read it) and its dispatch is recorded in the table's dispatch log. Ticks run only while
+ * other work remains. Decisions are counted by reason.
+ *
+ * <p>Decision cost is the wall time of the snapshot capture, {@code select}, {@code recordDispatch} and
+ * the dispatch-log entry, measured per request in this run. Not thread-safe; one run per instance.
  */
 final class VirtualFleetSim {
 
@@ -54,16 +66,24 @@ final class VirtualFleetSim {
     private final RoutingPolicy policy;
     private final PriorityQueue<Event> events = new PriorityQueue<>();
     private final SimExactIndex exact;
+    /** The engines' load reports, or null: the router then sees its in-flight counts only. */
+    private final SimLoadReports loads;
     private final long[] nowNanos = new long[1];
+    private final Map<DecisionReason, Long> reasons = new EnumMap<>(DecisionReason.class);
     private long seq;
+    /** Queued {@link Tick}s: they repeat forever, so the run ends when only they are left. */
+    private int ticksQueued;
     private long decisionNanos;
     private long decisions;
 
     /**
      * @param exact the exact index the policy was given ({@code useExactIndex}), fed from the engines'
      *     KV events; null when the policy has none
+     * @param loadReports whether the engines publish load reports to the router (its queue gate and
+     *     saturation pin need them)
      */
-    VirtualFleetSim(int workerCount, EngineConfig engine, RoutingPolicy policy, SimExactIndex exact) {
+    VirtualFleetSim(int workerCount, EngineConfig engine, RoutingPolicy policy, SimExactIndex exact,
+            boolean loadReports) {
         this.policy = policy;
         this.exact = exact;
         List<Worker> list = new ArrayList<>();
@@ -77,6 +97,21 @@ final class VirtualFleetSim {
             }
         }
         this.candidates = List.copyOf(list);
+        if (loadReports) {
+            List<String> ids = new ArrayList<>();
+            for (Worker w : candidates) {
+                ids.add(w.id());
+            }
+            loads = new SimLoadReports(ids, engine.runningMaxReqSize(), () -> nowNanos[0]);
+            for (SimWorker w : workers) {
+                // a started worker has reported its idle engine before the first request (the real run warms up first)
+                loads.offer(w.index, w.shownStats, 0);
+                // the workers' ticks spread over one period, as separately started servers' are
+                scheduleTick(w, SimLoadReports.TICK_NANOS + SimLoadReports.TICK_NANOS * w.index / workerCount);
+            }
+        } else {
+            loads = null;
+        }
     }
 
     /** Simulated now, for the prefix index's LRU ticks (ms). */
@@ -94,7 +129,7 @@ final class VirtualFleetSim {
         long lastNanos = 0;
         int next = 0; // the next request to arrive
         TraceRequest arriving = trace.isEmpty() ? null : trace.get(0);
-        while (arriving != null || !events.isEmpty()) {
+        while (arriving != null || events.size() > ticksQueued) {
             long arrivalNanos = arriving == null ? Long.MAX_VALUE : arriving.timestampMs() * 1_000_000L;
             if (arriving != null && (events.isEmpty() || arrivalNanos <= events.peek().timeNanos)) {
                 // an arrival goes before every event of its instant (as if all arrivals were queued first)
@@ -115,6 +150,13 @@ final class VirtualFleetSim {
             Object what = e.what;
             if (what instanceof Wake w) {
                 wake(w.worker);
+            } else if (what instanceof StepEnd s) {
+                s.worker.shownStats = s.stats;
+                loads.offer(s.worker.index, s.stats, e.timeNanos);
+            } else if (what instanceof Tick t) {
+                ticksQueued--;
+                loads.offer(t.worker.index, t.worker.shownStats, e.timeNanos);
+                scheduleTick(t.worker, e.timeNanos + SimLoadReports.TICK_NANOS);
             } else if (what instanceof Release r) {
                 r.worker.inFlight--;
             } else if (what instanceof KvStored s) {
@@ -135,21 +177,38 @@ final class VirtualFleetSim {
         for (Outcome o : outcomes) {
             list.add(o.toSummary());
         }
-        return new Result(list, lastNanos / 1e6, prefill, decisions == 0 ? Double.NaN : decisionNanos / 1e3 / decisions);
+        Map<String, Long> byReason = new LinkedHashMap<>();
+        reasons.forEach((reason, n) -> byReason.put(reason.label(), n));
+        return new Result(list, lastNanos / 1e6, prefill, decisions == 0 ? Double.NaN : decisionNanos / 1e3 / decisions,
+                byReason, loads == null ? 0 : loads.sentReports());
     }
 
-    /** What a run produced: outcomes in trace order, simulated span, per-worker prefill, mean decision µs. */
-    record Result(List<ArmSummary.Outcome> outcomes, double spanMs, double[] perWorkerPrefillTokens, double decisionMicros) {}
+    /**
+     * What a run produced: outcomes in trace order, simulated span, per-worker prefill, mean decision µs,
+     * decisions per reason label (in {@link DecisionReason} order) and the load reports the engines sent.
+     */
+    record Result(List<ArmSummary.Outcome> outcomes, double spanMs, double[] perWorkerPrefillTokens, double decisionMicros,
+            Map<String, Long> decisionReasons, long loadReports) {
+
+        long decisions(DecisionReason reason) {
+            return decisionReasons.getOrDefault(reason.label(), 0L);
+        }
+    }
 
     private void arrive(TraceRequest r, int index, Outcome[] outcomes, ToIntFunction<String> inFlight, int maxOutput) {
         int[] tokens = BlockTokens.prompt(r);
         long start = System.nanoTime();
-        Decision d = policy.select(new RoutingRequest(candidates, inFlight, tokens.length, null, tokens, null));
+        EngineLoadSnapshot snapshot = loads == null ? null : loads.snapshot();
+        Decision d = policy.select(new RoutingRequest(candidates, inFlight, tokens.length, null, tokens, snapshot));
         if (policy instanceof CacheAwarePolicy cache) {
             cache.recordDispatch(d);
         }
+        if (loads != null) {
+            loads.recordDispatch(d.worker().id(), nowNanos[0]);
+        }
         decisionNanos += System.nanoTime() - start;
         decisions++;
+        reasons.merge(d.reason(), 1L, Long::sum);
         SimWorker w = byId.get(d.worker().id());
         w.inFlight++;
         Outcome o = new Outcome(r.timestampMs(), nowNanos[0], w);
@@ -164,7 +223,15 @@ final class VirtualFleetSim {
 
     private void wake(SimWorker w) {
         w.clock.nanos = Math.max(w.clock.nanos, nowNanos[0]);
-        if (w.engine.step()) {
+        boolean stepped = w.engine.step();
+        if (loads != null) {
+            if (stepped) { // the step listener runs at the step's end, with the stats the step left
+                schedule(w.clock.nanos, new StepEnd(w, w.engine.stats()));
+            } else { // admission may have moved requests without a step: visible now
+                w.shownStats = w.engine.stats();
+            }
+        }
+        if (stepped) {
             schedule(w.clock.nanos, new Wake(w));
         } else if (w.engine.hasWork()) {
             schedule(nowNanos[0] + BLOCKED_POLL_NANOS, new Wake(w));
@@ -175,6 +242,11 @@ final class VirtualFleetSim {
 
     private void schedule(long timeNanos, Object what) {
         events.add(new Event(timeNanos, seq++, what));
+    }
+
+    private void scheduleTick(SimWorker w, long timeNanos) {
+        ticksQueued++;
+        schedule(timeNanos, new Tick(w));
     }
 
     private record Event(long timeNanos, long seq, Object what) implements Comparable<Event> {
@@ -188,6 +260,12 @@ final class VirtualFleetSim {
     private record Wake(SimWorker worker) {}
 
     private record Release(SimWorker worker) {}
+
+    /** A step ended: its stats become what the engine shows, and are offered to the load publisher. */
+    private record StepEnd(SimWorker worker, EngineStats stats) {}
+
+    /** The scheduler plugin's idle tick: the engine's current stats are offered to the load publisher. */
+    private record Tick(SimWorker worker) {}
 
     private record KvStored(int slot, Long parentHash, long[] hashes) {}
 
@@ -217,11 +295,14 @@ final class VirtualFleetSim {
         final SteppedEngine engine;
         int inFlight;
         boolean awake;
+        /** The stats of the engine's last step end (or idle pass) at or before now: what a report may carry. */
+        EngineStats shownStats;
 
         SimWorker(int index, Worker worker, EngineConfig config) {
             this.index = index;
             this.worker = worker;
             this.engine = new SteppedEngine(config, clock);
+            this.shownStats = engine.stats();
             if (exact != null) { // without an index nobody reads KV events: the engine need not hash its pages
                 engine.setCacheEventSink(this);
             }

@@ -29,8 +29,10 @@ import java.util.random.RandomGenerator;
  * with the same configuration as the real-time workers. The arrival rate scales with the fleet: a
  * fleet of {@code n} workers replays {@code n / 8} copies of the trace slice merged by timestamp,
  * each copy with its hash ids moved past every other copy's (copies share no block), so every fleet
- * carries the same load per worker as the 8-worker one. The saturation-pin arm is not simulated
- * (it needs engine load reports; the simulation's load view is router-local in-flight counts).
+ * carries the same load per worker as the 8-worker one. The saturation-pin arm
+ * ({@link TraceArms#CACHE_EXACT_PIN}: the exact arm with the real-time arm's queue limit and floor) is the
+ * one arm whose engines publish load reports ({@link SimLoadReports}), which the router's queue gate and
+ * pin read; the other arms see router-local in-flight counts only, as before the pin arm was simulated.
  *
  * <p>Parameters as {@link MooncakeTraceScenario}'s ({@code trace}, {@code requests}, {@code speed},
  * {@code kv-blocks}, {@code max-output}) plus {@code fleets} (comma-separated worker counts, multiples
@@ -42,7 +44,7 @@ public final class VirtualTimeScenario implements Scenario {
     static final String NAME = "mooncake-trace-vt";
 
     static final List<String> ARMS = List.of(TraceArms.RANDOM, TraceArms.ROUND_ROBIN, TraceArms.POWER_OF_TWO,
-            TraceArms.CACHE_APPROX, TraceArms.CACHE_EXACT);
+            TraceArms.CACHE_APPROX, TraceArms.CACHE_EXACT, TraceArms.CACHE_EXACT_PIN);
 
     /** Workers per trace copy: the real-time fleet. */
     static final int BASE_WORKERS = 8;
@@ -59,6 +61,8 @@ public final class VirtualTimeScenario implements Scenario {
     static final String MODEL = "trace-model";
 
     private final Map<Integer, List<ArmSummary>> done = new LinkedHashMap<>();
+    /** Per fleet size, per arm: decisions per reason and load reports sent, for the report. */
+    private final Map<Integer, Map<String, VirtualFleetSim.Result>> decisions = new LinkedHashMap<>();
 
     @Override
     public String name() {
@@ -127,6 +131,7 @@ public final class VirtualTimeScenario implements Scenario {
         }
         List<RequestRecord> firstFleetRecords = List.of();
         long firstFleetNanos = 0;
+        Map<String, Double> firstFleetReasons = new LinkedHashMap<>();
         for (int fleet : fleets(ctx.params(), ctx.quick())) {
             List<TraceRequest> trace = MooncakeTrace.replicate(slice, fleet / BASE_WORKERS);
             long wallStart = System.nanoTime();
@@ -137,15 +142,23 @@ public final class VirtualTimeScenario implements Scenario {
             List<ArmSummary> arms = done.computeIfAbsent(fleet, k -> new ArrayList<>());
             arms.removeIf(a -> a.arm().equals(variant));
             arms.add(summary);
+            decisions.computeIfAbsent(fleet, k -> new LinkedHashMap<>()).put(variant, withoutOutcomes(result));
             System.out.printf(Locale.ROOT, "%s %s: %d workers, %d requests in %.1f s wall%n", NAME, variant, fleet,
                     trace.size(), wallNanos / 1e9);
             if (firstFleetRecords.isEmpty()) {
                 firstFleetRecords = records(result.outcomes());
                 firstFleetNanos = (long) (result.spanMs() * 1e6);
+                result.decisionReasons().forEach((reason, n) -> firstFleetReasons.put(reason, n.doubleValue()));
             }
             writeReport(p, ctx, base);
         }
-        return VariantResult.of(variant, firstFleetRecords, firstFleetNanos, Map.of());
+        return VariantResult.of(variant, firstFleetRecords, firstFleetNanos, firstFleetReasons);
+    }
+
+    /** The figures of a run the report keeps once its outcomes are summarized. */
+    private static VirtualFleetSim.Result withoutOutcomes(VirtualFleetSim.Result r) {
+        return new VirtualFleetSim.Result(List.of(), r.spanMs(), r.perWorkerPrefillTokens(), r.decisionMicros(),
+                r.decisionReasons(), r.loadReports());
     }
 
     /** Runs one arm on one fleet of simulated workers. */
@@ -161,15 +174,18 @@ public final class VirtualTimeScenario implements Scenario {
                     policy = Policies.create(arm, MIN_LOAD_CHOICES, randoms);
             case TraceArms.CACHE_APPROX -> policy = Policies.cacheAware(CacheAwareConfig.defaults(), MIN_LOAD_CHOICES,
                     randoms, ticks);
-            case TraceArms.CACHE_EXACT -> {
-                CacheAwarePolicy cache = Policies.cacheAware(CacheAwareConfig.defaults(), MIN_LOAD_CHOICES, randoms, ticks);
+            case TraceArms.CACHE_EXACT, TraceArms.CACHE_EXACT_PIN -> {
+                CacheAwareConfig config = arm.equals(TraceArms.CACHE_EXACT_PIN)
+                        ? CacheAwareConfig.defaults().withQueue(TraceArms.PIN_QUEUE_LIMIT, TraceArms.PIN_QUEUE_FLOOR)
+                        : CacheAwareConfig.defaults();
+                CacheAwarePolicy cache = Policies.cacheAware(config, MIN_LOAD_CHOICES, randoms, ticks);
                 exact = new SimExactIndex(MODEL, 16, KvEventsConfig.defaults().maxBlocksPerRank());
                 cache.useExactIndex(exact, true);
                 policy = cache;
             }
             default -> throw new IllegalArgumentException("unknown arm " + arm + "; known: " + ARMS);
         }
-        sim[0] = new VirtualFleetSim(fleet, engineConfig(p), policy, exact);
+        sim[0] = new VirtualFleetSim(fleet, engineConfig(p), policy, exact, arm.equals(TraceArms.CACHE_EXACT_PIN));
         return sim[0].run(trace, p.maxOutputTokens());
     }
 
@@ -179,6 +195,13 @@ public final class VirtualTimeScenario implements Scenario {
             MooncakeTrace.Bound bound = MooncakeTrace.infiniteCacheBound(base, e.getKey() / BASE_WORKERS);
             sb.append(TraceReport.table(String.format(Locale.ROOT, "### %d workers (%d trace copies)", e.getKey(),
                     e.getKey() / BASE_WORKERS), e.getValue(), bound)).append('\n');
+            sb.append("Decisions by reason:\n\n");
+            for (Map.Entry<String, VirtualFleetSim.Result> arm : decisions.get(e.getKey()).entrySet()) {
+                sb.append(String.format(Locale.ROOT, "- %s: %s%s%n", arm.getKey(), arm.getValue().decisionReasons(),
+                        arm.getValue().loadReports() == 0 ? ""
+                                : String.format(Locale.ROOT, " (%,d load reports)", arm.getValue().loadReports())));
+            }
+            sb.append('\n');
         }
         String heading = String.format(Locale.ROOT, "## mooncake-trace-vt (virtual time)%n%n%s; %s%n%n", p.describe(),
                 timeModel(ctx.quick()));

@@ -3,6 +3,8 @@ package io.kvroute.bench.trace;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvroute.router.policy.DecisionReason;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -10,7 +12,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The virtual-time replay on tiny traces: the exact index learns from the simulated engines' KV
  * events and sends a repeated prefix back to its holder, which serves it from cache; runs are
- * deterministic; nothing a request leaves behind is visible before the simulated instant it happens.
+ * deterministic; nothing a request leaves behind is visible before the simulated instant it happens; the
+ * saturation-pin arm's engines report their load to the router, whose real queue gate and pin decide.
  */
 class VirtualFleetSimTest {
 
@@ -75,5 +78,70 @@ class VirtualFleetSimTest {
         assertThat(r.outcomes().get(0).ttftMs()).as("the first request's prefill outlasts the second's arrival")
                 .isGreaterThan(10);
         assertThat(r.outcomes().get(1).cachedTokens()).isZero();
+    }
+
+    /**
+     * The first 300 requests of the conversation trace at speed 4 on 8 workers (the --quick slice): the pin arm
+     * completes every one, and a second run gives the same outcomes and the same decisions.
+     * Reads the trace from {@code shared/traces/} beside the checkout.
+     */
+    @Test
+    void pinArm_completesEveryRequestOfATraceSlice_andRepeatsItselfExactly() throws Exception {
+        List<TraceRequest> slice = new ArrayList<>();
+        for (TraceRequest r : MooncakeTrace.read(PARAMS.trace(), 300)) {
+            slice.add(new TraceRequest(r.timestampMs() / 4, r.inputLength(), r.outputLength(), r.hashIds()));
+        }
+        VirtualFleetSim.Result a = VirtualTimeScenario.simulate(TraceArms.CACHE_EXACT_PIN, 8, PARAMS, slice, 42);
+        assertThat(a.outcomes()).hasSize(300).allMatch(ArmSummary.Outcome::ok);
+        assertThat(a.loadReports()).as("load reports the engines sent").isPositive();
+        VirtualFleetSim.Result b = VirtualTimeScenario.simulate(TraceArms.CACHE_EXACT_PIN, 8, PARAMS, slice, 42);
+        assertThat(b.outcomes()).isEqualTo(a.outcomes());
+        assertThat(b.decisionReasons()).isEqualTo(a.decisionReasons());
+        assertThat(b.loadReports()).isEqualTo(a.loadReports());
+    }
+
+    /**
+     * 60 requests sharing a 3-block prefix, each with 3 blocks of its own (1,536 uncached tokens, ~40 ms of
+     * prefill): the first alone at 0 (its worker has cached the prefix and published it by 1 s), the other 59
+     * from 1 s on, {@code gapMs} apart. An engine stores a prompt's pages only when the request ends, so a
+     * burst without that first turn would find no owner of the prefix while its queues fill.
+     */
+    private static List<TraceRequest> sharedPrefixBurst(long gapMs) {
+        List<TraceRequest> out = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            out.add(new TraceRequest(i == 0 ? 0 : 1_000 + (i - 1) * gapMs, 3072, 8,
+                    new long[] {0, 1, 2, 100 + 3 * i, 101 + 3 * i, 102 + 3 * i}));
+        }
+        return out;
+    }
+
+    /**
+     * 5 ms apart, 2 workers take ~50 requests/s against 200 offered: every queue grows past the limit of 4 while
+     * no worker reports an empty one, so the router keeps requests on the prefix's queued owner.
+     */
+    @Test
+    void pinArm_pinsOnAnOverloadedFleet() {
+        VirtualFleetSim.Result r = VirtualTimeScenario.simulate(TraceArms.CACHE_EXACT_PIN, 2, PARAMS, sharedPrefixBurst(5), 1);
+        assertThat(r.outcomes()).allMatch(ArmSummary.Outcome::ok);
+        assertThat(r.decisions(DecisionReason.SATURATION_PIN)).as("pin decisions, %s", r.decisionReasons()).isPositive();
+    }
+
+    /** 2 s apart, every request ends before the next arrives: no queue, so the gate admits the owner and nothing pins. */
+    @Test
+    void pinArm_neverPinsOnAnIdleFleet() {
+        VirtualFleetSim.Result r = VirtualTimeScenario.simulate(TraceArms.CACHE_EXACT_PIN, 2, PARAMS,
+                sharedPrefixBurst(2_000), 1);
+        assertThat(r.outcomes()).allMatch(ArmSummary.Outcome::ok);
+        assertThat(r.loadReports()).as("load reports the engines sent").isPositive();
+        assertThat(r.decisions(DecisionReason.SATURATION_PIN)).as("pin decisions, %s", r.decisionReasons()).isZero();
+        assertThat(r.decisions(DecisionReason.CACHE_PRIMARY)).as("decisions, %s", r.decisionReasons()).isEqualTo(59);
+    }
+
+    /** The arms without load reports are the same runs as before the pin arm: no report is sent. */
+    @Test
+    void exactArm_sendsNoLoadReports() {
+        VirtualFleetSim.Result r = VirtualTimeScenario.simulate(TraceArms.CACHE_EXACT, 2, PARAMS, sharedPrefixBurst(5), 1);
+        assertThat(r.loadReports()).isZero();
+        assertThat(r.decisions(DecisionReason.SATURATION_PIN)).isZero();
     }
 }

@@ -9,7 +9,8 @@
  * {@link io.kvroute.router.load.EngineLoadSnapshot} (what policies read) and
  * {@link io.kvroute.router.load.PrefillPressure} / {@link io.kvroute.router.load.DecodePressure}
  * ({@code compare_prefill_pressure} of SGLang {@code experimental/sgl-router/src/policies/admission.rs}).
- * Everything except {@code LoadPlane} and {@code WorkerSlot} is plain Java
+ * {@link io.kvroute.router.load.DirectLoadTable} is the same table fed by its caller, without sockets
+ * (the bench's virtual-time fleet). Everything except {@code LoadPlane} and {@code WorkerSlot} is plain Java
  * with an injected clock. Wire format: {@code docs/load-report-protocol.md}.
  */
 package io.kvroute.router.load;

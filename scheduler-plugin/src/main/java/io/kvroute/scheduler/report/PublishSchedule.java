@@ -13,16 +13,20 @@ import io.kvroute.protocol.LoadStat;
  * router's freshness window satisfied while the engine keeps stepping). An engine that stops calling
  * {@code onStep} stops publishing, so a hung engine goes stale at the router instead of looking idle.
  *
+ * <p>Public for simulations that publish reports themselves at simulated instants (the bench's
+ * virtual-time fleet) and must follow the real cadence: they call {@link #onStep} where
+ * {@link LoadPublisher#onStep} would be called.
+ *
  * <p>Not thread-safe: calls for one rank are serialized by the caller (the engine thread).
  */
-final class PublishSchedule {
+public final class PublishSchedule {
     private final int everySteps;
     private final long resendIntervalNanos;
     private LoadStat lastSent;
     private long lastSentNanos;
     private int stepsSinceSend;
 
-    PublishSchedule(int everySteps, long resendIntervalNanos) {
+    public PublishSchedule(int everySteps, long resendIntervalNanos) {
         if (everySteps < 1) {
             throw new IllegalArgumentException("everySteps must be at least 1, got " + everySteps);
         }
@@ -34,7 +38,7 @@ final class PublishSchedule {
     }
 
     /** Records one step and returns true when {@code stat} must be sent now. */
-    boolean onStep(LoadStat stat, long nowNanos) {
+    public boolean onStep(LoadStat stat, long nowNanos) {
         if (lastSent == null) {
             return markSent(stat, nowNanos);
         }
