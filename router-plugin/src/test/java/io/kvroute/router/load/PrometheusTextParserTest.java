@@ -87,15 +87,18 @@ class PrometheusTextParserTest {
         assertThat(PrometheusTextParser.parse(b, 4, Set.of("m")).get("m")).hasSize(1);
     }
 
-    /** Whole-body parse as the model; the stream must agree at every cut, as the HTTP client cuts bodies anywhere. */
+    /** Whole-body parse as the model; the stream must agree wherever the HTTP client cuts the body. */
     @Test
-    void stream_everyCutOfARealExposition_parsesAsTheWholeBody() throws Exception {
+    void stream_cutsOfARealExposition_parseAsTheWholeBody() throws Exception {
         byte[] lf = fixture("vllm-dp2.prom");
         byte[] crlf = new String(lf, StandardCharsets.UTF_8).replace("\n", "\r\n").getBytes(StandardCharsets.UTF_8);
         for (byte[] text : List.of(lf, crlf)) {
             Map<String, List<PrometheusTextParser.Sample>> whole = PrometheusTextParser.parse(text, text.length, WANTED);
             assertThat(whole).containsKeys("vllm:num_requests_waiting", "vllm:cache_config_info");
             for (int cut = 0; cut <= text.length; cut++) {
+                if (cut % 11 != 0 && !nearANewline(text, cut)) {
+                    continue; // every cut next to a line end, where carrying matters, and a stride elsewhere
+                }
                 PrometheusTextParser.Stream stream = new PrometheusTextParser.Stream(new PrometheusTextParser.Wanted(WANTED));
                 stream.feed(ByteBuffer.wrap(text, 0, cut));
                 stream.feed(ByteBuffer.wrap(text, cut, text.length - cut));
@@ -171,6 +174,15 @@ class PrometheusTextParserTest {
                         .as("round %d, %s, [%d, %d)", round, b.order(), from, to).isEqualTo(expected);
             }
         }
+    }
+
+    private static boolean nearANewline(byte[] text, int cut) {
+        for (int i = Math.max(0, cut - 2); i < Math.min(text.length, cut + 2); i++) {
+            if (text[i] == '\n') {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static final Set<String> WANTED = Set.of("vllm:num_requests_waiting", "vllm:num_requests_running",
