@@ -32,11 +32,12 @@ import java.util.random.RandomGenerator;
  * carries the same load per worker as the 8-worker one. The saturation-pin arm
  * ({@link TraceArms#CACHE_EXACT_PIN}: the exact arm with the real-time arm's queue limit and floor) is the
  * one arm whose engines publish load reports ({@link SimLoadReports}), which the router's queue gate and
- * pin read; the other arms see router-local in-flight counts only, as before the pin arm was simulated.
+ * pin read; the other arms see router-local in-flight counts only, as before the pin arm was simulated,
+ * unless {@code load-reports=all} gives every arm's engines reports, as every real-time worker has.
  *
  * <p>Parameters as {@link MooncakeTraceScenario}'s ({@code trace}, {@code requests}, {@code speed},
  * {@code kv-blocks}, {@code max-output}) plus {@code fleets} (comma-separated worker counts, multiples
- * of 8). Writes {@code trace-vt-report.md}, one table per fleet size, updated after every arm.
+ * of 8) and {@code load-reports} ({@code pin} or {@code all}). Writes {@code trace-vt-report.md}, one table per fleet size, updated after every arm.
  * Not thread-safe; arms run one after another.
  */
 public final class VirtualTimeScenario implements Scenario {
@@ -95,6 +96,19 @@ public final class VirtualTimeScenario implements Scenario {
                 quick ? MooncakeTraceScenario.QUICK_MAX_OUTPUT : MooncakeTraceScenario.FULL_MAX_OUTPUT);
     }
 
+    /**
+     * {@code --param load-reports=pin} (default): only the pin arm's engines publish load reports;
+     * {@code all}: every arm's do, as every real-time worker does (for comparing with a real-time run).
+     */
+    static boolean reportsForEveryArm(Map<String, String> p) {
+        String v = p.getOrDefault("load-reports", "pin");
+        return switch (v) {
+            case "pin" -> false;
+            case "all" -> true;
+            default -> throw new IllegalArgumentException("--param load-reports must be pin or all: " + v);
+        };
+    }
+
     static List<Integer> fleets(Map<String, String> p, boolean quick) {
         String spec = p.getOrDefault("fleets", quick ? QUICK_FLEETS : FULL_FLEETS);
         List<Integer> out = new ArrayList<>();
@@ -135,7 +149,7 @@ public final class VirtualTimeScenario implements Scenario {
         for (int fleet : fleets(ctx.params(), ctx.quick())) {
             List<TraceRequest> trace = MooncakeTrace.replicate(slice, fleet / BASE_WORKERS);
             long wallStart = System.nanoTime();
-            VirtualFleetSim.Result result = simulate(variant, fleet, p, trace, ctx.seed());
+            VirtualFleetSim.Result result = simulate(variant, fleet, p, trace, ctx.seed(), reportsForEveryArm(ctx.params()));
             long wallNanos = System.nanoTime() - wallStart;
             ArmSummary summary = ArmSummary.of(variant, result.outcomes(), result.spanMs(), result.perWorkerPrefillTokens(),
                     result.decisionMicros());
@@ -163,6 +177,15 @@ public final class VirtualTimeScenario implements Scenario {
 
     /** Runs one arm on one fleet of simulated workers. */
     static VirtualFleetSim.Result simulate(String arm, int fleet, TraceParams p, List<TraceRequest> trace, long seed) {
+        return simulate(arm, fleet, p, trace, seed, false);
+    }
+
+    /**
+     * @param reportsForEveryArm whether every arm's engines publish load reports (as the real-time workers
+     *     all do), not only the pin arm's
+     */
+    static VirtualFleetSim.Result simulate(String arm, int fleet, TraceParams p, List<TraceRequest> trace, long seed,
+            boolean reportsForEveryArm) {
         SplittableRandom random = new SplittableRandom(seed);
         Supplier<RandomGenerator> randoms = () -> random;
         VirtualFleetSim[] sim = new VirtualFleetSim[1];
@@ -185,7 +208,8 @@ public final class VirtualTimeScenario implements Scenario {
             }
             default -> throw new IllegalArgumentException("unknown arm " + arm + "; known: " + ARMS);
         }
-        sim[0] = new VirtualFleetSim(fleet, engineConfig(p), policy, exact, arm.equals(TraceArms.CACHE_EXACT_PIN));
+        sim[0] = new VirtualFleetSim(fleet, engineConfig(p), policy, exact,
+                reportsForEveryArm || arm.equals(TraceArms.CACHE_EXACT_PIN));
         return sim[0].run(trace, p.maxOutputTokens());
     }
 

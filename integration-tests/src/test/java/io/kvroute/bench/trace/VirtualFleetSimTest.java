@@ -144,4 +144,17 @@ class VirtualFleetSimTest {
         assertThat(r.loadReports()).isZero();
         assertThat(r.decisions(DecisionReason.SATURATION_PIN)).isZero();
     }
+
+    /** load-reports=all: the exact arm's engines report too (as in real time), deterministically. */
+    @Test
+    void withReportsForEveryArm_theExactArmsEnginesReport_andRunsRepeat() {
+        VirtualFleetSim.Result a = VirtualTimeScenario.simulate(TraceArms.CACHE_EXACT, 2, PARAMS, sharedPrefixBurst(5), 1, true);
+        VirtualFleetSim.Result b = VirtualTimeScenario.simulate(TraceArms.CACHE_EXACT, 2, PARAMS, sharedPrefixBurst(5), 1, true);
+        assertThat(a.loadReports()).isPositive().isEqualTo(b.loadReports());
+        assertThat(a.outcomes()).isEqualTo(b.outcomes());
+        assertThat(VirtualTimeScenario.reportsForEveryArm(java.util.Map.of("load-reports", "all"))).isTrue();
+        assertThat(VirtualTimeScenario.reportsForEveryArm(java.util.Map.of())).isFalse();
+        assertThatThrownBy(() -> VirtualTimeScenario.reportsForEveryArm(java.util.Map.of("load-reports", "some")))
+                .hasMessageContaining("pin or all");
+    }
 }
