@@ -22,8 +22,9 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * The router's cost of scraping {@code /metrics} of many vLLM workers: {@code workers} registrations
- * of one {@link MetricsScraper} against one loopback Jetty server serving a vLLM exposition on a path
- * per worker ({@code /w<i>/metrics}), at the scrape interval. The router side is every thread but the
+ * of one {@link MetricsScraper} against one Jetty server serving a vLLM exposition on a path per worker
+ * ({@code /w<i>/metrics}), each worker at its own loopback address (its own HTTP destination with one
+ * connection, as the router's scrape client has per worker), at the scrape interval. The router side is every thread but the
  * server's pool (named {@code probe-server}); its CPU time and allocated bytes are read per thread
  * ({@code com.sun.management.ThreadMXBean}) over the measured window and reported per second of wall
  * time, with scrapes per second. Two bodies: the four gauges kvroute reads (what the mock serves) and a
@@ -55,7 +56,7 @@ public final class ScrapeCostProbe {
         pool.setName("probe-server");
         Server server = new Server(pool);
         ServerConnector connector = new ServerConnector(server);
-        connector.setHost("127.0.0.1");
+        connector.setHost("0.0.0.0"); // every loopback address: one per worker below
         server.addConnector(connector);
         server.setHandler(new Handler.Abstract() {
             @Override
@@ -67,14 +68,13 @@ public final class ScrapeCostProbe {
         });
         server.start();
         HttpClient client = new HttpClient();
-        client.setMaxConnectionsPerDestination(workers); // one destination here; one connection per worker as in production
+        client.setMaxConnectionsPerDestination(1); // as the router's scrape client: one connection per worker
         client.start();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         LoadPlane plane = new LoadPlane(LoadPlaneConfig.defaults(), System::nanoTime, registry);
         MetricsScraper scraper = new MetricsScraper(plane, client, intervalMs, 500, 5000, System::nanoTime, registry);
-        String base = "http://127.0.0.1:" + connector.getLocalPort();
         for (int i = 0; i < workers; i++) {
-            scraper.addWorker("w" + i, base + "/w" + i, EngineMetricNames.VLLM);
+            scraper.addWorker("w" + i, workerBase(i, connector.getLocalPort()) + "/w" + i, EngineMetricNames.VLLM);
         }
         scraper.start();
         Thread.sleep(warmupSeconds * 1000L); // warm-up: connections, JIT (about 40 s of load to steady state here)
@@ -99,6 +99,15 @@ public final class ScrapeCostProbe {
         plane.close();
         client.stop();
         server.stop();
+    }
+
+    /**
+     * Worker {@code i}'s address: its own loopback address in 127.0.0.0/8, so that every worker is its own
+     * HTTP destination with one connection, as in a fleet (one destination holding 1,000 connections
+     * would make the client search its connection pool on every scrape).
+     */
+    static String workerBase(int i, int port) {
+        return "http://127." + (i / 62_500) + "." + (i / 250 % 250) + "." + (1 + i % 250) + ":" + port;
     }
 
     /** Per live non-server thread: {cpu nanos, allocated bytes}. */
