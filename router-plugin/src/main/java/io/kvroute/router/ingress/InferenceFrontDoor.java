@@ -253,7 +253,8 @@ public final class InferenceFrontDoor {
             IngressTokenization.Result tokens = tokenize(sink, endpoint, model, body, root,
                     pdRouting.prefillPolicy().needsTokens(), callerSentIds);
             ObjectNode tree = root; // the PD path rewrites the parsed tree, never a re-parse of the bytes
-            if (ForwardingGuard.Outcome.FORWARD.label().equals(tokens.forwardingOutcome())) {
+            boolean routerIds = ForwardingGuard.Outcome.FORWARD.label().equals(tokens.forwardingOutcome());
+            if (routerIds) {
                 // the ids tokenization spliced into the outgoing bytes go into the tree as well
                 ArrayNode ids = tree.putArray("input_ids");
                 for (int id : tokens.tokens().ids()) {
@@ -267,7 +268,8 @@ public final class InferenceFrontDoor {
             JsonFields.dropNulls(tree); // null means absent: the PD path rewrites this body, so say so once
             Route route = new Route(endpoint.api, tokens.outgoingBody(), tree.path("stream").asBoolean(false),
                     tokens.inputTokens(), tokens.tokens() == null ? null : tokens.tokens().ids(), deps.loads().snapshot(),
-                    new RouteHints(sessionKey, tokens.routingText(), modelLabel, adapter), decodes);
+                    new RouteHints(sessionKey, tokens.routingText(), modelLabel, adapter), decodes,
+                    routerIds ? body : null); // non-null: the tree's input_ids are the router's, left out for vLLM legs
             if (identity == null) {
                 new PdDispatch(deps, pdRouting, route, tree, prefills, decodes, sink, startNanos).start();
                 return;
