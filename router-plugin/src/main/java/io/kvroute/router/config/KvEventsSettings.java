@@ -47,7 +47,8 @@ public record KvEventsSettings(
                 description = "KV-event endpoints of every worker whose /server_info advertises none (vLLM), in the words "
                         + "of vLLM's --kv-events-config: endpoint=tcp://*:5557;replay-endpoint=tcp://*:5600;topic=kv;"
                         + "block-size=16;dp-size=2 (rank r on port + r; * or {host} is the worker URL's host; "
-                        + "dp-hosts=2-3@HOST puts ranks 2-3 on another host, as vLLM's --headless nodes). A "
+                        + "dp-hosts=2-3@HOST puts ranks 2-3 on another host, as vLLM's --headless nodes; dp-start-rank=S for a node "
+                        + "serving ranks S.. at its own URL, vLLM's hybrid load balancing). A "
                         + "/server_info kv_events block wins over it. Unset = no template")
         String template,
         @Setting(name = "kv-events-worker-templates", defaultValue = Setting.UNSET,
