@@ -221,8 +221,10 @@ public final class InferenceFrontDoor {
             body = sanitized(root, dropPriority);
         }
         EnginePriority enginePriority = identity == null ? null : tenants.enginePriority(identity);
-        SortedSet<String> models = knownModels();
-        String requested = servedModel(probe.model, models);
+        ReadyPool.Snapshot fleetNow = readyPool.current();
+        SortedSet<String> models = fleetNow.models();
+        // another served name of a model (vLLM --served-model-name a b) routes as the model; the body keeps it
+        String requested = fleetNow.canonicalModel(servedModel(probe.model, models));
         sink.facts().model(requested);
         // an adapter named by model (vLLM/OpenAI style) routes over its base model's workers; lora_path keeps model
         LoraRouting.Resolved named = deps.lora().resolve(requested, probe.loraPath, models);
