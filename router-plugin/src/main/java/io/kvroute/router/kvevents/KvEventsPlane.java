@@ -97,7 +97,7 @@ public final class KvEventsPlane implements AutoCloseable {
         this.nanoClock = requireNonNull(nanoClock, "nanoClock");
         this.index = new BlockIndex(cfg.maxBlocksPerRank());
         this.lowerTierIndex = new BlockIndex(cfg.maxBlocksPerRank());
-        this.metrics = new KvEventsMetrics(requireNonNull(registry, "registry"), this::snapshot, index);
+        this.metrics = new KvEventsMetrics(requireNonNull(registry, "registry"), this::snapshot, index, lowerTierIndex);
         this.loop = new SubscriberLoop(new SubscriberLoop.Settings("kvroute-kv-events", MAX_FRAMES,
                 MAX_DRAIN_PER_SOCKET, 0), nanoClock, sharedContext);
     }

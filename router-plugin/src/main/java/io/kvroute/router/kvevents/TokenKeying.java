@@ -135,6 +135,7 @@ final class TokenKeying {
         long parentOwn = s.hasParent() ? parentOwn(s.parentHash(), known) : TokenChainHash.root(s.loraId());
         long[] own = new long[engineHashes.length];
         int n = 0;
+        boolean full = false;
         for (long e : engineHashes) {
             int cell = engineToOwn.find(e);
             long h;
@@ -142,8 +143,12 @@ final class TokenKeying {
                 h = engineToOwn.valueAt(cell); // already held on this tier
             } else {
                 int knownCell = known.engineToOwn.find(e);
-                if (knownCell < 0 || engineToOwn.size() >= maxEntries) {
-                    refusedBlocks += knownCell < 0 ? 0 : engineHashes.length - n;
+                if (knownCell < 0) {
+                    break; // neither tier knows its tokens: the rest of the chain cannot be keyed
+                }
+                if (engineToOwn.size() >= maxEntries) {
+                    refusedBlocks += engineHashes.length - n;
+                    full = true;
                     break;
                 }
                 h = known.engineToOwn.valueAt(knownCell);
@@ -153,6 +158,9 @@ final class TokenKeying {
             own[n++] = h;
         }
         if (n == 0) {
+            if (full) {
+                return 0; // refused at the bound, counted as such
+            }
             throw new KvEventWire.Malformed(KvMalformedReason.MISSING_TOKEN_IDS);
         }
         index.store(key, slot, s.hasParent(), parentOwn, n == own.length ? own : Arrays.copyOf(own, n));

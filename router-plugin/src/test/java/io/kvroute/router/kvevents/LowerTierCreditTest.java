@@ -157,6 +157,9 @@ class LowerTierCreditTest {
                 assertThat(exact.matchedTokens(List.of(worker), fork).get(worker.id()))
                         .as("fork, op %d", op).isEqualTo(model.expected(5));
                 kinds += model.expected(BLOCKS) % BS != 0 ? 1 : 0;
+                long cpuBlocks = java.util.stream.IntStream.range(0, BLOCKS).filter(b -> model.cpu[b]).count();
+                assertThat(registry.get("kvroute.kv.events.lower.tier.blocks").gauge().value())
+                        .as("lower-tier blocks, op %d", op).isEqualTo(cpuBlocks);
             }
             assertThat(kinds).as("batches where the CPU extension counted").isPositive();
             assertThat(registry.find("kvroute.kv.events.malformed").counters()).allMatch(c -> c.count() == 0);
