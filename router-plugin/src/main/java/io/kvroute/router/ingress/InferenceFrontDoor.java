@@ -390,7 +390,11 @@ public final class InferenceFrontDoor {
         ObjectNode root = JSON.createObjectNode();
         root.put("object", "list");
         ArrayNode data = root.putArray("data");
-        for (String id : knownModels()) {
+        ReadyPool.Snapshot fleetNow = readyPool.current();
+        // every served name gets a base card, as vLLM lists --served-model-name a b
+        java.util.TreeSet<String> names = new java.util.TreeSet<>(fleetNow.models());
+        names.addAll(fleetNow.modelAliases().keySet());
+        for (String id : names) {
             ObjectNode model = data.addObject();
             model.put("id", id);
             model.put("object", "model");

@@ -182,6 +182,11 @@ public final class ReadyPool {
          * lists several base cards) that model's first name, so requests under either name share one pool,
          * one prefix tree and one label. Null stays null.
          */
+        /** Every other served name of a model → the model's first name (see {@link #canonicalModel}). */
+        public Map<String, String> modelAliases() {
+            return modelOfAlias;
+        }
+
         public String canonicalModel(String requested) {
             return requested == null ? null : modelOfAlias.getOrDefault(requested, requested);
         }

@@ -103,6 +103,11 @@ class ServedNamesRoutingTest {
             assertThat(atLlama).isEmpty();
             assertThat(chat(router, "llama").statusCode()).isEqualTo(200);
             assertThat(atLlama).hasSize(1);
+            HttpResponse<String> listed = HTTP.send(HttpRequest.newBuilder(URI.create(router.baseUrl() + "/v1/models"))
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            List<String> ids = new java.util.ArrayList<>();
+            JSON.readTree(listed.body()).path("data").forEach(card -> ids.add(card.path("id").asText()));
+            assertThat(ids).as("the router lists every served name").containsExactly("llama", "qwen3", "qwen3-chat");
             HttpResponse<String> unknown = chat(router, "qwen3-base");
             assertThat(unknown.statusCode()).isEqualTo(404);
             assertThat(unknown.body()).contains("model_not_found");
