@@ -34,6 +34,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -392,7 +393,7 @@ public final class InferenceFrontDoor {
         ArrayNode data = root.putArray("data");
         ReadyPool.Snapshot fleetNow = readyPool.current();
         // every served name gets a base card, as vLLM lists --served-model-name a b
-        java.util.TreeSet<String> names = new java.util.TreeSet<>(fleetNow.models());
+        TreeSet<String> names = new TreeSet<>(fleetNow.models());
         names.addAll(fleetNow.modelAliases().keySet());
         for (String id : names) {
             ObjectNode model = data.addObject();
