@@ -9,12 +9,10 @@ import io.kvroute.router.json.JsonFields;
 import io.kvroute.router.pd.BootstrapInjector;
 import io.kvroute.router.pd.Continuation;
 import io.kvroute.router.trace.TraceSpan;
-import io.kvroute.router.worker.EngineType;
 import io.kvroute.router.worker.Worker;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -178,12 +176,13 @@ public final class PdDispatch implements Abortable {
             output.beginSegment();
         }
         BootstrapInjector.inject(segmentBody, host(pair.prefill()), pair.prefill().bootstrapPort(), routing.rooms());
-        byte[] bytes = segmentBody.toString().getBytes(StandardCharsets.UTF_8);
         // continuations drop the ids themselves (Continuation.next), so only a first segment can carry the router's
-        byte[] bytesWithoutIds = segment == 0 && route.bodyWithoutIds() != null && anyVllm(pair)
-                ? withoutRouterIds(segmentBody) : bytes;
-        byte[] prefillBytes = legBody(pair.prefill(), bytes, bytesWithoutIds);
-        byte[] decodeBytes = legBody(pair.decode(), bytes, bytesWithoutIds);
+        PdLegBodies bodies = PdLegBodies.of(segmentBody, segment == 0 && route.bodyWithoutIds() != null,
+                pair.prefill(), pair.decode());
+        for (int i = 0; i < bodies.legsWithoutIds(); i++) {
+            // counted per leg, as a plain attempt is in Dispatch: each is a body sent without the router's ids
+            deps.metrics().inputIdsForwarding(route.hints().modelLabel(), "engine_unsupported");
+        }
         TraceSpan segmentSpan = facts.span().child(segment == 0 ? "kvroute.pd.segment" : "kvroute.pd.continuation")
                 .tag("segment", segment).tag("retry", retry);
         TraceSpan prefillSpan = Traces.upstream(segmentSpan, "kvroute.upstream.prefill", pair.prefill(), retry);
@@ -204,9 +203,9 @@ public final class PdDispatch implements Abortable {
         deps.loads().dispatchLog().recordDispatch(attempt.prefillWorker.id(), dispatchedAt);
         deps.loads().dispatchLog().recordDispatch(attempt.decodeWorker.id(), dispatchedAt);
         String path = route.api().path;
-        attempt.send(deps.upstream(), deps.requests().prefill(attempt.prefillWorker, path, prefillBytes, attemptNumber,
+        attempt.send(deps.upstream(), deps.requests().prefill(attempt.prefillWorker, path, bodies.prefill(), attemptNumber,
                 segment, prefillSpan),
-                deps.requests().decode(attempt.decodeWorker, path, decodeBytes, route.streaming(), attemptNumber, segment,
+                deps.requests().decode(attempt.decodeWorker, path, bodies.decode(), route.streaming(), attemptNumber, segment,
                         decodeSpan),
                 this);
         if (abortReason != null) {
@@ -214,31 +213,6 @@ public final class PdDispatch implements Abortable {
         } else if (client.gone()) {
             attempt.fire(Event.CLIENT_LEFT); // the client left while the calls were being sent
         }
-    }
-
-    private static boolean anyVllm(PdPairChooser.Pair pair) {
-        return pair.prefill().engine() == EngineType.VLLM || pair.decode().engine() == EngineType.VLLM;
-    }
-
-    /** The segment's body with the router's {@code input_ids} left out (the bootstrap fields stay). */
-    private static byte[] withoutRouterIds(ObjectNode segmentBody) {
-        ObjectNode copy = segmentBody.deepCopy();
-        copy.remove("input_ids");
-        return copy.toString().getBytes(StandardCharsets.UTF_8);
-    }
-
-    /**
-     * The bytes for one leg: a vLLM worker never gets the router's {@code input_ids} on chat, which it
-     * drops silently and re-renders the messages (vLLM
-     * {@code vllm/entrypoints/openai/chat_completion/protocol.py} has no such field); each leg sent
-     * without them counts as {@code engine_unsupported}, as a plain attempt does in {@link Dispatch}.
-     */
-    private byte[] legBody(Worker worker, byte[] withIds, byte[] withoutIds) {
-        if (withoutIds == withIds || worker.engine() != EngineType.VLLM) {
-            return withIds;
-        }
-        deps.metrics().inputIdsForwarding(route.hints().modelLabel(), "engine_unsupported");
-        return withoutIds;
     }
 
     /** Hook: a decode chunk. Streamed through the output stitcher when the decode answer is a 200 stream. */
