@@ -37,11 +37,18 @@ public record KvEventsSettings(
                         + "the rest); engine for a vLLM worker is refused (kvroute_kv_events_workers_refused_total"
                         + "{reason=\"engine_hash\"}): kvroute does not compute vLLM's block hash")
         String hash,
+        @Setting(name = "kv-events-lower-tier-weight", defaultValue = "0", min = 0, max = 1,
+                description = "The fraction of a hit a block counts for in the exact index when the engine holds it on a "
+                        + "lower tier (a KV-event medium other than GPU: vLLM's CPU offload, disk) right after the request's "
+                        + "GPU prefix, as Dynamo's --router-host-cache-hit-weight; 0 = lower-tier events are ignored "
+                        + "(kvroute_kv_events_ignored_total{reason=\"medium\"})")
+        double lowerTierWeight,
         @Setting(name = "kv-events-template", defaultValue = Setting.UNSET,
                 description = "KV-event endpoints of every worker whose /server_info advertises none (vLLM), in the words "
                         + "of vLLM's --kv-events-config: endpoint=tcp://*:5557;replay-endpoint=tcp://*:5600;topic=kv;"
                         + "block-size=16;dp-size=2 (rank r on port + r; * or {host} is the worker URL's host; "
-                        + "dp-hosts=2-3@HOST puts ranks 2-3 on another host, as vLLM's --headless nodes). A "
+                        + "dp-hosts=2-3@HOST puts ranks 2-3 on another host, as vLLM's --headless nodes; dp-start-rank=S for a node "
+                        + "serving ranks S.. at its own URL, vLLM's hybrid load balancing). A "
                         + "/server_info kv_events block wins over it. Unset = no template")
         String template,
         @Setting(name = "kv-events-worker-templates", defaultValue = Setting.UNSET,

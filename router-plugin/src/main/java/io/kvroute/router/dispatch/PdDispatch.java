@@ -13,7 +13,6 @@ import io.kvroute.router.worker.Worker;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -177,7 +176,13 @@ public final class PdDispatch implements Abortable {
             output.beginSegment();
         }
         BootstrapInjector.inject(segmentBody, host(pair.prefill()), pair.prefill().bootstrapPort(), routing.rooms());
-        byte[] bytes = segmentBody.toString().getBytes(StandardCharsets.UTF_8);
+        // continuations drop the ids themselves (Continuation.next), so only a first segment can carry the router's
+        PdLegBodies bodies = PdLegBodies.of(segmentBody, segment == 0 && route.bodyWithoutIds() != null,
+                pair.prefill(), pair.decode());
+        for (int i = 0; i < bodies.legsWithoutIds(); i++) {
+            // counted per leg, as a plain attempt is in Dispatch: each is a body sent without the router's ids
+            deps.metrics().inputIdsForwarding(route.hints().modelLabel(), "engine_unsupported");
+        }
         TraceSpan segmentSpan = facts.span().child(segment == 0 ? "kvroute.pd.segment" : "kvroute.pd.continuation")
                 .tag("segment", segment).tag("retry", retry);
         TraceSpan prefillSpan = Traces.upstream(segmentSpan, "kvroute.upstream.prefill", pair.prefill(), retry);
@@ -198,9 +203,9 @@ public final class PdDispatch implements Abortable {
         deps.loads().dispatchLog().recordDispatch(attempt.prefillWorker.id(), dispatchedAt);
         deps.loads().dispatchLog().recordDispatch(attempt.decodeWorker.id(), dispatchedAt);
         String path = route.api().path;
-        attempt.send(deps.upstream(), deps.requests().prefill(attempt.prefillWorker, path, bytes, attemptNumber, segment,
-                prefillSpan),
-                deps.requests().decode(attempt.decodeWorker, path, bytes, route.streaming(), attemptNumber, segment,
+        attempt.send(deps.upstream(), deps.requests().prefill(attempt.prefillWorker, path, bodies.prefill(), attemptNumber,
+                segment, prefillSpan),
+                deps.requests().decode(attempt.decodeWorker, path, bodies.decode(), route.streaming(), attemptNumber, segment,
                         decodeSpan),
                 this);
         if (abortReason != null) {

@@ -34,6 +34,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -221,8 +222,10 @@ public final class InferenceFrontDoor {
             body = sanitized(root, dropPriority);
         }
         EnginePriority enginePriority = identity == null ? null : tenants.enginePriority(identity);
-        SortedSet<String> models = knownModels();
-        String requested = servedModel(probe.model, models);
+        ReadyPool.Snapshot fleetNow = readyPool.current();
+        SortedSet<String> models = fleetNow.models();
+        // another served name of a model (vLLM --served-model-name a b) routes as the model; the body keeps it
+        String requested = fleetNow.canonicalModel(servedModel(probe.model, models));
         sink.facts().model(requested);
         // an adapter named by model (vLLM/OpenAI style) routes over its base model's workers; lora_path keeps model
         LoraRouting.Resolved named = deps.lora().resolve(requested, probe.loraPath, models);
@@ -253,7 +256,8 @@ public final class InferenceFrontDoor {
             IngressTokenization.Result tokens = tokenize(sink, endpoint, model, body, root,
                     pdRouting.prefillPolicy().needsTokens(), callerSentIds);
             ObjectNode tree = root; // the PD path rewrites the parsed tree, never a re-parse of the bytes
-            if (ForwardingGuard.Outcome.FORWARD.label().equals(tokens.forwardingOutcome())) {
+            boolean routerIds = ForwardingGuard.Outcome.FORWARD.label().equals(tokens.forwardingOutcome());
+            if (routerIds) {
                 // the ids tokenization spliced into the outgoing bytes go into the tree as well
                 ArrayNode ids = tree.putArray("input_ids");
                 for (int id : tokens.tokens().ids()) {
@@ -267,7 +271,8 @@ public final class InferenceFrontDoor {
             JsonFields.dropNulls(tree); // null means absent: the PD path rewrites this body, so say so once
             Route route = new Route(endpoint.api, tokens.outgoingBody(), tree.path("stream").asBoolean(false),
                     tokens.inputTokens(), tokens.tokens() == null ? null : tokens.tokens().ids(), deps.loads().snapshot(),
-                    new RouteHints(sessionKey, tokens.routingText(), modelLabel, adapter), decodes);
+                    new RouteHints(sessionKey, tokens.routingText(), modelLabel, adapter), decodes,
+                    routerIds ? body : null); // non-null: the tree's input_ids are the router's, left out for vLLM legs
             if (identity == null) {
                 new PdDispatch(deps, pdRouting, route, tree, prefills, decodes, sink, startNanos).start();
                 return;
@@ -386,7 +391,11 @@ public final class InferenceFrontDoor {
         ObjectNode root = JSON.createObjectNode();
         root.put("object", "list");
         ArrayNode data = root.putArray("data");
-        for (String id : knownModels()) {
+        ReadyPool.Snapshot fleetNow = readyPool.current();
+        // every served name gets a base card, as vLLM lists --served-model-name a b
+        TreeSet<String> names = new TreeSet<>(fleetNow.models());
+        names.addAll(fleetNow.modelAliases().keySet());
+        for (String id : names) {
             ObjectNode model = data.addObject();
             model.put("id", id);
             model.put("object", "model");

@@ -16,8 +16,9 @@ import org.slf4j.LoggerFactory;
  * event endpoint and, while a replay runs, a DEALER on the replay endpoint, both owned by the plane's
  * {@link SubscriberLoop}), its {@link PublisherStream} (sequence, gaps, replay, restarts) and what it
  * does with the batches the stream lets through: store and remove blocks in the {@link BlockIndex}
- * under its slot. Only GPU blocks of the full-attention KV-cache group are indexed (see
- * {@link #countsGroup}); a BlockStored whose block size differs from the advertised one is refused
+ * under its slot. Only blocks of the full-attention KV-cache group are indexed (see
+ * {@link #countsGroup}); blocks on a lower tier ({@code medium} not GPU) only when lower tiers get
+ * credit ({@link KvEventsConfig#lowerTierWeight()}), into {@link LowerTierBlocks}; a BlockStored whose block size differs from the advertised one is refused
  * loudly (error log once, counter).
  *
  * <p>Threading: the events thread only, except {@link #lastMessageNanos}, which the silence gauges read.
@@ -40,6 +41,8 @@ final class EventRank implements PublisherStream.Sink {
     final PublisherStream stream;
     /** The engine-to-own hash map in {@link KvHashMode#TOKENS} mode, else null. */
     final TokenKeying keying;
+    /** This rank's lower-tier blocks, or null when lower tiers get no credit (they are then ignored). */
+    private final LowerTierBlocks lowerTier;
     private final SubscriberLoop loop;
     private final BlockIndex index;
     private final KvEventsMetrics metrics;
@@ -63,7 +66,7 @@ final class EventRank implements PublisherStream.Sink {
 
     EventRank(String workerId, String model, List<String> eventEndpoints, List<String> replayEndpoints, String topic,
             int blockSize, KvHashMode hashMode, int rank, int slot, KvEventsConfig cfg, SubscriberLoop loop,
-            BlockIndex index, KvEventsMetrics metrics) {
+            BlockIndex index, BlockIndex lowerTierIndex, KvEventsMetrics metrics) {
         this.workerId = workerId;
         this.rank = rank;
         this.slot = slot;
@@ -78,6 +81,8 @@ final class EventRank implements PublisherStream.Sink {
         this.stream = new PublisherStream(replayEndpoint != null, cfg.maxBufferedBatches(),
                 cfg.replayTimeout().toNanos(), cfg.maxReplayBatches(), this);
         this.keying = hashMode == KvHashMode.TOKENS ? new TokenKeying(cfg.maxBlocksPerRank()) : null;
+        this.lowerTier = cfg.lowerTierWeight() > 0
+                ? new LowerTierBlocks(lowerTierIndex, slot, blockSize, hashMode, cfg.maxBlocksPerRank()) : null;
     }
 
     /** Opens the SUB (and the DEALER ahead, so a replay request never waits for a handshake) and asks for catch-up. */
@@ -114,7 +119,8 @@ final class EventRank implements PublisherStream.Sink {
     public void apply(KvEventBatch batch) {
         for (KvEvent e : batch.events()) {
             if (e instanceof KvEvent.BlockStored s) {
-                if (!KvEventsPlane.onGpu(s.medium())) {
+                boolean onGpu = KvEventsPlane.onGpu(s.medium());
+                if (!onGpu && lowerTier == null) {
                     metrics.ignoredMedium.increment();
                     continue;
                 }
@@ -133,6 +139,10 @@ final class EventRank implements PublisherStream.Sink {
                     continue;
                 }
                 BlockIndex.Key key = new BlockIndex.Key(model, s.loraId(), blockSize);
+                if (!onGpu) {
+                    storeLowerTier(s, key);
+                    continue;
+                }
                 if (keying != null) {
                     storeByTokens(s, key);
                     continue;
@@ -140,12 +150,18 @@ final class EventRank implements PublisherStream.Sink {
                 index.store(key, slot, s.hasParent(), s.parentHash(), s.blockHashes());
                 metrics.blockEvents.increment(s.blockHashes().length);
             } else if (e instanceof KvEvent.BlockRemoved r) {
-                if (!KvEventsPlane.onGpu(r.medium())) {
+                boolean onGpu = KvEventsPlane.onGpu(r.medium());
+                if (!onGpu && lowerTier == null) {
                     metrics.ignoredMedium.increment(); // a lower tier dropped its copy: the GPU one may stay
                     continue;
                 }
                 if (!countsGroup(r.groupIdx(), null)) {
                     metrics.ignoredGroup.increment();
+                    continue;
+                }
+                if (!onGpu) {
+                    lowerTier.removed(r.blockHashes()); // the GPU copy, if any, stays
+                    metrics.blockEvents.increment(r.blockHashes().length);
                     continue;
                 }
                 if (keying != null) {
@@ -195,12 +211,25 @@ final class EventRank implements PublisherStream.Sink {
         metrics.tokenKeyingRefused.increment(keying.refusedBlocks() - refusedBefore);
     }
 
+    private void storeLowerTier(KvEvent.BlockStored s, BlockIndex.Key key) {
+        long refusedBefore = lowerTier.refusedBlocks();
+        try {
+            metrics.blockEvents.increment(lowerTier.stored(s, key, keying));
+        } catch (KvEventWire.Malformed m) {
+            metrics.malformed(m.reason);
+        }
+        metrics.tokenKeyingRefused.increment(lowerTier.refusedBlocks() - refusedBefore);
+    }
+
     @Override
     public void clear() {
         attentionGroup = -1;
         index.clear(slot);
         if (keying != null) {
             keying.clear();
+        }
+        if (lowerTier != null) {
+            lowerTier.clear(); // AllBlocksCleared: everything this publisher stored, on every tier
         }
     }
 

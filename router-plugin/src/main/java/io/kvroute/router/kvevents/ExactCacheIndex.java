@@ -6,6 +6,7 @@ import io.kvroute.protocol.KvEventWire;
 import io.kvroute.protocol.PageHash;
 import io.kvroute.router.policy.ExactPrefixSource;
 import io.kvroute.router.worker.Worker;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +21,14 @@ import java.util.Map;
  * controller can place the request on it). Workers that are replaying, unknown or not publishing are
  * left out, so the tree
  * answers for them in {@code auto} mode. Lock-free; any thread.
+ *
+ * <p><b>Lower tiers.</b> With {@link KvEventsConfig#lowerTierWeight()} above 0, a rank's credit is its
+ * GPU prefix plus the weight times the blocks that continue that prefix on a lower tier (CPU, disk:
+ * the engine loads them instead of computing them), as Dynamo credits device overlap in full and
+ * host-pinned or disk extension blocks at {@code --router-host-cache-hit-weight} /
+ * {@code --router-disk-cache-hit-weight} (ai-dynamo/dynamo {@code lib/kv-router/src/scheduling/overlap.rs},
+ * {@code build_overlap_scores_response}); here one weight serves every lower tier. Matched tokens
+ * are then the credit in blocks × block size, rounded.
  */
 public final class ExactCacheIndex implements ExactPrefixSource {
     /** How one request is hashed: per page size, keying mode and adapter (own hashes fold it into their root). */
@@ -29,9 +38,11 @@ public final class ExactCacheIndex implements ExactPrefixSource {
     private record Query(BlockIndex.Key key, KvHashMode mode) {}
 
     private final KvEventsPlane plane;
+    private final double lowerTierWeight;
 
     public ExactCacheIndex(KvEventsPlane plane) {
         this.plane = requireNonNull(plane, "plane");
+        this.lowerTierWeight = plane.config().lowerTierWeight();
     }
 
     @Override
@@ -72,14 +83,17 @@ public final class ExactCacheIndex implements ExactPrefixSource {
             return -1;
         }
         long[] hashes = hash(tokenIds, new Hashing(e.blockSize(), e.hashMode(), -1)); // the base model's blocks
-        int[] matched = plane.index().match(new BlockIndex.Key(e.model(), -1, e.blockSize()), hashes, plane.slotCount());
+        BlockIndex.Key key = new BlockIndex.Key(e.model(), -1, e.blockSize());
+        int slotCount = plane.slotCount();
+        int[] matched = plane.index().match(key, hashes, slotCount);
+        Extensions extensions = new Extensions(key, hashes, slotCount);
         int bestRank = -1;
-        int bestBlocks = 0;
+        double bestCredit = 0;
         int[] slots = e.slots(); // index = the engine's dp rank (the plane subscribes rank r's endpoint r-th)
         for (int rank = 0; rank < slots.length; rank++) {
-            int blocks = slots[rank] < matched.length ? matched[slots[rank]] : 0;
-            if (blocks > bestBlocks) {
-                bestBlocks = blocks;
+            double credit = credit(slots[rank], matched, extensions);
+            if (credit > bestCredit) {
+                bestCredit = credit;
                 bestRank = rank;
             }
         }
@@ -91,6 +105,7 @@ public final class ExactCacheIndex implements ExactPrefixSource {
         final Map<String, Long> out = new HashMap<>();
         private final Map<Hashing, long[]> hashesBySpec = new HashMap<>(2);
         private final Map<Query, int[]> matchByQuery = new HashMap<>(2);
+        private final Map<Query, Extensions> extensionsByQuery = new HashMap<>(2);
         private final int[] tokenIds;
         private final int slots;
         private final long loraId;
@@ -110,13 +125,49 @@ public final class ExactCacheIndex implements ExactPrefixSource {
             int[] matched = matchByQuery.computeIfAbsent(
                     new Query(new BlockIndex.Key(e.model(), loraId, e.blockSize()), e.hashMode()),
                     q -> plane.index().match(q.key(), hashes, slots));
-            int best = 0;
+            Extensions extensions = lowerTierWeight == 0 ? null : extensionsByQuery.computeIfAbsent(
+                    new Query(new BlockIndex.Key(e.model(), loraId, e.blockSize()), e.hashMode()),
+                    q -> new Extensions(q.key(), hashes, slots));
+            double best = 0;
             for (int slot : e.slots()) {
-                if (slot < matched.length) {
-                    best = Math.max(best, matched[slot]);
-                }
+                best = Math.max(best, credit(slot, matched, extensions));
             }
-            out.put(workerId, (long) best * e.blockSize());
+            out.put(workerId, Math.round(best * e.blockSize()));
+        }
+    }
+
+    /** A slot's credit in blocks: its GPU prefix, plus the weighted lower-tier blocks that continue it. */
+    private double credit(int slot, int[] gpuMatched, Extensions extensions) {
+        int gpu = slot < gpuMatched.length ? gpuMatched[slot] : 0;
+        if (extensions == null || lowerTierWeight == 0) {
+            return gpu;
+        }
+        return gpu + lowerTierWeight * extensions.from(gpu, slot);
+    }
+
+    /**
+     * One query's lower-tier matches, per start block: how many blocks from {@code start} on each slot
+     * holds on a lower tier consecutively (one index match per distinct start, the slots' GPU depths).
+     */
+    private final class Extensions {
+        private final BlockIndex.Key key;
+        private final long[] hashes;
+        private final int slots;
+        private final Map<Integer, int[]> byStart = new HashMap<>(2);
+
+        Extensions(BlockIndex.Key key, long[] hashes, int slots) {
+            this.key = key;
+            this.hashes = hashes;
+            this.slots = slots;
+        }
+
+        int from(int start, int slot) {
+            if (start >= hashes.length) {
+                return 0;
+            }
+            int[] matched = byStart.computeIfAbsent(start, s -> plane.lowerTierIndex().match(key,
+                    Arrays.copyOfRange(hashes, s, hashes.length), slots));
+            return slot < matched.length ? matched[slot] : 0;
         }
     }
 

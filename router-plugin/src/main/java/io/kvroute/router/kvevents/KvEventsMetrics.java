@@ -39,7 +39,8 @@ final class KvEventsMetrics {
     /** Per publisher (an engine dp rank): its silent and age gauges. Events thread only. */
     private final Map<Object, List<Gauge>> publisherGauges = new HashMap<>();
 
-    KvEventsMetrics(MeterRegistry registry, Supplier<KvEventsSnapshot> snapshots, BlockIndex index) {
+    KvEventsMetrics(MeterRegistry registry, Supplier<KvEventsSnapshot> snapshots, BlockIndex index,
+            BlockIndex lowerTierIndex) {
         this.registry = registry;
         batches = counter("kvroute.kv.events.batches", "Event batches applied to the index");
         blockEvents = counter("kvroute.kv.events.block.events", "Block hashes stored or removed");
@@ -81,6 +82,11 @@ final class KvEventsMetrics {
                 .description("Distinct blocks in the index").strongReference(true).register(registry));
         register(Gauge.builder("kvroute.kv.events.index.bytes", index, BlockIndex::bytes)
                 .description("Bytes held by the index's tables").strongReference(true).register(registry));
+        register(Gauge.builder("kvroute.kv.events.lower.tier.blocks", lowerTierIndex, BlockIndex::liveBlocks)
+                .description("Distinct blocks held on a lower tier (with --kv-events-lower-tier-weight above 0)")
+                .strongReference(true).register(registry));
+        register(Gauge.builder("kvroute.kv.events.lower.tier.bytes", lowerTierIndex, BlockIndex::bytes)
+                .description("Bytes held by the lower-tier index's tables").strongReference(true).register(registry));
     }
 
     /**

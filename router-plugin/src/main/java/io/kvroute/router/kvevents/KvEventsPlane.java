@@ -53,8 +53,9 @@ import org.zeromq.ZContext;
  * <p><b>Catch-up.</b> A rank with a replay endpoint asks for its publisher's whole buffered history
  * when subscribed ({@link PublisherStream#onSubscribed}), and a rank that has sent nothing counts as
  * holding nothing (exact), so an idle rank never hides its worker. Replay answers are read in
- * vLLM's shape (with a topic frame) and SGLang's. Only GPU blocks of the full-attention KV-cache
- * group are indexed (see {@link EventRank}). Every time of the plane (silence, replay timeouts, index
+ * vLLM's shape (with a topic frame) and SGLang's. Only blocks of the full-attention KV-cache group
+ * are indexed, GPU blocks in {@link #index()} and, with a lower-tier weight, the others in
+ * {@link #lowerTierIndex()} (see {@link EventRank}). Every time of the plane (silence, replay timeouts, index
  * revalidation) is read from the injected clock.
  */
 public final class KvEventsPlane implements AutoCloseable {
@@ -70,6 +71,8 @@ public final class KvEventsPlane implements AutoCloseable {
     private final KvEventsConfig cfg;
     private final LongSupplier nanoClock;
     private final BlockIndex index;
+    /** Blocks held on a lower tier, same slots and keys as {@link #index}; empty while the weight is 0. */
+    private final BlockIndex lowerTierIndex;
     private final KvEventsMetrics metrics;
     private final SubscriberLoop loop;
     private volatile KvEventsSnapshot snapshot = KvEventsSnapshot.EMPTY;
@@ -93,7 +96,8 @@ public final class KvEventsPlane implements AutoCloseable {
         this.cfg = requireNonNull(cfg, "cfg");
         this.nanoClock = requireNonNull(nanoClock, "nanoClock");
         this.index = new BlockIndex(cfg.maxBlocksPerRank());
-        this.metrics = new KvEventsMetrics(requireNonNull(registry, "registry"), this::snapshot, index);
+        this.lowerTierIndex = new BlockIndex(cfg.maxBlocksPerRank());
+        this.metrics = new KvEventsMetrics(requireNonNull(registry, "registry"), this::snapshot, index, lowerTierIndex);
         this.loop = new SubscriberLoop(new SubscriberLoop.Settings("kvroute-kv-events", MAX_FRAMES,
                 MAX_DRAIN_PER_SOCKET, 0), nanoClock, sharedContext);
     }
@@ -158,6 +162,11 @@ public final class KvEventsPlane implements AutoCloseable {
         return index;
     }
 
+    /** Blocks publishers hold on a lower tier (CPU, disk...); written only with a lower-tier weight above 0. */
+    BlockIndex lowerTierIndex() {
+        return lowerTierIndex;
+    }
+
     /** One more than the highest slot in use: the length of a {@link BlockIndex#match} answer. */
     int slotCount() {
         return slotCount;
@@ -168,7 +177,10 @@ public final class KvEventsPlane implements AutoCloseable {
         loop.close();
     }
 
-    /** Only GPU-resident blocks are hits; events without a medium are the engine's own (GPU) cache. */
+    /**
+     * GPU-resident blocks are full hits; events without a medium are the engine's own (GPU) cache.
+     * Other media are lower tiers, credited at {@link KvEventsConfig#lowerTierWeight()} (0 by default).
+     */
     static boolean onGpu(String medium) {
         return medium == null || medium.equalsIgnoreCase("GPU");
     }
@@ -179,6 +191,7 @@ public final class KvEventsPlane implements AutoCloseable {
         public void onIteration(long nowNanos) {
             housekeeping(nowNanos);
             index.maintain(nowNanos); // throttled inside
+            lowerTierIndex.maintain(nowNanos);
             publishIfChanged();
         }
 
@@ -244,7 +257,7 @@ public final class KvEventsPlane implements AutoCloseable {
             int slot = usedSlots.nextClearBit(0);
             usedSlots.set(slot);
             EventRank rank = new EventRank(add.workerId(), add.model(), add.eventEndpoints(), add.replayEndpoints(),
-                    add.topic(), add.blockSize(), add.hashMode(), r, slot, cfg, loop, index, metrics);
+                    add.topic(), add.blockSize(), add.hashMode(), r, slot, cfg, loop, index, lowerTierIndex, metrics);
             rank.subscribe(now);
             metrics.addPublisher(rank, add.workerLabel(), r, () -> nanoClock.getAsLong() - rank.lastMessageNanos,
                     cfg.silence().toNanos());
@@ -266,6 +279,7 @@ public final class KvEventsPlane implements AutoCloseable {
             metrics.removePublisher(r);
             r.closeSockets();
             index.clear(r.slot);
+            lowerTierIndex.clear(r.slot);
             usedSlots.clear(r.slot);
         }
         return true;

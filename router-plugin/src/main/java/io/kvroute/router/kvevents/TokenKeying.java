@@ -57,6 +57,15 @@ final class TokenKeying {
      */
     int stored(KvEvent.BlockStored s, int blockSize, BlockIndex index, BlockIndex.Key key, int slot)
             throws KvEventWire.Malformed {
+        return stored(s, blockSize, index, key, slot, null);
+    }
+
+    /**
+     * As {@link #stored(KvEvent.BlockStored, int, BlockIndex, BlockIndex.Key, int)}, the parent looked up
+     * in {@code known} too when this map lacks it (a lower tier's block whose parent is on the GPU only).
+     */
+    int stored(KvEvent.BlockStored s, int blockSize, BlockIndex index, BlockIndex.Key key, int slot, TokenKeying known)
+            throws KvEventWire.Malformed {
         long[] engineHashes = s.blockHashes();
         int[] tokens = s.tokenIds();
         if (tokens == null) {
@@ -71,11 +80,7 @@ final class TokenKeying {
         }
         long parentOwn;
         if (s.hasParent()) {
-            int cell = engineToOwn.find(s.parentHash());
-            if (cell < 0) {
-                throw new KvEventWire.Malformed(KvMalformedReason.UNKNOWN_PARENT);
-            }
-            parentOwn = engineToOwn.valueAt(cell);
+            parentOwn = parentOwn(s.parentHash(), known);
         } else {
             parentOwn = TokenChainHash.root(s.loraId());
         }
@@ -115,6 +120,54 @@ final class TokenKeying {
     }
 
     /**
+     * Stores a BlockStored that names its blocks by engine hash alone, under the own hashes
+     * {@code known} (the same publisher's GPU keying) already gives those engine hashes. vLLM's CPU
+     * offload announces its copies of blocks the GPU still holds this way, {@code token_ids} empty
+     * (Dynamo {@code lib/kv-router} keeps a memo of device blocks' identities for the same reason).
+     * Blocks from the first one neither map knows are left out: their own hash cannot be known.
+     *
+     * @return the number of blocks stored
+     * @throws KvEventWire.Malformed when the first block or the parent is unknown; nothing changed then
+     */
+    int storedByHash(KvEvent.BlockStored s, TokenKeying known, BlockIndex index, BlockIndex.Key key, int slot)
+            throws KvEventWire.Malformed {
+        long[] engineHashes = s.blockHashes();
+        long parentOwn = s.hasParent() ? parentOwn(s.parentHash(), known) : TokenChainHash.root(s.loraId());
+        long[] own = new long[engineHashes.length];
+        int n = 0;
+        boolean full = false;
+        for (long e : engineHashes) {
+            int cell = engineToOwn.find(e);
+            long h;
+            if (cell >= 0) {
+                h = engineToOwn.valueAt(cell); // already held on this tier
+            } else {
+                int knownCell = known.engineToOwn.find(e);
+                if (knownCell < 0) {
+                    break; // neither tier knows its tokens: the rest of the chain cannot be keyed
+                }
+                if (engineToOwn.size() >= maxEntries) {
+                    refusedBlocks += engineHashes.length - n;
+                    full = true;
+                    break;
+                }
+                h = known.engineToOwn.valueAt(knownCell);
+                engineToOwn.put(e, h);
+                addRef(h);
+            }
+            own[n++] = h;
+        }
+        if (n == 0) {
+            if (full) {
+                return 0; // refused at the bound, counted as such
+            }
+            throw new KvEventWire.Malformed(KvMalformedReason.MISSING_TOKEN_IDS);
+        }
+        index.store(key, slot, s.hasParent(), parentOwn, n == own.length ? own : Arrays.copyOf(own, n));
+        return n;
+    }
+
+    /**
      * Removes a BlockRemoved's blocks for {@code slot}: each known engine hash is forgotten, and its
      * own hash leaves the index when no other engine block maps to it. Unknown hashes are ignored
      * (blocks stored before this router subscribed, or refused at the bound).
@@ -141,6 +194,19 @@ final class TokenKeying {
             index.remove(slot, Arrays.copyOf(gone, n));
         }
         return known;
+    }
+
+    /** The own hash of a parent engine hash, from this map or else {@code known} (may be null). */
+    private long parentOwn(long parentEngineHash, TokenKeying known) throws KvEventWire.Malformed {
+        int cell = engineToOwn.find(parentEngineHash);
+        if (cell >= 0) {
+            return engineToOwn.valueAt(cell);
+        }
+        int knownCell = known == null ? -1 : known.engineToOwn.find(parentEngineHash);
+        if (knownCell < 0) {
+            throw new KvEventWire.Malformed(KvMalformedReason.UNKNOWN_PARENT);
+        }
+        return known.engineToOwn.valueAt(knownCell);
     }
 
     /** Forgets every mapping (the caller clears the slot in the index). */

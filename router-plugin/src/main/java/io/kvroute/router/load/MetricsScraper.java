@@ -38,7 +38,8 @@ import org.eclipse.jetty.http.HttpHeader;
  *
  * <p>Outcomes are counted as {@code kvroute_load_scrapes_total{outcome}}: {@code ok}, {@code timeout},
  * {@code connect}, {@code http_status}, {@code too_large}, {@code malformed}, {@code missing_metric},
- * {@code bad_value}, {@code too_many_ranks}.
+ * {@code bad_value}, {@code too_many_ranks}; a stale worker's last failure is its reason in
+ * {@code kvroute_load_workers_stale_saturated_by_reason{reason}} ({@link StaleScrapeReasons}).
  */
 public final class MetricsScraper implements AutoCloseable {
     /** Largest exposition read from one worker; a vLLM scrape with every histogram is ~100 KiB. */
@@ -75,6 +76,7 @@ public final class MetricsScraper implements AutoCloseable {
     private final LongSupplier nanoClock;
     private final Map<String, Target> targets = new ConcurrentHashMap<>();
     private final Map<String, Counter> outcomes = new ConcurrentHashMap<>();
+    private final StaleScrapeReasons staleReasons;
     private volatile java.util.function.ObjIntConsumer<String> blockSizeListener = (id, size) -> { };
     /** Where each good scrape's LoRA families go (worker id, reading or null when it has none); set once at startup. */
     private volatile BiConsumer<String, LoraReading> loraListener = (id, reading) -> { };
@@ -106,6 +108,7 @@ public final class MetricsScraper implements AutoCloseable {
                     .description("/metrics scrapes of engines that push no load report, by outcome")
                     .register(registry));
         }
+        this.staleReasons = new StaleScrapeReasons(plane::snapshot, registry);
     }
 
     /**
@@ -148,6 +151,7 @@ public final class MetricsScraper implements AutoCloseable {
     /** Stops scraping the worker; the caller removes it from the load plane (or re-adds it there as LoadStat). */
     public void removeWorker(String workerId) {
         targets.remove(workerId);
+        staleReasons.forget(workerId);
     }
 
     public boolean isScraping(String workerId) {
@@ -181,6 +185,9 @@ public final class MetricsScraper implements AutoCloseable {
                         t.schedule.finish(startedAtNanos, ok);
                     }
                     outcomes.get(outcome).increment();
+                    if (targets.get(t.workerId) == t) {
+                        staleReasons.record(t.workerId, outcome);
+                    }
                 });
     }
 
@@ -273,5 +280,6 @@ public final class MetricsScraper implements AutoCloseable {
     @Override
     public void close() {
         scheduler.shutdownNow();
+        staleReasons.close();
     }
 }

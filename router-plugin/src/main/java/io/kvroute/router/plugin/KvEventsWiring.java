@@ -76,6 +76,7 @@ final class KvEventsWiring {
         KvEventsPlane plane = new KvEventsPlane(KvEventsConfig.defaults()
                 .withSilence(Duration.ofMillis(config.kvEvents().silenceMillis()))
                 .withMaxBlocksPerRank(config.kvEvents().maxBlocksPerRank())
+                .withLowerTierWeight(config.kvEvents().lowerTierWeight())
                 .withHashMode(defaultMode == null ? KvHashMode.ENGINE : defaultMode), nanoClock, registry, null);
         ExactCacheIndex exact = new ExactCacheIndex(plane);
         for (CacheAwarePolicy p : policies) {

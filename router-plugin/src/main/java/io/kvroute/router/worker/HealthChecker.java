@@ -224,10 +224,12 @@ public final class HealthChecker implements AutoCloseable {
                     @Override
                     public void onComplete(Result result) {
                         String served = null;
+                        List<String> aliases = List.of();
                         if (result.isSucceeded() && result.getResponse().getStatus() == 200) {
                             try {
                                 JsonNode models = JSON.readTree(getContent());
                                 served = servedBaseModel(models);
+                                aliases = otherBaseNames(models, served);
                                 cardsListener.accept(worker.id(), modelCards(models));
                             } catch (java.io.IOException | RuntimeException e) {
                                 LOG.debug("could not parse /v1/models of {}", worker.url(), e);
@@ -237,7 +239,7 @@ public final class HealthChecker implements AutoCloseable {
                             return; // neither /server_info nor /v1/models: try again on a later probe
                         }
                         try {
-                            apply(worker, info, served);
+                            apply(worker, info, served, aliases);
                         } catch (RuntimeException e) {
                             LOG.debug("could not apply the discovery of {}", worker.url(), e);
                         }
@@ -275,6 +277,31 @@ public final class HealthChecker implements AutoCloseable {
         }
         return null;
     }
+
+    /**
+     * The ids of the other cards without a parent after {@code base}: one model served under several
+     * names (vLLM {@code --served-model-name a b}: {@code vllm/entrypoints/openai/models/serving.py} lists
+     * one base card per {@code base_model_paths} entry, all with {@code parent} null, and names adapters'
+     * {@code parent} after the first). At most {@link #MAX_ALIASES}.
+     */
+    static List<String> otherBaseNames(JsonNode models, String base) {
+        if (base == null) {
+            return List.of();
+        }
+        Set<String> names = new LinkedHashSet<>();
+        for (JsonNode card : models.path("data")) {
+            JsonNode parent = card.get("parent");
+            String id = card.path("id").asText(null);
+            if (id != null && !id.isEmpty() && !id.equals(base) && (parent == null || parent.isNull())
+                    && names.size() < MAX_ALIASES) {
+                names.add(id);
+            }
+        }
+        return List.copyOf(names);
+    }
+
+    /** Largest number of other served names kept per worker (a bound on what a worker can make the router hold). */
+    static final int MAX_ALIASES = 64;
 
     /**
      * The base model (first card without a parent) and the adapters: cards whose {@code parent} is that base
@@ -319,7 +346,7 @@ public final class HealthChecker implements AutoCloseable {
                 });
     }
 
-    private void apply(Worker worker, JsonNode info, String served) {
+    private void apply(Worker worker, JsonNode info, String served, List<String> aliases) {
         EngineType engine = engineOverride != null ? engineOverride : info != null ? EngineType.SGLANG : EngineType.VLLM;
         String modelId = served;
         KvEventsAdvert advert = null;
@@ -344,11 +371,13 @@ public final class HealthChecker implements AutoCloseable {
             bootstrapPort = bootstrapPort(info);
         }
         String learnedModel = modelId;
+        // the other names only belong to the /v1/models base they were listed with
+        List<String> learnedAliases = served != null && served.equals(modelId) ? aliases : List.of();
         KvEventsAdvert learnedAdvert = advert;
         List<String> learnedEndpoints = endpoints;
         Integer learnedBootstrap = bootstrapPort;
         registry.update(worker.id(), w -> {
-            Worker updated = learnedModel == null ? w : w.withModelId(learnedModel);
+            Worker updated = learnedModel == null ? w : w.withModelNames(learnedModel, learnedAliases);
             updated = updated.withEngine(engine);
             if (w.role() == WorkerRole.PREFILL && w.bootstrapPort() == null && learnedBootstrap != null) {
                 updated = updated.withRole(WorkerRole.PREFILL, learnedBootstrap);

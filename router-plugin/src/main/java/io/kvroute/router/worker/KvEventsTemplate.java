@@ -36,6 +36,20 @@ import java.util.Objects;
  * {@code endpoint}'s host (the head node):
  * <pre>endpoint=tcp://*:5557;block-size=16;dp-size=4;dp-hosts=2-3@10.0.0.12</pre>
  *
+ * <p><b>A node serving ranks S..S+K-1 at its own URL</b> (vLLM's hybrid load balancing,
+ * {@code --data-parallel-hybrid-lb --data-parallel-size-local K --data-parallel-start-rank S}, or one
+ * pod per rank with {@code --data-parallel-rank S}): its ranks publish at port base + their global
+ * rank, as above, so {@code dp-start-rank=S} with {@code dp-size=K} subscribes ports base + S .. base +
+ * S + K - 1 from the same {@code --kv-events-config} every node runs. The rank a request is pinned to
+ * with {@code X-data-parallel-rank} stays the <em>local</em> index 0..K-1: that URL's API server
+ * manages only its local engines, in rank order ({@code vllm/v1/engine/core_client.py}, {@code MPClient}
+ * {@code engine_ranks_managed} = {@code range(data_parallel_index, data_parallel_index + local size)}
+ * when {@code local_engines_only}), picks {@code core_engines[data_parallel_rank]} in
+ * {@code DPLBAsyncMPClient.get_core_engine_for_request}, and refuses a rank outside
+ * {@code [0, local size)} ({@code vllm/v1/engine/input_processor.py}, {@code process_inputs}). So the
+ * offset moves the sockets, never the header:
+ * <pre>endpoint=tcp://*:5557;replay-endpoint=tcp://*:5600;block-size=16;dp-size=2;dp-start-rank=2</pre>
+ *
  * <p>{@link #advert()} turns the template into the same {@link KvEventsAdvert} SGLang's
  * {@code /server_info} gives, so the KV-event plane treats both alike; an advert from
  * {@code /server_info} replaces the template's when the worker has both. Immutable; {@link #parse}
@@ -49,14 +63,21 @@ import java.util.Objects;
  * @param dpSize data-parallel ranks, one publisher each
  * @param rankHosts the host of each rank ({@code *} = the worker URL's host) when {@code dp-hosts}
  *     spreads them over several hosts, else empty
+ * @param dpStartRank the global rank of this URL's first rank ({@code --data-parallel-start-rank}): its
+ *     sockets are at the bases + this + the local rank; 0 unless the node serves ranks from S on
  */
 public record KvEventsTemplate(String host, int eventPortBase, Integer replayPortBase, String topic, int blockSize,
-                               int dpSize, List<String> rankHosts) {
+                               int dpSize, List<String> rankHosts, int dpStartRank) {
 
     /** A template whose ranks all run on {@code host}. */
     public KvEventsTemplate(String host, int eventPortBase, Integer replayPortBase, String topic, int blockSize,
             int dpSize) {
-        this(host, eventPortBase, replayPortBase, topic, blockSize, dpSize, List.of());
+        this(host, eventPortBase, replayPortBase, topic, blockSize, dpSize, List.of(), 0);
+    }
+
+    public KvEventsTemplate(String host, int eventPortBase, Integer replayPortBase, String topic, int blockSize,
+            int dpSize, List<String> rankHosts) {
+        this(host, eventPortBase, replayPortBase, topic, blockSize, dpSize, rankHosts, 0);
     }
 
     /** Largest block size accepted (vLLM's largest supported block size is 256; room for forks). */
@@ -69,24 +90,39 @@ public record KvEventsTemplate(String host, int eventPortBase, Integer replayPor
             throw new IllegalArgumentException("block-size must be 1.." + MAX_BLOCK_SIZE + ", got " + blockSize);
         }
         rankHosts = rankHosts == null ? List.of() : List.copyOf(rankHosts);
-        advert(host, eventPortBase, replayPortBase, topic, blockSize, dpSize, rankHosts); // checks ports, dp size, hosts
+        if (dpStartRank < 0 || dpStartRank > KvEventsAdvert.MAX_DP_SIZE) {
+            throw new IllegalArgumentException("dp-start-rank must be 0.." + KvEventsAdvert.MAX_DP_SIZE + ", got "
+                    + dpStartRank);
+        }
+        if (dpStartRank > 0 && !rankHosts.isEmpty()) {
+            // dp-hosts places the ranks of one URL serving all of them; a start rank means this URL serves its own
+            throw new IllegalArgumentException("dp-start-rank and dp-hosts cannot be combined: a node serving ranks "
+                    + "from dp-start-rank on runs them all on its own host");
+        }
+        int lastOffset = dpStartRank + dpSize - 1;
+        if (eventPortBase + lastOffset > 65535 || replayPortBase != null && replayPortBase + lastOffset > 65535) {
+            throw new IllegalArgumentException("port range from the bases + dp-start-rank " + dpStartRank
+                    + " over dp-size " + dpSize + " ranks does not fit 1..65535");
+        }
+        advert(host, eventPortBase, replayPortBase, topic, blockSize, dpSize, rankHosts, dpStartRank); // checks dp size
     }
 
     /** The template as an advert whose wildcard host means the worker URL's host. */
     public KvEventsAdvert advert() {
-        return advert(host, eventPortBase, replayPortBase, topic, blockSize, dpSize, rankHosts);
+        return advert(host, eventPortBase, replayPortBase, topic, blockSize, dpSize, rankHosts, dpStartRank);
     }
 
+    /** Local rank r's sockets are at the bases + the start rank + r (vLLM offsets ports by the global rank). */
     private static KvEventsAdvert advert(String host, int eventPortBase, Integer replayPortBase, String topic,
-            int blockSize, int dpSize, List<String> rankHosts) {
-        return new KvEventsAdvert(host, eventPortBase, topic, blockSize, dpSize, null, null, replayPortBase, null,
-                rankHosts);
+            int blockSize, int dpSize, List<String> rankHosts, int dpStartRank) {
+        return new KvEventsAdvert(host, eventPortBase + dpStartRank, topic, blockSize, dpSize, null, null,
+                replayPortBase == null ? null : replayPortBase + dpStartRank, null, rankHosts);
     }
 
     /**
      * Parses {@code key=value} parts separated by {@code ;}: {@code endpoint} (required),
      * {@code replay-endpoint}, {@code topic}, {@code block-size} (required), {@code dp-size},
-     * {@code dp-hosts}. Keys are
+     * {@code dp-hosts}, {@code dp-start-rank}. Keys are
      * case-insensitive and {@code _} may stand for {@code -} (vLLM writes {@code replay_endpoint}).
      */
     public static KvEventsTemplate parse(String text) {
@@ -103,9 +139,10 @@ public record KvEventsTemplate(String host, int eventPortBase, Integer replayPor
             }
             String key = p.substring(0, eq).trim().toLowerCase(Locale.ROOT).replace('_', '-');
             if (!key.equals("endpoint") && !key.equals("replay-endpoint") && !key.equals("topic")
-                    && !key.equals("block-size") && !key.equals("dp-size") && !key.equals("dp-hosts")) {
+                    && !key.equals("block-size") && !key.equals("dp-size") && !key.equals("dp-hosts")
+                    && !key.equals("dp-start-rank")) {
                 throw new IllegalArgumentException("unknown key '" + key
-                        + "' (endpoint, replay-endpoint, topic, block-size, dp-size, dp-hosts)");
+                        + "' (endpoint, replay-endpoint, topic, block-size, dp-size, dp-hosts, dp-start-rank)");
             }
             if (parts.put(key, p.substring(eq + 1).trim()) != null) {
                 throw new IllegalArgumentException("'" + key + "' given twice");
@@ -136,8 +173,9 @@ public record KvEventsTemplate(String host, int eventPortBase, Integer replayPor
         }
         List<String> rankHosts = parts.containsKey("dp-hosts")
                 ? rankHosts(parts.get("dp-hosts"), hostPort[0], dpSize) : List.of();
+        int dpStartRank = parts.containsKey("dp-start-rank") ? number("dp-start-rank", parts.get("dp-start-rank")) : 0;
         KvEventsTemplate t = new KvEventsTemplate(hostPort[0], Integer.parseInt(hostPort[1]), replayPort,
-                parts.get("topic"), number("block-size", blockSize), dpSize, rankHosts);
+                parts.get("topic"), number("block-size", blockSize), dpSize, rankHosts, dpStartRank);
         if (replayPort != null && rangesOverlap(t.eventPortBase, replayPort, dpSize)) {
             // vLLM binds both ranges on the engine's host: rank 1's PUB would collide with rank 0's replay
             throw new IllegalArgumentException("endpoint ports " + t.eventPortBase + ".." + (t.eventPortBase + dpSize - 1)
@@ -231,7 +269,8 @@ public record KvEventsTemplate(String host, int eventPortBase, Integer replayPor
         return "endpoint=tcp://" + h + ":" + eventPortBase
                 + (replayPortBase == null ? "" : ";replay-endpoint=tcp://" + h + ":" + replayPortBase)
                 + (topic.isEmpty() ? "" : ";topic=" + topic) + ";block-size=" + blockSize + ";dp-size=" + dpSize
-                + (rankHosts.isEmpty() ? "" : ";dp-hosts=" + dpHostsText());
+                + (rankHosts.isEmpty() ? "" : ";dp-hosts=" + dpHostsText())
+                + (dpStartRank == 0 ? "" : ";dp-start-rank=" + dpStartRank);
     }
 
     /** {@code dp-hosts} as {@link #parse} reads it: every rank, in runs of one host. */

@@ -48,7 +48,7 @@ public final class ReadyPool {
     /** A pool with no workers; {@code configuredModels} are always listed as served ({@code --model-ids}). */
     public ReadyPool(Collection<String> configuredModels) {
         this.configuredModels = Set.copyOf(configuredModels);
-        this.current = new Snapshot(0, Map.of(), Set.of(), id -> true, new TreeSet<>(this.configuredModels));
+        this.current = new Snapshot(0, Map.of(), Set.of(), id -> true, new TreeSet<>(this.configuredModels), Map.of());
     }
 
     public ReadyPool() {
@@ -88,13 +88,18 @@ public final class ReadyPool {
             // so the policy sees one list per snapshot (CandidateIndex keys on it) instead of an O(pool) copy
             byRole.forEach((role, list) -> frozen.put(role, List.copyOf(list)));
             TreeSet<String> models = new TreeSet<>(configuredModels);
+            Map<String, String> aliases = new HashMap<>();
             for (Worker worker : fleet.workers().values()) {
                 if (worker.modelId() != null) {
                     models.add(worker.modelId());
+                    for (String alias : worker.modelAliases()) {
+                        aliases.putIfAbsent(alias, worker.modelId());
+                    }
                 }
             }
+            aliases.keySet().removeAll(models); // a name some worker serves as its model is that model
             builtFrom = fleet.version();
-            current = new Snapshot(++generation, frozen, open, allowsTraffic, models);
+            current = new Snapshot(++generation, frozen, open, allowsTraffic, models, aliases);
         }
     }
 
@@ -110,14 +115,17 @@ public final class ReadyPool {
         private final Set<String> openBreakers;
         private final Predicate<String> allowsTraffic;
         private final SortedSet<String> models;
+        /** Another served name of a model (vLLM {@code --served-model-name a b}) → the model's first name. */
+        private final Map<String, String> modelOfAlias;
         /** Models memoized per snapshot at most: ids are resolved against served models before routing. */
         private static final int MAX_MEMO_ENTRIES = 256;
         /** Derived, idempotent memo of byRole filtered by model: filled on first use per (role, model). */
         private final Map<String, List<Worker>> byRoleAndModel = new ConcurrentHashMap<>();
 
         Snapshot(long generation, Map<WorkerRole, List<Worker>> byRole, Set<String> openBreakers,
-                Predicate<String> allowsTraffic, SortedSet<String> models) {
+                Predicate<String> allowsTraffic, SortedSet<String> models, Map<String, String> modelOfAlias) {
             this.generation = generation;
+            this.modelOfAlias = Map.copyOf(modelOfAlias);
             this.models = Collections.unmodifiableSortedSet(models);
             this.byRole = Map.copyOf(byRole);
             this.openBreakers = openBreakers;
@@ -167,6 +175,20 @@ public final class ReadyPool {
         /** Served model ids: the configured ones plus those any fleet worker reports (routable or not), sorted. */
         public SortedSet<String> models() {
             return models;
+        }
+
+        /**
+         * The model {@code requested} names: itself, or for another served name of a model (a worker that
+         * lists several base cards) that model's first name, so requests under either name share one pool,
+         * one prefix tree and one label. Null stays null.
+         */
+        /** Every other served name of a model → the model's first name (see {@link #canonicalModel}). */
+        public Map<String, String> modelAliases() {
+            return modelOfAlias;
+        }
+
+        public String canonicalModel(String requested) {
+            return requested == null ? null : modelOfAlias.getOrDefault(requested, requested);
         }
 
         /**

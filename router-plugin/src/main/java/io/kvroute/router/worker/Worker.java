@@ -20,16 +20,24 @@ import java.util.Objects;
  * @param engine the serving engine as discovered or configured, or null while unknown
  * @param kvEventsFromServerInfo {@code kvEvents} came from the engine's {@code /server_info}, which
  *     wins over any template: a changed template (a pod's annotation edited) leaves it alone
+ * @param modelAliases the other names the same model is served under (vLLM {@code --served-model-name a b}
+ *     lists one base card per name; {@code modelId} is the first), empty when it has one name
  */
 public record Worker(String id, String url, WorkerRole role, String modelId, Integer bootstrapPort,
                      List<String> loadEndpoints, KvEventsAdvert kvEvents, EngineType engine,
-                     boolean kvEventsFromServerInfo) {
+                     boolean kvEventsFromServerInfo, List<String> modelAliases) {
 
     public Worker {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(url, "url");
         Objects.requireNonNull(role, "role");
         loadEndpoints = loadEndpoints == null ? List.of() : List.copyOf(loadEndpoints);
+        modelAliases = modelAliases == null ? List.of() : List.copyOf(modelAliases);
+    }
+
+    public Worker(String id, String url, WorkerRole role, String modelId, Integer bootstrapPort,
+            List<String> loadEndpoints, KvEventsAdvert kvEvents, EngineType engine, boolean kvEventsFromServerInfo) {
+        this(id, url, role, modelId, bootstrapPort, loadEndpoints, kvEvents, engine, kvEventsFromServerInfo, List.of());
     }
 
     public Worker(String id, String url, WorkerRole role, String modelId, Integer bootstrapPort, List<String> loadEndpoints) {
@@ -68,16 +76,25 @@ public record Worker(String id, String url, WorkerRole role, String modelId, Int
     }
 
     public Worker withModelId(String newModelId) {
-        return new Worker(id, url, role, newModelId, bootstrapPort, loadEndpoints, kvEvents, engine, kvEventsFromServerInfo);
+        return new Worker(id, url, role, newModelId, bootstrapPort, loadEndpoints, kvEvents, engine,
+                kvEventsFromServerInfo, modelAliases);
+    }
+
+    /** This worker serving {@code newModelId} under {@code aliases} too (other names of the same model). */
+    public Worker withModelNames(String newModelId, List<String> aliases) {
+        return new Worker(id, url, role, newModelId, bootstrapPort, loadEndpoints, kvEvents, engine,
+                kvEventsFromServerInfo, aliases);
     }
 
     public Worker withLoadEndpoints(List<String> endpoints) {
-        return new Worker(id, url, role, modelId, bootstrapPort, endpoints, kvEvents, engine, kvEventsFromServerInfo);
+        return new Worker(id, url, role, modelId, bootstrapPort, endpoints, kvEvents, engine,
+                kvEventsFromServerInfo, modelAliases);
     }
 
     /** This worker with an operator's template's endpoints ({@code advert}; null = none). */
     public Worker withKvEvents(KvEventsAdvert advert) {
-        return new Worker(id, url, role, modelId, bootstrapPort, loadEndpoints, advert, engine, false);
+        return new Worker(id, url, role, modelId, bootstrapPort, loadEndpoints, advert, engine,
+                false, modelAliases);
     }
 
     /**
@@ -90,12 +107,14 @@ public record Worker(String id, String url, WorkerRole role, String modelId, Int
 
     /** This worker with the {@code kv_events} block of its {@code /server_info} (load endpoints derived by the caller). */
     public Worker withServerInfoKvEvents(KvEventsAdvert advert) {
-        return new Worker(id, url, role, modelId, bootstrapPort, loadEndpoints, advert, engine, true);
+        return new Worker(id, url, role, modelId, bootstrapPort, loadEndpoints, advert, engine,
+                true, modelAliases);
     }
 
     /** This worker with its engine type learned or configured. */
     public Worker withEngine(EngineType newEngine) {
-        return new Worker(id, url, role, modelId, bootstrapPort, loadEndpoints, kvEvents, newEngine, kvEventsFromServerInfo);
+        return new Worker(id, url, role, modelId, bootstrapPort, loadEndpoints, kvEvents, newEngine,
+                kvEventsFromServerInfo, modelAliases);
     }
 
     /** The host of {@link #url()}, for wildcard endpoint hosts. */
@@ -105,12 +124,13 @@ public record Worker(String id, String url, WorkerRole role, String modelId, Int
 
     public Worker withRole(WorkerRole newRole, Integer newBootstrapPort) {
         return new Worker(id, url, newRole, modelId, newBootstrapPort, loadEndpoints, kvEvents, engine,
-                kvEventsFromServerInfo);
+                kvEventsFromServerInfo, modelAliases);
     }
 
-    /** True when this worker can serve {@code requestedModel} (null = any). */
+    /** True when this worker can serve {@code requestedModel} (null = any), under any of its names. */
     public boolean serves(String requestedModel) {
-        return requestedModel == null || modelId == null || modelId.equals(requestedModel);
+        return requestedModel == null || modelId == null || modelId.equals(requestedModel)
+                || modelAliases.contains(requestedModel);
     }
 
     /** Strips trailing slashes; the URL must already be validated. */

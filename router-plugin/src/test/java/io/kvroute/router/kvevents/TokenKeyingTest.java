@@ -143,6 +143,39 @@ class TokenKeyingTest {
      * keeps the set of engine blocks held; after every operation the index must hold exactly the own
      * hashes of the held blocks, and nothing else for this slot.
      */
+    /**
+     * A lower tier's copy named by engine hash alone (vLLM's CPU offload) takes the GPU keying's own
+     * hashes; it stops at the first block neither map knows, is refused when none is known, and
+     * counts a store beyond the bound as refused, not malformed.
+     */
+    @Test
+    void storedByHash_takesTheKnownOwnHashes_stopsAtTheFirstUnknown_andHonoursTheBound() throws Exception {
+        TokenKeying gpu = new TokenKeying(100);
+        TokenKeying lower = new TokenKeying(2);
+        BlockIndex lowerIndex = new BlockIndex(1 << 16);
+        int[] prompt = {10, 11, 12, 13, 20, 21, 22, 23, 30, 31, 32, 33};
+        long[] engine = randomHashes(3);
+        gpu.stored(stored(Arrays.copyOf(engine, 2), null, Arrays.copyOf(prompt, 8)), BS, index, KEY, SLOT);
+        long[] own = TokenChainHash.hashes(prompt, prompt.length, BS, -1);
+
+        // blocks 0, 1 known on the GPU, block 2 never seen: two stored under the request's own hashes
+        KvEvent.BlockStored copy = new KvEvent.BlockStored(engine, false, 0, BS, -1, new int[0]);
+        assertThat(lower.storedByHash(copy, gpu, lowerIndex, KEY, SLOT)).isEqualTo(2);
+        assertThat(lowerIndex.match(KEY, own, SLOT + 1)[SLOT]).isEqualTo(2);
+        assertThat(lower.ownHash(engine[1], 0)).isEqualTo(own[1]);
+
+        assertReason(() -> lower.storedByHash(new KvEvent.BlockStored(new long[] {engine[2]}, false, 0, BS, -1,
+                new int[0]), gpu, lowerIndex, KEY, SLOT), KvMalformedReason.MISSING_TOKEN_IDS);
+        assertReason(() -> lower.storedByHash(new KvEvent.BlockStored(new long[] {engine[0]}, true, 4242, BS, -1,
+                new int[0]), gpu, lowerIndex, KEY, SLOT), KvMalformedReason.UNKNOWN_PARENT);
+
+        // the lower map is full (2 entries): a third known block is refused at the bound, not malformed
+        gpu.stored(stored(new long[] {engine[2]}, engine[1], Arrays.copyOfRange(prompt, 8, 12)), BS, index, KEY, SLOT);
+        assertThat(lower.storedByHash(new KvEvent.BlockStored(new long[] {engine[2]}, true, engine[1], BS, -1,
+                new int[0]), gpu, lowerIndex, KEY, SLOT)).isZero();
+        assertThat(lower.refusedBlocks()).isEqualTo(1);
+    }
+
     @Test
     void randomOperations_matchANaiveModel() throws Exception {
         for (long seed = 1; seed <= 4; seed++) {

@@ -40,6 +40,9 @@ class MetricsScraperTest {
     private final AtomicInteger requests = new AtomicInteger();
     /** When positive, the body goes out in flushed pieces of this many bytes (chunked transfer encoding). */
     private final AtomicInteger pieceBytes = new AtomicInteger();
+    /** While set, /metrics answers are held (never written) until the test lets them go. */
+    private final java.util.concurrent.atomic.AtomicBoolean hold = new java.util.concurrent.atomic.AtomicBoolean();
+    private final List<Callback> held = new java.util.concurrent.CopyOnWriteArrayList<>();
     private Server server;
     private HttpClient client;
     private LoadPlane plane;
@@ -59,6 +62,10 @@ class MetricsScraperTest {
                 if (!Request.getPathInContext(request).equals("/metrics")) {
                     response.setStatus(404);
                     callback.succeeded();
+                    return true;
+                }
+                if (hold.get()) {
+                    held.add(callback); // no answer: the scraper's timeout fires
                     return true;
                 }
                 response.setStatus(status.get());
@@ -163,6 +170,69 @@ class MetricsScraperTest {
         assertThat(snap.countsAsSaturated("w-v")).isTrue();
         assertThat(plane.view().get(0)).containsEntry("stale_saturated", true);
         assertThat(registry.get("kvroute.load.workers.stale.saturated").gauge().value()).isEqualTo(1);
+    }
+
+    private double staleBy(String reason) {
+        return registry.get("kvroute.load.workers.stale.saturated.by.reason").tag("reason", reason).gauge().value();
+    }
+
+    /** Asserts the stale worker is counted under {@code reason} alone, and in the untagged total. */
+    private void assertStaleFor(String reason) {
+        for (String r : StaleScrapeReasons.REASONS) {
+            assertThat(staleBy(r)).as(r + " while stale for " + reason).isEqualTo(r.equals(reason) ? 1 : 0);
+        }
+        assertThat(registry.get("kvroute.load.workers.stale.saturated").gauge().value()).isEqualTo(1);
+    }
+
+    /**
+     * A registered worker gone stale carries its last scrape's failure as the reason: pending (the last
+     * scrape was good), then http_error, parse_error, timeout (the server holds the answer past the 1 s
+     * timeout) and connect (the server stopped); a good scrape makes it fresh, in no reason.
+     */
+    @Test
+    void staleWorker_isCountedUnderItsLastScrapesFailure() throws Exception {
+        String good = "vllm:num_requests_waiting{engine=\"0\"} 0\nvllm:num_requests_running{engine=\"0\"} 0\n";
+        body.set(good);
+        scraper.addWorker("w-v", baseUrl, EngineMetricNames.VLLM);
+        scrapeOnce("ok");
+        await().atMost(WAIT).until(() -> plane.snapshot().fresh("w-v").isPresent());
+        for (String r : StaleScrapeReasons.REASONS) {
+            assertThat(staleBy(r)).as(r + " while fresh").isZero();
+        }
+
+        clock.addAndGet(LoadPlaneConfig.DEFAULT_METRICS_STALENESS.toNanos() + MS);
+        assertStaleFor("pending");
+
+        status.set(500);
+        clock.addAndGet(5000 * MS);
+        scrapeOnce("http_status");
+        assertStaleFor("http_error");
+
+        status.set(200);
+        body.set("<html>not metrics</html>\n");
+        clock.addAndGet(5000 * MS);
+        scrapeOnce("malformed");
+        assertStaleFor("parse_error");
+
+        hold.set(true);
+        clock.addAndGet(5000 * MS);
+        scrapeOnce("timeout");
+        assertStaleFor("timeout");
+        hold.set(false);
+        held.forEach(Callback::succeeded);
+
+        body.set(good);
+        clock.addAndGet(5000 * MS);
+        scrapeOnce("ok");
+        await().atMost(WAIT).until(() -> plane.snapshot().fresh("w-v").isPresent());
+        for (String r : StaleScrapeReasons.REASONS) {
+            assertThat(staleBy(r)).as(r + " fresh again").isZero();
+        }
+
+        server.stop();
+        clock.addAndGet(5000 * MS);
+        scrapeOnce("connect");
+        assertStaleFor("connect");
     }
 
     @Test

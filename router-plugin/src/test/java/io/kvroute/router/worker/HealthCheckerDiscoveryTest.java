@@ -159,6 +159,24 @@ class HealthCheckerDiscoveryTest {
         await().atMost(WAIT).until(() -> "0.11.0".equals(health.engineVersion(w.id())));
     }
 
+    /** vLLM {@code --served-model-name qwen3 qwen3-chat}: one base card per name, adapters named after the first. */
+    @Test
+    void vllmWithSeveralServedNames_servesEveryName_theFirstIsTheModel() {
+        routes.put("/v1/models", "{\"object\":\"list\",\"data\":["
+                + "{\"id\":\"qwen3\",\"object\":\"model\",\"root\":\"/models/Qwen3-8B\",\"parent\":null},"
+                + "{\"id\":\"qwen3-chat\",\"object\":\"model\",\"root\":\"/models/Qwen3-8B\",\"parent\":null},"
+                + "{\"id\":\"sql-lora\",\"object\":\"model\",\"root\":\"/loras/sql\",\"parent\":\"qwen3\"}]}");
+
+        Worker w = discover();
+
+        assertThat(w.modelId()).isEqualTo("qwen3");
+        assertThat(w.modelAliases()).containsExactly("qwen3-chat");
+        assertThat(w.serves("qwen3")).isTrue();
+        assertThat(w.serves("qwen3-chat")).isTrue();
+        assertThat(w.serves("sql-lora")).as("an adapter is not another name of the model").isFalse();
+        assertThat(w.serves("llama")).isFalse();
+    }
+
     @Test
     void vllmDeadEngine_503OnHealth_marksTheWorkerUnhealthy() {
         routes.put("/v1/models", "{\"object\":\"list\",\"data\":[{\"id\":\"m\",\"object\":\"model\",\"parent\":null}]}");

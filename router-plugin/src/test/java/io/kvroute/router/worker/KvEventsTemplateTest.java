@@ -21,6 +21,25 @@ class KvEventsTemplateTest {
         assertThat(advert.loadEndpoints("10.1.0.7")).as("vLLM pushes no load").isEmpty();
     }
 
+    /** A node serving ranks 2..3 (vLLM hybrid LB): its sockets at the shared bases + global rank. */
+    @Test
+    void dpStartRank_movesEventAndReplayPortsByTheStartRank_andReadsBack() {
+        KvEventsTemplate t = KvEventsTemplate.parse(
+                "endpoint=tcp://*:5557;replay-endpoint=tcp://*:5600;block-size=16;dp-size=2;dp_start_rank=2");
+        assertThat(t.dpStartRank()).isEqualTo(2);
+        assertThat(t.advert().eventEndpoints("10.1.0.8")).containsExactly("tcp://10.1.0.8:5559", "tcp://10.1.0.8:5560");
+        assertThat(t.advert().replayEndpoints("10.1.0.8")).containsExactly("tcp://10.1.0.8:5602", "tcp://10.1.0.8:5603");
+        assertThat(t.advert().dpSize()).as("the URL's own ranks only").isEqualTo(2);
+        assertThat(KvEventsTemplate.parse(t.toString())).isEqualTo(t);
+        assertThat(KvEventsTemplate.parse("endpoint=tcp://*:5557;block-size=16").dpStartRank()).isZero();
+        assertThatThrownBy(() -> KvEventsTemplate.parse("endpoint=tcp://*:5557;block-size=16;dp-size=4;"
+                + "dp-hosts=2-3@10.0.0.12;dp-start-rank=4")).hasMessageContaining("dp-start-rank and dp-hosts");
+        assertThatThrownBy(() -> KvEventsTemplate.parse("endpoint=tcp://*:5557;block-size=16;dp-start-rank=-1"))
+                .hasMessageContaining("dp-start-rank must be");
+        assertThatThrownBy(() -> KvEventsTemplate.parse("endpoint=tcp://*:65534;block-size=16;dp-start-rank=2"))
+                .hasMessageContaining("dp-start-rank 2").hasMessageContaining("does not fit");
+    }
+
     @Test
     void hostPlaceholderAndWildcards_meanTheWorkersHost_aFixedHostIsKept() {
         for (String host : List.of("{host}", "*", "0.0.0.0", "[::]")) {
