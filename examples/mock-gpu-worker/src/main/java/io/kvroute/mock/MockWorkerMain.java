@@ -183,7 +183,8 @@ public final class MockWorkerMain implements Callable<Integer> {
     String kvEventsReplayEndpoint;
 
     @Option(names = "--engine-api", description = "HTTP surface: sglang (/server_info with the kv_events block) or vllm "
-            + "(vLLM's /metrics, /v1/models cards, /version, no /server_info, chat ignores input_ids; implies "
+            + "(vLLM's /metrics, /v1/models cards, /version, no /server_info, chat ignores input_ids and renders after vLLM's "
+            + "message preprocessing; implies "
             + "--kv-events-format vllm) (default sglang).")
     String engineApi = "sglang";
 
