@@ -139,7 +139,10 @@ final class IngressTokenization {
         metrics.ingressTokenizeDuration(modelLabel, nanoClock.getAsLong() - start);
         long inputTokens = tokens.map(t -> (long) Math.max(1, t.ids().length)).orElse(estimate);
         if (!chatEncoder) {
-            return new Result(tokens.orElse(null), body, inputTokens, null);
+            // a chat on a text-only model routes on its message texts, which no engine computed: no exact lookup
+            EngineTokenIds none = endpoint == Endpoint.CHAT ? tokens.map(t -> EngineTokenIds.routingOnly(t.ids())).orElse(null)
+                    : null;
+            return new Result(tokens.orElse(null), body, inputTokens, null, null, none);
         }
         String outcome;
         if (forwardingDisabled) {
@@ -158,7 +161,7 @@ final class IngressTokenization {
         metrics.inputIdsForwarding(modelLabel, outcome);
         byte[] outgoing = outcome.equals("forwarded") ? withInputIds(body, tokens.get().ids()) : body;
         return new Result(tokens.orElse(null), outgoing, inputTokens, outcome, null,
-                tokens.map(t -> engineTokenIds(tokenizer.get().chatEncoder().orElseThrow(), root, t.ids(), modelLabel))
+                tokens.map(t -> engineTokenIds(tokenizer.get().chatEncoder().orElseThrow(), root, t, modelLabel))
                         .orElse(null));
     }
 
@@ -166,14 +169,17 @@ final class IngressTokenization {
      * The chat's ids as each engine of a mixed fleet computes them, for the exact KV index: the ids above for
      * the engine the registry renders for and every engine that preprocesses this chat alike; another
      * engine's rendering only when the exact index first asks for one of its workers (so inside the policy's
-     * select, not the tokenize span). Where that engine's preprocessing of this chat is not reproduced, its
-     * workers get no exact answer rather than an answer for ids they never computed.
+     * select, not the tokenize span). Where an engine's preprocessing of this chat is not reproduced (the
+     * ids above are then the message texts for the registry's own engine), its workers get no exact answer
+     * rather than an answer for ids they never computed.
      */
-    private EngineTokenIds engineTokenIds(ChatEncoder encoder, JsonNode root, int[] ids, String modelLabel) {
+    private EngineTokenIds engineTokenIds(ChatEncoder encoder, JsonNode root, RequestTokens tokens, String modelLabel) {
         ChatInput chat = ChatInput.fromBody(root);
-        return new EngineTokenIds(ids, engine -> {
+        int[] ids = tokens.ids();
+        int[] sameInputs = tokens.engineEquivalent() ? ids : null;
+        return new EngineTokenIds(ids, tokens.engineEquivalent(), engine -> {
             try {
-                return encoder.encodeFor(engine, chat).orElse(ids);
+                return encoder.encodeFor(engine, chat).orElse(sameInputs);
             } catch (UnsupportedChatException e) {
                 return null;
             } catch (RuntimeException e) {

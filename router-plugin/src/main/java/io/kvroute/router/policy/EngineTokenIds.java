@@ -34,6 +34,8 @@ public final class EngineTokenIds {
     private static final int[] UNKNOWN = new int[0];
 
     private final int[] primary;
+    /** The primary ids are an engine's (not routing-only): workers whose engine is not known yet get them. */
+    private final boolean primaryIsEngines;
     private final Function<EngineType, int[]> otherEngine;
     /** Per {@link EngineType#ordinal}: null until computed, then the ids or {@link #UNKNOWN}. */
     private final AtomicReferenceArray<int[]> byEngine = new AtomicReferenceArray<>(EngineType.values().length);
@@ -46,18 +48,36 @@ public final class EngineTokenIds {
      *     reproduced): its workers then get no exact answer
      */
     public EngineTokenIds(int[] primary, Function<EngineType, int[]> otherEngine) {
+        this(primary, true, otherEngine);
+    }
+
+    /** @param primaryIsEngines false when {@code primary} are routing-only ids: workers not typed yet get none */
+    public EngineTokenIds(int[] primary, boolean primaryIsEngines, Function<EngineType, int[]> otherEngine) {
         this.primary = requireNonNull(primary, "primary");
+        this.primaryIsEngines = primaryIsEngines;
         this.otherEngine = requireNonNull(otherEngine, "otherEngine");
+    }
+
+    /**
+     * A chat whose ids no engine computed (its messages' texts: a text-only model, or a chat whose rendering
+     * is not reproduced for any engine): the exact index answers for no worker, so the prefix tree does
+     * (in {@code --cache-index auto}) instead of an exact miss for ids no engine ever cached.
+     */
+    public static EngineTokenIds routingOnly(int[] routingIds) {
+        return new EngineTokenIds(routingIds, false, engine -> null);
     }
 
     public int[] primary() {
         return primary;
     }
 
-    /** The ids workers of {@code engine} compute (null engine: not discovered yet, the primary ids), or null. */
+    /**
+     * The ids workers of {@code engine} compute, or null when not known (null engine, a worker not typed
+     * yet: the primary ids unless they are routing-only).
+     */
     public int[] forEngine(EngineType engine) {
         if (engine == null) {
-            return primary;
+            return primaryIsEngines ? primary : null;
         }
         int[] known = byEngine.get(engine.ordinal());
         if (known == null) {
@@ -83,7 +103,7 @@ public final class EngineTokenIds {
         }
         Map<int[], List<Worker>> groups = null;
         EngineType lastEngine = null;
-        int[] lastIds = byEngine.primary;
+        int[] lastIds = byEngine.forEngine(null);
         for (int i = 0; i < candidates.size(); i++) {
             Worker w = candidates.get(i);
             if (w.engine() != lastEngine) {

@@ -100,6 +100,15 @@ class EngineTokenIdsTest {
     }
 
     @Test
+    void routingOnlyIds_noWorkerIsAsked_notEvenOneNotTypedYet() {
+        List<Worker> fleet = List.of(worker("u", null), worker("s", EngineType.SGLANG), worker("v", EngineType.VLLM));
+        RecordingSource source = new RecordingSource(fleet);
+        assertThat(EngineTokenIds.matchedTokens(source, fleet, SGLANG_IDS, EngineTokenIds.routingOnly(SGLANG_IDS), null))
+                .isEmpty();
+        assertThat(source.askedIds).isEmpty();
+    }
+
+    @Test
     void noPerEngineIds_theRequestsIdsForEveryWorker() {
         List<Worker> fleet = List.of(worker("s", EngineType.SGLANG), worker("v", EngineType.VLLM));
         RecordingSource source = new RecordingSource(fleet);
