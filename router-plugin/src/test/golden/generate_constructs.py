@@ -125,6 +125,12 @@ CASES = [
     ("macro_recursive", "{% macro f(n) %}{% if n > 0 %}{{ n }}{{ f(n - 1) }}{% endif %}{% endmacro %}{{ f(3) }}", {}),
     ("macro_too_many_args", "{% macro m(a) %}{% endmacro %}{{ m(1, 2) }}", {}),
     ("raise_exception", "a{{ raise_exception('bad role') }}", {}),
+    # globals are names like any other (vLLM's Llama 3.1 tool template: `if strftime_now is defined`)
+    ("global_is_defined", "{{ strftime_now is defined }} {{ raise_exception is defined }} {{ namespace is callable }}"
+     " {{ strftime_now is callable }} {{ nope is callable }}{% if strftime_now %} truthy{% endif %}", {}),
+    ("global_shadowed_by_variable", "{{ strftime_now is defined }} {{ strftime_now }}", {"strftime_now": "x"}),
+    ("global_printed", "{{ strftime_now }}", {}),
+    ("global_plus_str", "{{ strftime_now + 'x' }}", {}),
     ("generation_tag", "{% generation %}kept{% endgeneration %}", {}),
     ("string_escapes", "{{ 'a\\nb\\tc\\\\d\\'e\\x41\\u00e9\\U0001F600' }}|{{ \"q\\\"x\" }}|{{ 'unknown \\q' }}|{{ 'a' 'b' }}", {}),
     ("dict_literal_braces", "{{ {'a': {'b': 1}} }}", {}),

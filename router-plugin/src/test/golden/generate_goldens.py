@@ -36,10 +36,26 @@ import zlib
 
 import os
 
+import datetime
+
 import jinja2
 import tokenizers
 import transformers
 from transformers import AutoTokenizer
+from transformers.utils import chat_template_utils
+
+# strftime_now formats datetime.now() (transformers chat_template_utils.py); pinned so that date-stamping
+# templates (gpt-oss, Llama 3.2/3.3) give deterministic goldens. Must equal ChatTemplateGoldenTest.NOW (UTC).
+PINNED_NOW = datetime.datetime(2026, 12, 2, 12, 0, 0)
+
+
+class _PinnedDatetime(datetime.datetime):
+    @classmethod
+    def now(cls, tz=None):
+        return PINNED_NOW
+
+
+chat_template_utils.datetime = _PinnedDatetime
 
 CONVERSATIONS_PER_MODEL = 320
 
@@ -183,6 +199,17 @@ def conversation(rng, i, model):
     kwargs = {}
     if model.startswith("qwen3") and rng.random() < 0.7:
         kwargs["enable_thinking"] = rng.random() < 0.5
+    elif model.startswith("gptoss"):
+        # the gpt-oss template's own kwargs, and its "thinking" field on assistant turns
+        if rng.random() < 0.6:
+            kwargs["reasoning_effort"] = rng.choice(["low", "medium", "high"])
+        if rng.random() < 0.2:
+            kwargs["builtin_tools"] = rng.choice([["browser"], ["python"], ["browser", "python"]])
+        if rng.random() < 0.2:
+            kwargs["model_identity"] = "You are a routing assistant."
+        for m in msgs:
+            if m["role"] == "assistant" and "tool_calls" not in m and rng.random() < 0.3:
+                m["thinking"] = rng.choice(["Let me think.", "思考中", "step 1\nstep 2"])
     return msgs, tools, agp, kwargs
 
 

@@ -256,7 +256,7 @@ etc/kvroute-router.xml
 ## How long an engine load report stays fresh, judged by the router's clock (default 5).
 # kvroute.load-freshness-secs=5
 
-## Tokenizer directories (tokenizer.json + tokenizer_config.json): DIR for every model, or MODEL=DIR, comma separated.
+## Tokenizer directories (tokenizer.json + tokenizer_config.json): DIR for every model, or MODEL=DIR, comma separated or repeated; in a --config file also a mapping MODEL: DIR.
 # kvroute.tokenizer-path=
 
 ## Per model, bytes of chat-prefix token ids kept so a conversation's earlier turns are not tokenized again (64 MiB; 0 = off) (default 67108864).

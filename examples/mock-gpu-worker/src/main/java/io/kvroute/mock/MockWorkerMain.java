@@ -183,7 +183,8 @@ public final class MockWorkerMain implements Callable<Integer> {
     String kvEventsReplayEndpoint;
 
     @Option(names = "--engine-api", description = "HTTP surface: sglang (/server_info with the kv_events block) or vllm "
-            + "(vLLM's /metrics, /v1/models cards, /version, no /server_info, chat ignores input_ids; implies "
+            + "(vLLM's /metrics, /v1/models cards, /version, no /server_info, chat ignores input_ids and renders after vLLM's "
+            + "message preprocessing; implies "
             + "--kv-events-format vllm) (default sglang).")
     String engineApi = "sglang";
 
@@ -386,7 +387,10 @@ public final class MockWorkerMain implements Callable<Integer> {
         io.kvroute.router.tokenize.TokenizerRegistry tokenizers = null;
         if (tokenizerPath != null) {
             String dir = BundledTokenizer.resolve(tokenizerPath);
-            tokenizers = io.kvroute.router.tokenize.TokenizerRegistry.load(java.util.Map.of(modelId, java.nio.file.Path.of(dir)));
+            // a vLLM engine preprocesses chats its own way before the template (vLLM vllm/entrypoints/chat_utils.py:
+            // add_generation_prompt as asked, a trailing assistant turn kept, text parts joined), SGLang its own
+            tokenizers = io.kvroute.router.tokenize.TokenizerRegistry.load(java.util.Map.of(modelId, java.nio.file.Path.of(dir)),
+                    0, vllmApi ? io.kvroute.router.worker.EngineType.VLLM : io.kvroute.router.worker.EngineType.SGLANG);
             encoder = new io.kvroute.mock.http.TokenizerPromptEncoder(tokenizers.forModel(modelId).orElseThrow());
         }
         MockWorkerHandler handler = new MockWorkerHandler(engine, encoder, modelId, () -> {

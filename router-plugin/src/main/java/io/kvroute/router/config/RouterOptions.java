@@ -160,7 +160,11 @@ public final class RouterOptions {
         return file == null ? List.of() : yamlToArgs(file);
     }
 
-    /** Converts a flat YAML map of flag names to values into {@code --flag value} arguments. */
+    /**
+     * Converts a flat YAML map of flag names to values into {@code --flag value} arguments: a list becomes
+     * its comma-separated items, a mapping its comma-separated {@code KEY=VALUE} entries (per-model
+     * settings such as {@code tokenizer-path}).
+     */
     public static List<String> yamlToArgs(Path file) {
         JsonNode root;
         try {
@@ -190,8 +194,20 @@ public final class RouterOptions {
                 out.add(flag + "=" + String.join(",", parts));
             } else if (value.isValueNode()) {
                 out.add(flag + "=" + value.asText());
+            } else if (value.isObject()) {
+                // a mapping is a list of KEY=VALUE entries: tokenizer-path: {qwen3: /models/qwen3, llama3: /models/llama3}
+                List<String> entries = new ArrayList<>();
+                for (Iterator<Map.Entry<String, JsonNode>> e = value.fields(); e.hasNext(); ) {
+                    Map.Entry<String, JsonNode> entry = e.next();
+                    if (!entry.getValue().isValueNode() || entry.getValue().isNull()) {
+                        throw new ConfigException("--config key '" + field.getKey() + "." + entry.getKey()
+                                + "' must be a scalar");
+                    }
+                    entries.add(entry.getKey() + "=" + entry.getValue().asText());
+                }
+                out.add(flag + "=" + String.join(",", entries));
             } else {
-                throw new ConfigException("--config key '" + field.getKey() + "' must be a scalar or a list");
+                throw new ConfigException("--config key '" + field.getKey() + "' must be a scalar, a list or a mapping");
             }
         }
         return out;

@@ -12,7 +12,7 @@ import java.util.List;
 public record TokenizationSettings(
         @Setting(name = "tokenizer-path", defaultValue = "",
                 description = "Tokenizer directories (tokenizer.json + tokenizer_config.json): DIR for every model, or "
-                        + "MODEL=DIR, comma separated")
+                        + "MODEL=DIR, comma separated or repeated; in a --config file also a mapping MODEL: DIR")
         List<String> tokenizerPaths,
         @Setting(name = "tokenizer-cache-bytes", defaultValue = "67108864", min = 0,
                 description = "Per model, bytes of chat-prefix token ids kept so a conversation's earlier turns are not "

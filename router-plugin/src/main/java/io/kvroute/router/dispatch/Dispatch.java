@@ -178,7 +178,8 @@ public final class Dispatch implements Abortable {
         TraceSpan select = facts.span().child("kvroute.select");
         long selectStart = deps.clock().nanoTime();
         Decision decision = policy.select(new RoutingRequest(candidates, deps.inFlight()::get, route.inputTokens(),
-                hints.sessionKey(), route.tokenIds(), route.loads(), hints.routingText(), hints.adapter()));
+                hints.sessionKey(), route.tokenIds(), route.loads(), hints.routingText(), hints.adapter(),
+                route.engineTokenIds()));
         deps.metrics().overheadStage("select", route.api().path, deps.clock().nanoTime() - selectStart);
         facts.decision(policy.name(), decision.reason().label(),
                 decision.cacheAware() == null ? -1 : decision.cacheAware().selectedMatchedTokens(), decision.worker().url());

@@ -1,6 +1,7 @@
 package io.kvroute.router.dispatch;
 
 import io.kvroute.router.load.EngineLoadSnapshot;
+import io.kvroute.router.policy.EngineTokenIds;
 import io.kvroute.router.worker.EngineType;
 import io.kvroute.router.worker.Worker;
 import java.util.List;
@@ -20,10 +21,18 @@ import java.util.function.Supplier;
  * @param bodyWithoutIds when the router spliced {@code input_ids} into {@code body}, the client's body
  *        without them, for engines that ignore ids on chat (vLLM); null when {@code body} has no router ids
  * @param enginePriority the class to write as the engine's {@code priority} field, or null for none
+ * @param engineTokenIds a chat's ids as each engine computes them, for the exact KV index, or null when
+ *        {@code tokenIds} hold for every engine
  */
 public record Route(ApiKind api, byte[] body, boolean streaming, long inputTokens, int[] tokenIds,
         EngineLoadSnapshot loads, RouteHints hints, Supplier<List<Worker>> pool, byte[] bodyWithoutIds,
-        EnginePriority enginePriority) {
+        EnginePriority enginePriority, EngineTokenIds engineTokenIds) {
+
+    public Route(ApiKind api, byte[] body, boolean streaming, long inputTokens, int[] tokenIds,
+            EngineLoadSnapshot loads, RouteHints hints, Supplier<List<Worker>> pool, byte[] bodyWithoutIds,
+            EnginePriority enginePriority) {
+        this(api, body, streaming, inputTokens, tokenIds, loads, hints, pool, bodyWithoutIds, enginePriority, null);
+    }
 
     public Route(ApiKind api, byte[] body, boolean streaming, long inputTokens, int[] tokenIds,
             EngineLoadSnapshot loads, RouteHints hints, Supplier<List<Worker>> pool) {

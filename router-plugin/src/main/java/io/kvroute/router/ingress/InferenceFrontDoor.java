@@ -294,7 +294,7 @@ public final class InferenceFrontDoor {
         Route route = new Route(endpoint.api, tokens.outgoingBody(), probe.stream, tokens.inputTokens(),
                 tokens.tokens() == null ? null : tokens.tokens().ids(), deps.loads().snapshot(),
                 new RouteHints(sessionKey, tokens.routingText(), modelLabel, adapter), eligible,
-                tokens.outgoingBody() == body ? null : body, enginePriority);
+                tokens.outgoingBody() == body ? null : body, enginePriority, tokens.engineTokenIds());
         if (identity == null) {
             new Dispatch(deps, plainRouting, route, sink, startNanos).start();
             return;

@@ -2,10 +2,14 @@ package io.kvroute.router.ingress;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.router.policy.EngineTokenIds;
+import io.kvroute.router.tokenize.ChatEncoder;
+import io.kvroute.router.tokenize.ChatInput;
 import io.kvroute.router.tokenize.ForwardingGuard;
 import io.kvroute.router.tokenize.ModelTokenizer;
 import io.kvroute.router.tokenize.RequestTokens;
 import io.kvroute.router.tokenize.TokenizerRegistry;
+import io.kvroute.router.tokenize.UnsupportedChatException;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -35,7 +39,12 @@ final class IngressTokenization {
      *     declined_&lt;reason&gt; (the render was declined) / tokenize_failed for chat requests on a model
      *     with a chat encoder, else null
      */
-    record Result(RequestTokens tokens, byte[] outgoingBody, long inputTokens, String forwardingOutcome, String routingText) {
+    record Result(RequestTokens tokens, byte[] outgoingBody, long inputTokens, String forwardingOutcome, String routingText,
+            EngineTokenIds engineTokenIds) {
+
+        Result(RequestTokens tokens, byte[] outgoingBody, long inputTokens, String forwardingOutcome, String routingText) {
+            this(tokens, outgoingBody, inputTokens, forwardingOutcome, routingText, null);
+        }
 
         Result(RequestTokens tokens, byte[] outgoingBody, long inputTokens, String forwardingOutcome) {
             this(tokens, outgoingBody, inputTokens, forwardingOutcome, null);
@@ -130,7 +139,10 @@ final class IngressTokenization {
         metrics.ingressTokenizeDuration(modelLabel, nanoClock.getAsLong() - start);
         long inputTokens = tokens.map(t -> (long) Math.max(1, t.ids().length)).orElse(estimate);
         if (!chatEncoder) {
-            return new Result(tokens.orElse(null), body, inputTokens, null);
+            // a chat on a text-only model routes on its message texts, which no engine computed: no exact lookup
+            EngineTokenIds none = endpoint == Endpoint.CHAT ? tokens.map(t -> EngineTokenIds.routingOnly(t.ids())).orElse(null)
+                    : null;
+            return new Result(tokens.orElse(null), body, inputTokens, null, null, none);
         }
         String outcome;
         if (forwardingDisabled) {
@@ -148,7 +160,34 @@ final class IngressTokenization {
         }
         metrics.inputIdsForwarding(modelLabel, outcome);
         byte[] outgoing = outcome.equals("forwarded") ? withInputIds(body, tokens.get().ids()) : body;
-        return new Result(tokens.orElse(null), outgoing, inputTokens, outcome);
+        return new Result(tokens.orElse(null), outgoing, inputTokens, outcome, null,
+                tokens.map(t -> engineTokenIds(tokenizer.get().chatEncoder().orElseThrow(), root, t, modelLabel))
+                        .orElse(null));
+    }
+
+    /**
+     * The chat's ids as each engine of a mixed fleet computes them, for the exact KV index: the ids above for
+     * the engine the registry renders for and every engine that preprocesses this chat alike; another
+     * engine's rendering only when the exact index first asks for one of its workers (so inside the policy's
+     * select, not the tokenize span). Where an engine's preprocessing of this chat is not reproduced (the
+     * ids above are then the message texts for the registry's own engine), its workers get no exact answer
+     * rather than an answer for ids they never computed.
+     */
+    private EngineTokenIds engineTokenIds(ChatEncoder encoder, JsonNode root, RequestTokens tokens, String modelLabel) {
+        ChatInput chat = ChatInput.fromBody(root);
+        int[] ids = tokens.ids();
+        int[] sameInputs = tokens.engineEquivalent() ? ids : null;
+        return new EngineTokenIds(ids, tokens.engineEquivalent(), engine -> {
+            try {
+                return encoder.encodeFor(engine, chat).orElse(sameInputs);
+            } catch (UnsupportedChatException e) {
+                return null;
+            } catch (RuntimeException e) {
+                LOG.warn("tokenization for {} workers failed for model {}: {}", engine.label(), modelLabel, e.toString());
+                metrics.ingressTokenizeError(modelLabel);
+                return null;
+            }
+        });
     }
 
     /**

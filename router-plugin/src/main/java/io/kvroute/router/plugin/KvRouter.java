@@ -22,6 +22,7 @@ import io.kvroute.router.worker.InFlightCounters;
 import io.kvroute.router.worker.Worker;
 import io.kvroute.router.worker.WorkerRegistry;
 import java.nio.file.Path;
+import java.time.InstantSource;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
@@ -53,9 +54,14 @@ public final class KvRouter extends ContainerLifeCycle implements Graceful {
     private final RouterAssembly parts;
 
     private KvRouter(RouterConfig config, KubernetesClient kubernetes, RequestTracer tracer, LongSupplier nanoClock) {
+        this(config, kubernetes, tracer, nanoClock, InstantSource.system());
+    }
+
+    private KvRouter(RouterConfig config, KubernetesClient kubernetes, RequestTracer tracer, LongSupplier nanoClock,
+            InstantSource wallClock) {
         this.config = Objects.requireNonNull(config, "config");
         this.parts = new RouterAssembly(config, kubernetes, Objects.requireNonNull(tracer, "tracer"),
-                Objects.requireNonNull(nanoClock, "nanoClock"));
+                Objects.requireNonNull(nanoClock, "nanoClock"), Objects.requireNonNull(wallClock, "wallClock"));
         addBean(parts.upstreamClient);
         addBean(parts.healthScheduler);
         addBean(parts.scrapeClient);
@@ -73,6 +79,14 @@ public final class KvRouter extends ContainerLifeCycle implements Graceful {
      */
     public static KvRouter create(RouterConfig config, LongSupplier nanoClock) {
         return new KvRouter(config, null, configuredTracer(config), nanoClock);
+    }
+
+    /**
+     * As {@link #create(RouterConfig, LongSupplier)}, with {@code wallClock} as the date that chat templates'
+     * {@code strftime_now} formats (e.g. a test's fixed clock); not started.
+     */
+    public static KvRouter create(RouterConfig config, LongSupplier nanoClock, InstantSource wallClock) {
+        return new KvRouter(config, null, configuredTracer(config), nanoClock, wallClock);
     }
 
     /**

@@ -42,6 +42,7 @@ import io.kvroute.router.worker.WorkerRole;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -124,7 +125,11 @@ final class RouterAssembly {
      * @param kubernetes the client {@code --service-discovery} uses, or null for fabric8's default resolution
      * @param tracer the request tracer (closed by the router when it stops)
      */
-    RouterAssembly(RouterConfig config, KubernetesClient kubernetes, RequestTracer tracer, LongSupplier nanoClock) {
+    /**
+     * @param wallClock the date the chat templates' {@code strftime_now} formats (the system clock in production)
+     */
+    RouterAssembly(RouterConfig config, KubernetesClient kubernetes, RequestTracer tracer, LongSupplier nanoClock,
+            InstantSource wallClock) {
         this.config = config;
         this.nanoClock = nanoClock;
         this.tracer = tracer;
@@ -143,7 +148,7 @@ final class RouterAssembly {
 
         // policies and tokenizers
         this.policies = RouterPolicies.build(config, nanoClock);
-        this.tokenizers = loadTokenizers(config);
+        this.tokenizers = loadTokenizers(config, wallClock);
 
         // the load plane, fed by LoadStat streams or /metrics scrapes
         this.loads = new LoadPlane(LoadPlaneConfig.defaults()
@@ -324,7 +329,7 @@ final class RouterAssembly {
     }
 
     /** Loads {@code --tokenizer-path} entries: {@code DIR} serves every model ({@code *}), {@code MODEL=DIR} one. */
-    static TokenizerRegistry loadTokenizers(RouterConfig config) {
+    static TokenizerRegistry loadTokenizers(RouterConfig config, InstantSource wallClock) {
         if (config.tokenization().tokenizerPaths().isEmpty()) {
             return TokenizerRegistry.empty();
         }
@@ -337,7 +342,7 @@ final class RouterAssembly {
             // chats are rendered as the fleet's engine preprocesses them; auto = SGLang, whose chat takes input_ids
             return TokenizerRegistry.load(dirs, config.tokenization().cacheBytes(),
                     EngineType.parse(config.loadSource().engineType()),
-                    SegmentParallelism.ofThreads(config.tokenization().threads()));
+                    SegmentParallelism.ofThreads(config.tokenization().threads()), wallClock);
         } catch (IOException | RuntimeException e) {
             throw new ConfigException("--tokenizer-path could not be loaded: " + e.getMessage(), e);
         }

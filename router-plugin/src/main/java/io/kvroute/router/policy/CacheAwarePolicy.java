@@ -266,7 +266,8 @@ public final class CacheAwarePolicy implements RoutingPolicy {
         PrefixMatch match = key == null || exactIndexOnly ? null : indexFor(key).match(key.key);
         ExactPrefixSource exactSource = exact;
         Map<String, Long> exactTokens = exactSource == null || request.tokenIds() == null ? Map.of()
-                : exactSource.matchedTokens(pool, request.tokenIds(), request.adapter());
+                : EngineTokenIds.matchedTokens(exactSource, pool, request.tokenIds(), request.engineTokenIds(),
+                        request.adapter());
         if (!exactTokens.isEmpty() && match != null && key != null) {
             exactTokens = withInflightClaims(exactTokens, match, key);
         }
@@ -404,12 +405,18 @@ public final class CacheAwarePolicy implements RoutingPolicy {
             // rank by header (vLLM's X-data-parallel-rank); SGLang's own DP controller places requests itself
             ExactPrefixSource exactSource = exact;
             int rank = selected > 0 && exactSource != null && exactlyMatched.contains(worker.id())
-                    && worker.engine() == EngineType.VLLM ? exactSource.bestRank(worker, request.tokenIds()) : -1;
+                    && worker.engine() == EngineType.VLLM ? exactSource.bestRank(worker, idsOf(worker)) : -1;
             CacheAwareDetail detail = new CacheAwareDetail(label, gateRejections, admissionRejections, overrides,
                     selected, bestMatched, match, gateBlind,
                     exactIndexOnly || exactlyMatched.contains(worker.id())
                             ? CacheAwareDetail.INDEX_EXACT : CacheAwareDetail.INDEX_APPROXIMATE, rank);
             return new Decision(worker, reason, source, detail);
+        }
+
+        /** The ids {@code worker}'s engine computes for this request (its exact answer was found with them). */
+        int[] idsOf(Worker worker) {
+            EngineTokenIds byEngine = request.engineTokenIds();
+            return byEngine == null ? request.tokenIds() : byEngine.forEngine(worker.engine());
         }
 
         /** The chosen worker's matched tokens: its exact answer when it has one, else the tree's. */

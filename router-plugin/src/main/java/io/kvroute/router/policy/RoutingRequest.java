@@ -21,10 +21,18 @@ import java.util.function.ToIntFunction;
  *     messages), or null
  * @param adapter the LoRA adapter the request names, or null for the base model; cache keys are
  *     scoped by it, so the same prompt under two adapters is never a hit for the other
+ * @param engineTokenIds a chat's ids as each engine computes them, for the exact KV index (whose primary ids
+ *     are {@code tokenIds}), or null when {@code tokenIds} hold for every engine
  */
 public record RoutingRequest(
         List<Worker> candidates, ToIntFunction<String> inFlight, long inputTokens, String sessionKey, int[] tokenIds,
-        io.kvroute.router.load.EngineLoadSnapshot loads, String routingText, String adapter) {
+        io.kvroute.router.load.EngineLoadSnapshot loads, String routingText, String adapter,
+        EngineTokenIds engineTokenIds) {
+
+    public RoutingRequest(List<Worker> candidates, ToIntFunction<String> inFlight, long inputTokens, String sessionKey,
+            int[] tokenIds, io.kvroute.router.load.EngineLoadSnapshot loads, String routingText, String adapter) {
+        this(candidates, inFlight, inputTokens, sessionKey, tokenIds, loads, routingText, adapter, null);
+    }
 
     public RoutingRequest(List<Worker> candidates, ToIntFunction<String> inFlight, long inputTokens, String sessionKey,
             int[] tokenIds, io.kvroute.router.load.EngineLoadSnapshot loads, String routingText) {
@@ -57,6 +65,7 @@ public record RoutingRequest(
 
     /** The same request over another candidate list (a fallback over a subset). */
     RoutingRequest withCandidates(List<Worker> subset) {
-        return new RoutingRequest(subset, inFlight, inputTokens, sessionKey, tokenIds, loads, routingText, adapter);
+        return new RoutingRequest(subset, inFlight, inputTokens, sessionKey, tokenIds, loads, routingText, adapter,
+                engineTokenIds);
     }
 }

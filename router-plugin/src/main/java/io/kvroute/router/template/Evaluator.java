@@ -178,7 +178,8 @@ final class Evaluator {
         if (v != null || context.containsKey(name)) {
             return v;
         }
-        return new Undefined(name);
+        // jinja2 resolves a name the render variables lack in the environment's globals
+        return Builtins.GLOBALS.contains(name) ? new Py.GlobalFunction(name) : new Undefined(name);
     }
 
     // ---- expressions ------------------------------------------------------------------------------
@@ -300,8 +301,8 @@ final class Evaluator {
             if (fn instanceof Macro m) {
                 return callMacro(m, args, kwargs);
             }
-            if (fn instanceof Undefined && Builtins.GLOBALS.contains(n.name())) {
-                return Methods.global(n.name(), args, kwargs, this);
+            if (fn instanceof Py.GlobalFunction g) {
+                return Methods.global(g.name(), args, kwargs, this);
             }
             if (fn instanceof Undefined) {
                 // e.g. a macro called above its definition: jinja2 calls Undefined, which raises

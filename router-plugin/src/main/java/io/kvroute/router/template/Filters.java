@@ -420,7 +420,8 @@ final class Filters {
                 return v instanceof String || v instanceof List || v instanceof Tuple || v instanceof Map
                         || v instanceof Undefined || (v instanceof View w && w.kind().equals("range"));
             case "callable":
-                return v instanceof Macro || v instanceof Method;
+                // jinja2's Undefined defines __call__ (calling it raises), so callable() is true of it
+                return v instanceof Macro || v instanceof Method || v instanceof Py.GlobalFunction || v instanceof Undefined;
             case "escaped":
                 return false;
             case "odd":

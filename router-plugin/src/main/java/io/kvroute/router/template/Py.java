@@ -45,6 +45,13 @@ final class Py {
     /** A bound method object such as {@code d.items} before it is called. */
     record Method(Object self, String name) {}
 
+    /**
+     * A global function named without a call ({@code strftime_now is defined}, as vLLM's Llama 3.1 tool
+     * template asks): jinja2 finds the environment's globals by name like any variable, so it is defined,
+     * callable and truthy; printing it ({@code <function ...>}) is declined.
+     */
+    record GlobalFunction(String name) {}
+
     /** A jinja2 {@code namespace(...)}: the only mutable value a template can make. */
     static final class Namespace {
         final Map<String, Object> attrs;
@@ -119,6 +126,9 @@ final class Py {
         }
         if (v instanceof View w) {
             return w.kind();
+        }
+        if (v instanceof GlobalFunction) {
+            return "function";
         }
         return v.getClass().getSimpleName();
     }

@@ -36,21 +36,24 @@ final class DjlModelTokenizer implements ModelTokenizer, AutoCloseable {
     private final TurnMarkers.Result turnMarkers;
 
     DjlModelTokenizer(HuggingFaceTokenizer tokenizer, ModelChatConfig chat, EngineType engine) {
-        this(tokenizer, chat, engine, java.util.Set.of());
+        this(tokenizer, chat, engine, java.util.Set.of(), InstantSource.system());
     }
 
-    /** @param splittingAddedTokens the tokenizer's added tokens that split raw text (see {@link TurnMarkers}) */
+    /**
+     * @param splittingAddedTokens the tokenizer's added tokens that split raw text (see {@link TurnMarkers})
+     * @param wallClock the date {@code strftime_now} formats (the router's wall clock)
+     */
     DjlModelTokenizer(HuggingFaceTokenizer tokenizer, ModelChatConfig chat, EngineType engine,
-            java.util.Set<String> splittingAddedTokens) {
+            java.util.Set<String> splittingAddedTokens, InstantSource wallClock) {
         this.tokenizer = requireNonNull(tokenizer, "tokenizer");
         this.idsOnlyPath = PREPARATION_PROBES.stream()
                 .allMatch(p -> java.util.Arrays.equals(idsOnly(p), viaEncoding(p)));
-        TemplateChatEncoder.Loaded loaded = TemplateChatEncoder.compile(chat, engine, this::encode, InstantSource.system());
+        TemplateChatEncoder.Loaded loaded = TemplateChatEncoder.compile(chat, engine, this::encode, requireNonNull(wallClock, "wallClock"));
         if (loaded instanceof TemplateChatEncoder.Ready ready) {
             this.chatEncoder = Optional.of(ready.encoder());
             this.textOnlyReason = Optional.empty();
             this.textOnlyMessage = "";
-            TemplateChatEncoder.Loaded plain = TemplateChatEncoder.compile(chat, null, this::encode, InstantSource.system());
+            TemplateChatEncoder.Loaded plain = TemplateChatEncoder.compile(chat, null, this::encode, wallClock);
             this.turnMarkers = chat.idsUntrustedReason() != null
                     ? new TurnMarkers.Result(null, null, chat.idsUntrustedReason()) // never engine-equivalent: nothing to cache
                     : TurnMarkers.find(((TemplateChatEncoder.Ready) plain).encoder(), splittingAddedTokens, this::encode);

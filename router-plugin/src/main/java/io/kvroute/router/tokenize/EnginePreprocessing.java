@@ -67,6 +67,14 @@ final class EnginePreprocessing {
         return engine;
     }
 
+    /**
+     * The preprocessing {@code engine} applies, as reproduced here: vLLM its own; SGLang and TensorRT-LLM
+     * SGLang's. Two engines of one kind hand the template the same inputs for every chat.
+     */
+    static EngineType kindOf(EngineType engine) {
+        return engine == EngineType.VLLM ? EngineType.VLLM : EngineType.SGLANG;
+    }
+
     Prepared prepare(ChatInput chat, boolean continueFinalMessage) {
         if (!chat.messages().isArray() || chat.messages().isEmpty()) {
             throw new UnsupportedChatException("message_shape", "messages is not a non-empty array");

@@ -2,6 +2,7 @@ package io.kvroute.router.tokenize;
 
 import static java.util.Objects.requireNonNull;
 
+import io.kvroute.router.worker.EngineType;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -88,6 +89,16 @@ public final class PrefixCachedTokenizer implements ModelTokenizer {
             @Override
             public int[] encode(ChatInput chat) {
                 return cache.encode(base.render(chat), markers, markerIds, segmentEncoder);
+            }
+
+            @Override
+            public Optional<String> renderFor(EngineType engine, ChatInput chat) {
+                return base.renderFor(engine, chat);
+            }
+
+            @Override
+            public Optional<int[]> encodeFor(EngineType engine, ChatInput chat) {
+                return base.renderFor(engine, chat).map(text -> cache.encode(text, markers, markerIds, segmentEncoder));
             }
         });
     }

@@ -2,6 +2,7 @@ package io.kvroute.router.tokenize;
 
 import static java.util.Objects.requireNonNull;
 
+import io.kvroute.router.worker.EngineType;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -28,6 +29,16 @@ final class SegmentParallelTokenizer implements ModelTokenizer {
             @Override
             public int[] encode(ChatInput chat) {
                 return segmentEncoder.apply(base.render(chat));
+            }
+
+            @Override
+            public Optional<String> renderFor(EngineType engine, ChatInput chat) {
+                return base.renderFor(engine, chat);
+            }
+
+            @Override
+            public Optional<int[]> encodeFor(EngineType engine, ChatInput chat) {
+                return base.renderFor(engine, chat).map(segmentEncoder);
             }
         });
     }

@@ -12,6 +12,7 @@ import io.kvroute.router.template.ChatTemplate.Unsupported;
 import io.kvroute.router.worker.EngineType;
 import java.time.InstantSource;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -42,6 +43,8 @@ final class TemplateChatEncoder implements ChatEncoder {
     private final ChatTemplate template;
     private final ModelChatConfig config;
     private final EnginePreprocessing preprocessing;
+    /** The preprocessing of the engines whose kind is not {@link #preprocessing}'s, or null without an engine. */
+    private final EnginePreprocessing otherKind;
     private final Function<String, int[]> textEncoder;
     private final InstantSource clock;
 
@@ -50,6 +53,9 @@ final class TemplateChatEncoder implements ChatEncoder {
         this.template = template;
         this.config = config;
         this.preprocessing = new EnginePreprocessing(engine, template.source());
+        this.otherKind = engine == null ? null : new EnginePreprocessing(
+                EnginePreprocessing.kindOf(engine) == EngineType.VLLM ? EngineType.SGLANG : EngineType.VLLM,
+                template.source());
         this.textEncoder = textEncoder;
         this.clock = clock;
     }
@@ -77,6 +83,40 @@ final class TemplateChatEncoder implements ChatEncoder {
     @Override
     public String render(ChatInput chat) {
         requireNonNull(chat, "chat");
+        checkRenderable(chat);
+        return render(chat, preprocessing.prepare(chat, chat.continueFinalMessage()));
+    }
+
+    /**
+     * Only the other kind's preprocessing can differ from this encoder's ({@link EnginePreprocessing#kindOf}),
+     * and it is applied only when it changes the template's inputs for this chat (the usual single-turn chat,
+     * a user message last and the generation prompt asked, prepares equally for both): comparing the prepared
+     * inputs costs a copy of the messages, rendering and tokenizing again costs the prompt.
+     */
+    @Override
+    public Optional<String> renderFor(EngineType engine, ChatInput chat) {
+        requireNonNull(engine, "engine");
+        requireNonNull(chat, "chat");
+        if (otherKind == null || EnginePreprocessing.kindOf(engine) == EnginePreprocessing.kindOf(preprocessing.engine())) {
+            return Optional.empty();
+        }
+        checkRenderable(chat);
+        EnginePreprocessing.Prepared theirs = otherKind.prepare(chat, chat.continueFinalMessage());
+        EnginePreprocessing.Prepared mine;
+        try {
+            mine = preprocessing.prepare(chat, chat.continueFinalMessage());
+        } catch (UnsupportedChatException e) {
+            mine = null; // this encoder's engine declines the chat; the other's renders it
+        }
+        return theirs.equals(mine) ? Optional.empty() : Optional.of(render(chat, theirs));
+    }
+
+    @Override
+    public Optional<int[]> encodeFor(EngineType engine, ChatInput chat) {
+        return renderFor(engine, chat).map(textEncoder);
+    }
+
+    private void checkRenderable(ChatInput chat) {
         if (chat.tools() != null && config.hasToolUseTemplate()) {
             throw new UnsupportedChatException("tool_use_template", "the model names a separate tool_use template");
         }
@@ -84,7 +124,9 @@ final class TemplateChatEncoder implements ChatEncoder {
             throw new UnsupportedChatException(config.idsUntrustedReason(),
                     "the engine's transformers rebuilds this tokenizer: its ids differ from tokenizer.json's");
         }
-        EnginePreprocessing.Prepared prepared = preprocessing.prepare(chat, chat.continueFinalMessage());
+    }
+
+    private String render(ChatInput chat, EnginePreprocessing.Prepared prepared) {
         Map<String, Object> vars = ChatTemplate.variables(prepared.messages(), prepared.tools(), prepared.addGenerationPrompt(),
                 config.specialTokens(), chat.kwargs());
         RenderResult result = template.render(vars, clock.instant());

@@ -7,6 +7,7 @@ import io.kvroute.router.worker.EngineType;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -94,9 +95,20 @@ public final class TokenizerRegistry implements AutoCloseable {
      */
     public static TokenizerRegistry load(Map<String, Path> tokenizerDirsByModel, long chatCacheBytesPerModel,
             EngineType engine, SegmentParallelism parallelism) throws IOException {
+        return load(tokenizerDirsByModel, chatCacheBytesPerModel, engine, parallelism, InstantSource.system());
+    }
+
+    /**
+     * As {@link #load(Map, long, EngineType, SegmentParallelism)}, with the wall clock whose instant the chat
+     * templates' {@code strftime_now} formats (the router's; a test's fixed clock pins the date).
+     */
+    public static TokenizerRegistry load(Map<String, Path> tokenizerDirsByModel, long chatCacheBytesPerModel,
+            EngineType engine, SegmentParallelism parallelism, InstantSource wallClock) throws IOException {
         requireNonNull(parallelism, "parallelism");
+        requireNonNull(wallClock, "wallClock");
         try {
-            return DjlOffline.during(() -> loadConfigured(tokenizerDirsByModel, chatCacheBytesPerModel, engine, parallelism));
+            return DjlOffline.during(() -> loadConfigured(tokenizerDirsByModel, chatCacheBytesPerModel, engine, parallelism,
+                    wallClock));
         } catch (IOException | RuntimeException e) {
             parallelism.close();
             throw e;
@@ -104,7 +116,7 @@ public final class TokenizerRegistry implements AutoCloseable {
     }
 
     private static TokenizerRegistry loadConfigured(Map<String, Path> tokenizerDirsByModel, long chatCacheBytesPerModel,
-            EngineType engine, SegmentParallelism parallelism) throws IOException {
+            EngineType engine, SegmentParallelism parallelism, InstantSource wallClock) throws IOException {
         EngineType target = engine == null ? EngineType.SGLANG : engine;
         requireNonNull(tokenizerDirsByModel, "tokenizerDirsByModel");
         Map<Path, DjlModelTokenizer> byDir = new HashMap<>();
@@ -117,7 +129,7 @@ public final class TokenizerRegistry implements AutoCloseable {
                 Path dir = requireNonNull(e.getValue(), "tokenizer dir of " + model).toAbsolutePath().normalize();
                 DjlModelTokenizer tok = byDir.get(dir);
                 if (tok == null) {
-                    tok = acquire(model, dir, target);
+                    tok = acquire(model, dir, target, wallClock);
                     byDir.put(dir, tok);
                     owned.add(tok);
                 }
@@ -140,12 +152,21 @@ public final class TokenizerRegistry implements AutoCloseable {
      * 11 MB Qwen3 tokenizer once instead of N + 1 times (about 1-3 s of CPU each on this machine).
      * Reference-counted; the native tokenizer is freed when the last registry using it closes.
      */
-    private static final Map<String, DjlModelTokenizer> SHARED = new HashMap<>(); // guarded by SHARED
+    private static final Map<SharedKey, DjlModelTokenizer> SHARED = new HashMap<>(); // guarded by SHARED
     private static final Map<DjlModelTokenizer, Integer> REFS = new java.util.IdentityHashMap<>(); // guarded by SHARED
 
-    private static DjlModelTokenizer acquire(String model, Path dir, EngineType engine) throws IOException {
+    /**
+     * What makes two loads the same tokenizer: the directory as it is on disk, the engine whose preprocessing
+     * its chat encoder reproduces, and the wall clock its templates read (registries on different clocks, e.g.
+     * a test's fixed one, never share an encoder).
+     */
+    private record SharedKey(Path dir, EngineType engine, String fileStamp, InstantSource wallClock) {}
+
+    private static DjlModelTokenizer acquire(String model, Path dir, EngineType engine, InstantSource wallClock)
+            throws IOException {
         Path json = dir.resolve("tokenizer.json");
-        String key = dir + "|" + engine.label() + "|" + (Files.isRegularFile(json) ? Files.size(json) + "|" + Files.getLastModifiedTime(json) : "missing");
+        SharedKey key = new SharedKey(dir, engine,
+                Files.isRegularFile(json) ? Files.size(json) + "|" + Files.getLastModifiedTime(json) : "missing", wallClock);
         synchronized (SHARED) {
             DjlModelTokenizer cached = SHARED.get(key);
             if (cached != null) {
@@ -153,7 +174,7 @@ public final class TokenizerRegistry implements AutoCloseable {
                 return cached;
             }
         }
-        DjlModelTokenizer loaded = loadDir(model, dir, engine); // slow: never under the lock
+        DjlModelTokenizer loaded = loadDir(model, dir, engine, wallClock); // slow: never under the lock
         synchronized (SHARED) {
             DjlModelTokenizer raced = SHARED.get(key);
             if (raced != null) {
@@ -230,7 +251,8 @@ public final class TokenizerRegistry implements AutoCloseable {
         }
     }
 
-    private static DjlModelTokenizer loadDir(String model, Path dir, EngineType engine) throws IOException {
+    private static DjlModelTokenizer loadDir(String model, Path dir, EngineType engine, InstantSource wallClock)
+            throws IOException {
         Path tokenizerJson = dir.resolve("tokenizer.json");
         if (!Files.isRegularFile(tokenizerJson)) {
             throw new IOException("model " + model + ": no tokenizer.json in " + dir);
@@ -248,7 +270,8 @@ public final class TokenizerRegistry implements AutoCloseable {
         } catch (IOException | RuntimeException ex) {
             throw new IOException("model " + model + ": cannot load tokenizer from " + dir + ": " + ex.getMessage(), ex);
         }
-        DjlModelTokenizer tokenizer = new DjlModelTokenizer(hf, chat, engine, TurnMarkers.splittingAddedTokens(tokenizerJson));
+        DjlModelTokenizer tokenizer = new DjlModelTokenizer(hf, chat, engine, TurnMarkers.splittingAddedTokens(tokenizerJson),
+                wallClock);
         tokenizer.textOnlyReason().ifPresent(reason -> LOG.warn(
                 "model {}: chat template in {} is not rendered ({}: {}); chats on this model are text-only: routed on"
                         + " their message texts, never forwarded as input_ids, not looked up in the exact KV index",

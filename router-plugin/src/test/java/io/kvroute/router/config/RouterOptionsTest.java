@@ -31,6 +31,29 @@ class RouterOptionsTest {
     }
 
     @Test
+    void tokenizerPath_perModel_asAYamlMapping_asAList_orTheFlagGivenTwice(@TempDir Path dir) throws Exception {
+        for (String model : java.util.List.of("qwen3", "llama3")) {
+            Files.createDirectories(dir.resolve(model));
+            Files.writeString(dir.resolve(model).resolve("tokenizer.json"), "{}");
+        }
+        String qwen = dir.resolve("qwen3").toString();
+        String llama = dir.resolve("llama3").toString();
+        Path mapping = dir.resolve("mapping.yaml");
+        Files.writeString(mapping, "tokenizer-path:\n  qwen3: " + qwen + "\n  llama3: " + llama + "\n");
+        Path list = dir.resolve("list.yaml");
+        Files.writeString(list, "tokenizer-path:\n  - qwen3=" + qwen + "\n  - llama3=" + llama + "\n");
+        for (RouterConfig config : java.util.List.of(RouterOptions.parse("--config", mapping.toString()),
+                RouterOptions.parse("--config", list.toString()),
+                RouterOptions.parse("--tokenizer-path", "qwen3=" + qwen, "--tokenizer-path", "llama3=" + llama))) {
+            assertThat(config.tokenization().tokenizerPaths()).containsExactly("qwen3=" + qwen, "llama3=" + llama);
+        }
+        Path nested = dir.resolve("nested.yaml");
+        Files.writeString(nested, "tokenizer-path:\n  qwen3:\n    dir: " + qwen + "\n");
+        assertThatThrownBy(() -> RouterOptions.parse("--config", nested.toString()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("tokenizer-path.qwen3");
+    }
+
+    @Test
     void invalidValues_failNamingTheFlagAndTheValue() {
         assertThatThrownBy(() -> RouterOptions.parse("--port", "70000"))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("--port").hasMessageContaining("70000");

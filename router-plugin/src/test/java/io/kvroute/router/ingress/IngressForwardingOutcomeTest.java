@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.tokenize.TokenizerArchive;
 import io.kvroute.router.tokenize.TokenizerRegistry;
+import io.kvroute.router.worker.EngineType;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -61,6 +62,38 @@ class IngressForwardingOutcomeTest {
         assertThat(r.forwardingOutcome()).isEqualTo("forwarded");
         assertThat(new String(r.outgoingBody(), StandardCharsets.UTF_8)).contains("\"input_ids\":[");
         assertThat(count(metrics, "q", "forwarded")).isEqualTo(1);
+    }
+
+    /**
+     * The ids the exact KV index uses per engine: the rendered ids for both engines when they preprocess the
+     * chat alike; vLLM's own rendering of list content, which the SGLang rendering declines (its message-text
+     * ids are then no engine's); none for a chat the template raises on or a text-only model's chat.
+     */
+    @Test
+    void engineTokenIds_perEngine_noneWhereNoEnginesIdsAreKnown() throws Exception {
+        RouterMetrics metrics = new RouterMetrics();
+        IngressTokenization.Result plain = chat(metrics, "q", "{'model':'q','messages':[{'role':'user','content':'hi'}]}");
+        assertThat(plain.engineTokenIds().forEngine(EngineType.SGLANG)).isSameAs(plain.tokens().ids());
+        assertThat(plain.engineTokenIds().forEngine(EngineType.VLLM)).isSameAs(plain.tokens().ids());
+        assertThat(plain.engineTokenIds().forEngine(null)).isSameAs(plain.tokens().ids());
+
+        IngressTokenization.Result parts = chat(metrics, "q", "{'model':'q','messages':[{'role':'user','content':"
+                + "[{'type':'text','text':'hi'},{'type':'text','text':'there'}]}]}");
+        assertThat(parts.tokens().engineEquivalent()).isFalse();
+        assertThat(parts.engineTokenIds().forEngine(EngineType.SGLANG)).isNull();
+        assertThat(parts.engineTokenIds().forEngine(null)).isNull();
+        assertThat(parts.engineTokenIds().forEngine(EngineType.VLLM)).isEqualTo(registry.forModel("q").orElseThrow()
+                .encode("<|im_start|>user\nhi\nthere<|im_end|>\n<|im_start|>assistant\n"));
+
+        IngressTokenization.Result raising = chat(metrics, "g", "{'model':'g','messages':[{'role':'user','content':'Q'},"
+                + "{'role':'assistant','content':'A'},{'role':'assistant','content':'B'},{'role':'user','content':'R'}]}");
+        assertThat(raising.engineTokenIds().forEngine(EngineType.SGLANG)).isNull();
+        assertThat(raising.engineTokenIds().forEngine(EngineType.VLLM)).isNull();
+
+        IngressTokenization.Result textOnly = chat(metrics, "t", "{'model':'t','messages':[{'role':'user','content':'hi'}]}");
+        assertThat(textOnly.tokens()).isNotNull();
+        assertThat(textOnly.engineTokenIds().forEngine(EngineType.SGLANG)).isNull();
+        assertThat(textOnly.engineTokenIds().forEngine(EngineType.VLLM)).isNull();
     }
 
     @Test
