@@ -272,8 +272,9 @@ public final class InferenceFrontDoor {
                 new PdDispatch(deps, pdRouting, route, tree, prefills, decodes, sink, startNanos).start();
                 return;
             }
-            tenants.admit(identity, tokens.inputTokens(), probe.tokenBudget, null, sink, qosSink -> {
-                PdDispatch d = new PdDispatch(deps, pdRouting, route, tree, prefills, decodes, qosSink, startNanos);
+            // a PD request holds its tokens on its decode worker (the capacity counts regular and decode workers)
+            tenants.admit(identity, tokens.inputTokens(), probe.tokenBudget, null, decodes, sink, (qosSink, room) -> {
+                PdDispatch d = new PdDispatch(deps, pdRouting, route, tree, prefills, decodes, qosSink, startNanos, room);
                 d.start();
                 return d;
             }, (s, e) -> reject(endpoint, s, startNanos, e, null));
@@ -298,8 +299,8 @@ public final class InferenceFrontDoor {
                 ? cacheAware.cachedTokensProbe(new RoutingRequest(eligible.get(), deps.inFlight()::get, route.inputTokens(),
                         sessionKey, route.tokenIds(), route.loads(), route.hints().routingText(), probe.loraPath))
                 : null;
-        tenants.admit(identity, tokens.inputTokens(), probe.tokenBudget, cachedOn, sink, qosSink -> {
-            Dispatch d = new Dispatch(deps, plainRouting, route, qosSink, startNanos);
+        tenants.admit(identity, tokens.inputTokens(), probe.tokenBudget, cachedOn, eligible, sink, (qosSink, room) -> {
+            Dispatch d = new Dispatch(deps, plainRouting, route, qosSink, startNanos, room);
             d.start();
             return d;
         }, (s, e) -> reject(endpoint, s, startNanos, e, null));
