@@ -57,20 +57,23 @@ class QosPerWorkerCapacityE2ETest {
         return new CompletableResponseListener(request, 1 << 20).send();
     }
 
-    @Test
-    void aBurstSharingOnePrefix_neverPilesMoreThanItsCapacityOntoTheHolder_theExcessWaitsAndAllComplete()
-            throws Exception {
+    /** What the burst did: the prefix holder's and the other worker's peak requests at once, and the scrape. */
+    private record Burst(MockWorkerMain.MockWorker holder, MockWorkerMain.MockWorker other, String scrape) {}
+
+    /** One request puts the prompt on a worker, then {@link #BURST} sharing it arrive at once; all must complete. */
+    private Burst burst(String... extraRouterArgs) throws Exception {
         Path file = dir.resolve("tenants.yaml");
         Files.writeString(file, TENANTS);
-        try (TestFleet fleet = TestFleet.start(2, List.of("--decode-ms-per-step", "1"), List.of("--policy", "cache_aware",
-                "--cache-affinity-min-matched-tokens", "32", "--tenants-file", file.toString(), "--qos-worker-capacity-tokens", "2500"));
+        List<String> routerArgs = new ArrayList<>(List.of("--policy", "cache_aware", "--cache-affinity-min-matched-tokens",
+                "32", "--tenants-file", file.toString(), "--qos-worker-capacity-tokens", "2500"));
+        routerArgs.addAll(List.of(extraRouterArgs));
+        try (TestFleet fleet = TestFleet.start(2, List.of("--decode-ms-per-step", "1"), routerArgs);
                 Http http = new Http()) {
             String url = fleet.url("/v1/chat/completions");
             assertThat(send(http, url, chat(0)).get(30, TimeUnit.SECONDS).getStatus()).isEqualTo(200);
             MockWorkerMain.MockWorker holder = fleet.workers.stream().filter(w -> w.handler().requests() == 1)
                     .findFirst().orElseThrow();
             MockWorkerMain.MockWorker other = fleet.workers.get(fleet.workers.get(0) == holder ? 1 : 0);
-
             List<CompletableFuture<ContentResponse>> burst = new ArrayList<>();
             for (int i = 1; i <= BURST; i++) {
                 burst.add(send(http, url, chat(i)));
@@ -78,17 +81,31 @@ class QosPerWorkerCapacityE2ETest {
             for (CompletableFuture<ContentResponse> reply : burst) {
                 assertThat(reply.get(60, TimeUnit.SECONDS).getStatus()).as("every request completes").isEqualTo(200);
             }
-
-            assertThat(holder.handler().peakGenerationsInFlight()).as("the prefix holder never had more than its room")
-                    .isBetween(1, PER_WORKER);
-            assertThat(other.handler().peakGenerationsInFlight()).isLessThanOrEqualTo(PER_WORKER);
             assertThat(holder.handler().requests() + other.handler().requests()).isEqualTo(1 + BURST);
-            assertThat(other.handler().requests()).as("the other worker took what the holder had no room for")
-                    .isPositive();
-            String scrape = http.get(fleet.url("/metrics")).getContentAsString();
-            assertThat(MetricSum.of(scrape, "kvroute_qos_queue_wait_seconds_sum", "tenant=\"chat\""))
-                    .as("the excess waited at the router").isPositive();
-            assertThat(MetricSum.of(scrape, "kvroute_qos_shed_total")).isZero();
+            return new Burst(holder, other, http.get(fleet.url("/metrics")).getContentAsString());
         }
+    }
+
+    @Test
+    void aBurstSharingOnePrefix_neverPilesMoreThanItsCapacityOntoTheHolder_theExcessWaitsAndAllComplete()
+            throws Exception {
+        Burst run = burst();
+        assertThat(run.holder().handler().peakGenerationsInFlight()).as("the prefix holder never had more than its room")
+                .isBetween(1, PER_WORKER);
+        assertThat(run.other().handler().peakGenerationsInFlight()).isLessThanOrEqualTo(PER_WORKER);
+        assertThat(run.other().handler().requests()).as("the other worker took what the holder had no room for")
+                .isPositive();
+        assertThat(MetricSum.of(run.scrape(), "kvroute_qos_queue_wait_seconds_sum", "tenant=\"chat\""))
+                .as("the excess waited at the router").isPositive();
+        assertThat(MetricSum.of(run.scrape(), "kvroute_qos_shed_total")).isZero();
+    }
+
+    /** The earlier, fleet-wide capacity, still a flag: the same burst goes where cache_aware sends it, the holder. */
+    @Test
+    void withFleetWideCapacity_theSameBurstPilesOntoTheHolder() throws Exception {
+        Burst run = burst("--qos-capacity-scope", "fleet");
+        assertThat(run.holder().handler().peakGenerationsInFlight()).as("the fleet's 5,000 tokens admit four at once")
+                .isGreaterThan(PER_WORKER);
+        assertThat(MetricSum.of(run.scrape(), "kvroute_qos_shed_total")).isZero();
     }
 }
