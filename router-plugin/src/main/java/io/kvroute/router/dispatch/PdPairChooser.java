@@ -53,6 +53,9 @@ final class PdPairChooser {
             deps.metrics().cacheAware(hints.modelLabel(), p.cacheAware());
         }
         Decision d = chooseDecode(decodePolicy, decodes, route);
+        if (decodeRoom != null) {
+            decodeRoom.prefixOn(p.worker().id()); // the prompt's cache is the prefill worker's
+        }
         deps.metrics().overheadStage("select", route.api().path, deps.clock().nanoTime() - selectStart);
         deps.metrics().decision(prefillChooser.name(), p.reason().label());
         deps.metrics().decision("decode_" + decodePolicy.name(), d.reason().label());

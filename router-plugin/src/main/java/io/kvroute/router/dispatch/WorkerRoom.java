@@ -30,6 +30,13 @@ public interface WorkerRoom {
     boolean place(String workerId, boolean force);
 
     /**
+     * The worker whose prefix cache the request's prompt goes to, when that is not the worker holding its tokens:
+     * a PD request's prefill worker. When the request ends, the queue looks there for waiters whose prompts are
+     * cached (locality), as it looks on the holder for a plain request.
+     */
+    default void prefixOn(String workerId) {}
+
+    /**
      * {@code candidates} less the workers without room; when none of them has room, the workers of {@code pool}
      * that have (a retry may go back to a tried worker rather than overload one); empty when no worker has room.
      * Returns {@code candidates} itself when every one of them has room (so a policy's per-list caches still hit).

@@ -226,15 +226,21 @@ final class TenantFrontDoor {
         }
         long queuedAt = nanoClock.getAsLong();
         QosTicket[] self = new QosTicket[1]; // the room below needs the ticket it is built into
-        WorkerRoom room = !perWorker ? null : new WorkerRoom() {
+        // fleet-wide capacity: no filter and nothing to move, only where a PD prompt's cache is
+        WorkerRoom room = new WorkerRoom() {
             @Override
             public Set<String> placeable() {
-                return gate.placeable(self[0]);
+                return perWorker ? gate.placeable(self[0]) : null;
             }
 
             @Override
             public boolean place(String workerId, boolean force) {
-                return gate.place(self[0], workerId, force);
+                return !perWorker || gate.place(self[0], workerId, force);
+            }
+
+            @Override
+            public void prefixOn(String workerId) {
+                gate.prefixOn(self[0], workerId);
             }
         };
         QosTicket ticket = new QosTicket(tenant, id.priority(), reserved, inputTokens, cachedTokensOn,

@@ -235,8 +235,10 @@ public final class QosGate {
         List<Runnable> after = new ArrayList<>(4);
         lock.lock();
         try {
-            // the capacity freed is its holder's (per-worker bins): that worker's cached prompts go first
+            // the capacity freed is its holder's (per-worker bins); the prompts cached where its own prompt went (its
+            // prefill worker under PD, else that same worker) go first
             String freed = t.holder != null && !t.holder.equals(CapacityLedger.FLEET) && !t.released ? t.holder : workerId;
+            String cachedOn = t.prefixWorker != null ? t.prefixWorker : freed;
             int s = t.state.get();
             if (s == QosTicket.QUEUED) { // the client left while waiting
                 ClassState cs = classes.get(t.priority);
@@ -255,7 +257,7 @@ public final class QosGate {
                 charge(t, -t.chargedService, -t.chargedRequests, after); // aborted before any byte, or failed upstream: refund
             }
             release(t);
-            drain(freed, after);
+            drain(freed, cachedOn, after);
         } finally {
             lock.unlock();
         }
@@ -283,11 +285,19 @@ public final class QosGate {
                     }
                 }
             }
-            drain(null, after);
+            drain(null, null, after);
         } finally {
             lock.unlock();
         }
         after.forEach(Runnable::run);
+    }
+
+    /**
+     * Notes where {@code t}'s prompt went when that is not the worker holding its tokens (a PD request's prefill
+     * worker): when it ends, waiters cached there go first. Thread-safe without the lock (a volatile write).
+     */
+    public void prefixOn(QosTicket t, String workerId) {
+        t.prefixWorker = workerId;
     }
 
     /** Waiting requests of one class. */
@@ -362,7 +372,7 @@ public final class QosGate {
             ledger.release(left, t.priority, t.costTokens);
             ledger.hold(workerId, t.priority, t.costTokens);
             t.holder = workerId;
-            drain(left, after);
+            drain(left, left, after);
             return true;
         } finally {
             lock.unlock();
@@ -493,7 +503,11 @@ public final class QosGate {
         return null;
     }
 
-    private void drain(String freedWorker, List<Runnable> after) {
+    /**
+     * Admits what now fits. {@code freedWorker}: the bin that freed capacity, where a waiter is placed first when it
+     * fits there; {@code cachedOn}: the worker whose cached prompts the locality pick looks for (null for both: none).
+     */
+    private void drain(String freedWorker, String cachedOn, List<Runnable> after) {
         TenantDirectory dir = directory.get();
         long now = nanoTime.getAsLong();
         while (true) {
@@ -512,7 +526,7 @@ public final class QosGate {
                     // the threshold) must not take every freed slot ahead of the classes above it
                     continue;
                 }
-                admitted = admitPick(order[i], cs, freedWorker, true, dir, now, after);
+                admitted = admitPick(order[i], cs, freedWorker, cachedOn, true, dir, now, after);
                 if (admitted) {
                     cs.promotedBefore = true;
                     cs.lastPromotionNanos = now;
@@ -523,7 +537,7 @@ public final class QosGate {
                 if (cs.queue.isEmpty()) {
                     continue;
                 }
-                admitted = admitPick(order[i], cs, freedWorker, false, dir, now, after);
+                admitted = admitPick(order[i], cs, freedWorker, cachedOn, false, dir, now, after);
                 if (!admitted) {
                     break; // strict order: the classes below wait behind a head that does not fit
                 }
@@ -534,9 +548,9 @@ public final class QosGate {
         }
     }
 
-    private boolean admitPick(PriorityClass c, ClassState cs, String freedWorker, boolean promoted,
+    private boolean admitPick(PriorityClass c, ClassState cs, String freedWorker, String cachedOn, boolean promoted,
             TenantDirectory dir, long now, List<Runnable> after) {
-        FairQueue.Pick<QosTicket> pick = cs.queue.pick(freedWorker == null ? null : t -> t.cachedOn(freedWorker));
+        FairQueue.Pick<QosTicket> pick = cs.queue.pick(cachedOn == null ? null : t -> t.cachedOn(cachedOn));
         QosTicket t = pick.item();
         String bin = roomFor(t, binsOf(t), promoted, freedWorker, dir);
         if (bin == null) {

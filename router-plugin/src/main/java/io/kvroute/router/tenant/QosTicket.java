@@ -51,6 +51,8 @@ public final class QosTicket {
     boolean admittedOnce; // guarded by the gate's lock
     /** The capacity bin holding its tokens while admitted: a worker id, or the fleet's bin. */
     String holder; // guarded by the gate's lock
+    /** The worker whose prefix cache its prompt went to, when not its holder (a PD request's prefill worker), or null. */
+    volatile String prefixWorker;
     /** Admitted by starvation promotion: it may use capacity held back for higher classes wherever it moves. */
     boolean promoted; // guarded by the gate's lock
 

@@ -148,6 +148,25 @@ class QosGatePerWorkerTest {
         assertThat(wantsW1.ticket.holder).isEqualTo("w1");
     }
 
+    /**
+     * PD: tokens are held on the decode worker, the prompt's cache is on the prefill worker. When a PD request whose
+     * prefill ran on p2 ends, the waiter cached on p2 goes first, not the minimum counter's head cached on p1.
+     */
+    @Test
+    void aPdRequestsPrefillWorker_isWhereTheQueueLooksForCachedWaiters_whenItEnds() {
+        pool = new ArrayList<>(List.of("d1"));
+        QosGate gate = gate(NO_RESERVATIONS, 1_000, 1_000_000);
+        Req running = offer(gate, "running", A, PriorityClass.DEFAULT, 1_000, null);
+        gate.prefixOn(running.ticket, "p2");
+        Req cachedOnP1 = offer(gate, "cachedOnP1", A, PriorityClass.DEFAULT, 1_000, Map.of("p1", 400L));
+        Req cachedOnP2 = offer(gate, "cachedOnP2", B, PriorityClass.DEFAULT, 1_000, Map.of("p2", 400L));
+        assertThat(gate.counter(PriorityClass.DEFAULT, "a")).isGreaterThanOrEqualTo(gate.counter(PriorityClass.DEFAULT, "b"));
+        gate.finished(running.ticket, "d1");
+        assertThat(cachedOnP2.outcome).isEqualTo("admitted");
+        assertThat(cachedOnP2.ticket.holder).isEqualTo("d1");
+        assertThat(cachedOnP1.outcome).isEqualTo("pending");
+    }
+
     @Test
     void aRequestLargerThanAWorker_isAdmittedAloneOnAnEmptyWorker_neverBesideOthers() {
         QosGate gate = gate(NO_RESERVATIONS, 1_000, 0);
