@@ -352,9 +352,10 @@ public final class QosGate {
     /**
      * Moves {@code t}'s tokens onto {@code workerId}, the worker its dispatch chose (the first attempt, or a
      * retry's). False, moving nothing, when that worker lost its room since {@link #placeable} (another request
-     * took it), or is not one of the request's candidates: the dispatch then chooses again. {@code force} moves it regardless (a retry whose every worker
-     * with room is gone may overshoot one worker by this one request). The worker it leaves serves waiting
-     * requests. True and nothing done for a fleet-wide ticket, or one that no longer holds tokens.
+     * took it), or is not one of the request's candidates: the dispatch then chooses again. {@code force} moves it
+     * regardless (a retry whose every worker with room is gone may overshoot one worker by this one request). The
+     * worker it leaves serves waiting requests. True and nothing done for a fleet-wide ticket, or one that no longer
+     * holds tokens.
      */
     public boolean place(QosTicket t, String workerId, boolean force) {
         Objects.requireNonNull(workerId, "workerId");
