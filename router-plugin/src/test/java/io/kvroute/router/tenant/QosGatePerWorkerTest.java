@@ -120,6 +120,27 @@ class QosGatePerWorkerTest {
         assertThat(gate.inFlightByBin()).isEqualTo(Map.of("w1", 900L));
     }
 
+    /**
+     * The placement race: r1 and r2 are admitted (r1 on w1, r2 on w2) and each dispatch looks before either places:
+     * both see w3 with room for one of them. r1 places on w3 first; r2's placement on w3 is then refused, and its
+     * next look no longer lists w3, so w3 never holds both.
+     */
+    @Test
+    void twoDispatchesRacingForOneWorkersRoom_onlyTheFirstPlacementLands() {
+        pool = new ArrayList<>(List.of("w1", "w2", "w3"));
+        QosGate gate = gate(NO_RESERVATIONS, 1_000, 0);
+        Req r1 = offer(gate, "r1", A, PriorityClass.DEFAULT, 600, null);
+        Req r2 = offer(gate, "r2", A, PriorityClass.DEFAULT, 600, null);
+        Req r0 = offer(gate, "r0", A, PriorityClass.DEFAULT, 300, null); // w3: room left for one 600 there
+        assertThat(List.of(r1.ticket.holder, r2.ticket.holder, r0.ticket.holder)).containsExactly("w1", "w2", "w3");
+        assertThat(gate.placeable(r1.ticket)).containsExactlyInAnyOrder("w1", "w3");
+        assertThat(gate.placeable(r2.ticket)).containsExactlyInAnyOrder("w2", "w3");
+        assertThat(gate.place(r1.ticket, "w3", false)).isTrue();
+        assertThat(gate.place(r2.ticket, "w3", false)).as("w3's room went to r1").isFalse();
+        assertThat(gate.placeable(r2.ticket)).containsExactlyInAnyOrder("w1", "w2");
+        assertThat(gate.inFlightByBin()).isEqualTo(Map.of("w2", 600L, "w3", 900L));
+    }
+
     @Test
     void movingARequestAway_servesTheWaiterOnTheWorkerItLeft() {
         QosGate gate = gate(NO_RESERVATIONS, 1_000, 0);
