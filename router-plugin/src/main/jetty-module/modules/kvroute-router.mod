@@ -292,6 +292,9 @@ etc/kvroute-router.xml
 ## Tokens in flight (input plus reserved output) per usable worker before requests wait at the router per class and tenant; needs --tenants-file; 0 = no router-side queue (default 0).
 # kvroute.qos-worker-capacity-tokens=0
 
+## What --qos-worker-capacity-tokens bounds: each worker's tokens in flight (worker: a request is admitted onto a worker of its pool with room and routed only among such workers) or the fleet's total (fleet: the value times the usable workers, wherever the policy routes) (default worker).
+# kvroute.qos-capacity-scope=worker
+
 ## Fairness slack within which the tenant whose next request is cached on the freed worker goes first, in weighted tokens per unit of weight; 0 is pure VTC (default 2048).
 # kvroute.qos-locality-slack-tokens=2048
 

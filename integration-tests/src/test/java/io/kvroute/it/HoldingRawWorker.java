@@ -24,8 +24,16 @@ final class HoldingRawWorker implements AutoCloseable {
     final CountDownLatch generationAborted = new CountDownLatch(1);
     private final ServerSocket server;
     private final Thread acceptor;
+    /** What {@code /server_info} answers (a prefill worker's names its KV bootstrap port). */
+    private final String serverInfo;
 
     HoldingRawWorker() throws IOException {
+        this("{\"model_id\":\"m\"}");
+    }
+
+    /** A worker whose {@code /server_info} answers {@code serverInfoJson}. */
+    HoldingRawWorker(String serverInfoJson) throws IOException {
+        serverInfo = serverInfoJson;
         server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         acceptor = new Thread(this::acceptLoop, "holding-raw-worker");
         acceptor.setDaemon(true);
@@ -67,7 +75,7 @@ final class HoldingRawWorker implements AutoCloseable {
             if (path.equals("/health") || path.equals("/server_info") || path.equals("/v1/models")
                     || path.equals("/metrics")) {
                 byte[] body = (path.equals("/v1/models") ? "{\"object\":\"list\",\"data\":[{\"id\":\"m\"}]}"
-                        : "{\"model_id\":\"m\"}").getBytes(StandardCharsets.UTF_8);
+                        : serverInfo).getBytes(StandardCharsets.UTF_8);
                 String status = path.equals("/metrics") ? "404 Not Found" : "200 OK"; // an engine without metrics
                 out.write(("HTTP/1.1 " + status + "\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: "
                         + body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));

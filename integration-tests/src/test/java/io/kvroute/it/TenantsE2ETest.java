@@ -164,6 +164,48 @@ class TenantsE2ETest {
         }
     }
 
+    /**
+     * PD: the victim is a batch request whose prefill and decode calls both reached their (holding) workers and
+     * sent nothing. An interactive request takes its place: the victim's client gets 503 {@code preempted}, and
+     * both of its upstream calls are aborted (each worker sees its connection close). The request timeout is long,
+     * so no abort in the test's window can be the router giving up on a call.
+     */
+    @Test
+    void aHigherClass_preemptsAPdRequestThatHasSentNothing_andBothLegsAreAborted() throws Exception {
+        Path file = dir.resolve("tenants.yaml");
+        Files.writeString(file, TENANTS);
+        try (HoldingRawWorker prefill = new HoldingRawWorker("{\"model_id\":\"m\",\"bootstrap_port\":8998}");
+                HoldingRawWorker decode = new HoldingRawWorker();
+                RouterMain.RunningRouter router = RouterMain.start("--host", "127.0.0.1", "--port", "0",
+                        "--policy", "round_robin", "--model-ids", "m", "--prefill-urls", prefill.baseUrl(),
+                        "--decode-urls", decode.baseUrl(), "--health-check-interval-secs", "0.2",
+                        "--retry-max-attempts", "1", "--request-timeout-secs", "60", "--tenants-file", file.toString(),
+                        "--qos-worker-capacity-tokens", "300");
+                Http http = new Http()) {
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> router.router().workers()
+                    .fleet().all().stream().filter(w -> w.role() == io.kvroute.router.worker.WorkerRole.PREFILL)
+                    .allMatch(w -> w.bootstrapPort() != null));
+            String url = router.baseUrl() + "/v1/chat/completions";
+            String body = chat(false, 200).replace("mock-model", "m");
+            CompletableFuture<ContentResponse> victim = postAsync(http, url, "sk-bulk", "batch", body);
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                    .until(() -> prefill.generations.get() == 1 && decode.generations.get() == 1);
+            CompletableFuture<ContentResponse> high = postAsync(http, url, "sk-chat", "interactive", body);
+            ContentResponse preempted = victim.get(10, TimeUnit.SECONDS);
+            assertThat(preempted.getStatus()).isEqualTo(503);
+            assertThat(preempted.getHeaders().get("x-kvroute-reason")).isEqualTo("preempted");
+            assertThat(Long.parseLong(preempted.getHeaders().get("Retry-After"))).isPositive();
+            assertThat(preempted.getContentAsString()).contains("preempted");
+            assertThat(prefill.generationAborted.await(10, TimeUnit.SECONDS)).as("the victim's prefill call was aborted").isTrue();
+            assertThat(decode.generationAborted.await(10, TimeUnit.SECONDS)).as("the victim's decode call was aborted").isTrue();
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                    .until(() -> prefill.generations.get() == 2 && decode.generations.get() == 2);
+            assertThat(high).as("the interactive request was admitted and is held by the workers").isNotDone();
+            String scrape = http.get(router.baseUrl() + "/metrics").getContentAsString();
+            assertThat(scrape).contains("kvroute_qos_preempted_total{class=\"batch\",tenant=\"bulk\"} 1.0");
+        }
+    }
+
     @Test
     void aStreamThatHasSentBytes_isNeverCut_theHigherClassWaitsForIt() throws Exception {
         try (TestFleet fleet = TestFleet.start(1, List.of("--decode-ms-per-step", "10"), routerArgs());

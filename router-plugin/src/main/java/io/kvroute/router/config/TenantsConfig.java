@@ -19,6 +19,11 @@ public record TenantsConfig(
                 description = "Tokens in flight (input plus reserved output) per usable worker before requests wait at the "
                         + "router per class and tenant; needs --tenants-file; 0 = no router-side queue")
         long workerCapacityTokens,
+        @Setting(name = "qos-capacity-scope", defaultValue = "worker", choices = {"worker", "fleet"},
+                description = "What --qos-worker-capacity-tokens bounds: each worker's tokens in flight (worker: a request "
+                        + "is admitted onto a worker of its pool with room and routed only among such workers) or the "
+                        + "fleet's total (fleet: the value times the usable workers, wherever the policy routes)")
+        String capacityScope,
         @Setting(name = "qos-locality-slack-tokens", defaultValue = "2048", min = 0, max = 1e12,
                 description = "Fairness slack within which the tenant whose next request is cached on the freed worker goes "
                         + "first, in weighted tokens per unit of weight; 0 is pure VTC")
@@ -66,6 +71,11 @@ public record TenantsConfig(
     /** The fair queue's unit, from {@code --qos-fairness}. */
     public QosGate.Fairness fairnessMode() {
         return "requests".equals(fairness) ? QosGate.Fairness.REQUESTS : QosGate.Fairness.TOKENS;
+    }
+
+    /** {@code --qos-capacity-scope worker}: capacity is counted per worker (the default). */
+    public boolean perWorkerCapacity() {
+        return !"fleet".equals(capacityScope);
     }
 
     public boolean queueEnabled() {

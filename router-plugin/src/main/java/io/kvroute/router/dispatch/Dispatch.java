@@ -33,6 +33,8 @@ public final class Dispatch implements Abortable {
     private final Exchange client;
     private final Set<String> tried = new HashSet<>();
     private final RouteFacts facts;
+    /** The request's per-worker capacity under QoS, or null: routed over the whole pool. */
+    private final WorkerRoom room;
 
     private volatile Relay current;
     private volatile String abortReason;
@@ -41,6 +43,13 @@ public final class Dispatch implements Abortable {
     private boolean askingWithoutPriority;
 
     public Dispatch(DispatchDeps deps, PlainRouting routing, Route route, ClientSink sink, long startNanos) {
+        this(deps, routing, route, sink, startNanos, null);
+    }
+
+    /** @param room where the router-side queue lets the request go ({@link WorkerRoom}), or null: anywhere in its pool */
+    public Dispatch(DispatchDeps deps, PlainRouting routing, Route route, ClientSink sink, long startNanos,
+            WorkerRoom room) {
+        this.room = room;
         this.deps = deps;
         this.routing = routing;
         this.route = route;
@@ -164,7 +173,10 @@ public final class Dispatch implements Abortable {
         }
     }
 
-    /** The decision for this attempt, or null when no candidate is left. */
+    /**
+     * The decision for this attempt, or null when no candidate is left. Under per-worker QoS capacity the policy
+     * picks among the candidates with room for the request, and its tokens move to the chosen worker.
+     */
     private Decision choose() {
         List<Worker> pool = route.pool().get();
         // First attempt: the pool snapshot itself, the same instance for every request until the fleet
@@ -173,6 +185,21 @@ public final class Dispatch implements Abortable {
         if (candidates.isEmpty()) {
             return null;
         }
+        if (room == null) {
+            return select(candidates);
+        }
+        for (int choice = 1; ; choice++) {
+            List<Worker> roomy = WorkerRoom.filter(room.placeable(), candidates, pool);
+            // no worker with room (the one holding its tokens left the pool): a retry goes on, over capacity
+            boolean force = roomy.isEmpty() || choice == WorkerRoom.MAX_PLACEMENTS;
+            Decision decision = select(roomy.isEmpty() ? candidates : roomy);
+            if (room.place(decision.worker().id(), force)) {
+                return decision;
+            }
+        }
+    }
+
+    private Decision select(List<Worker> candidates) {
         RouteHints hints = route.hints();
         RoutingPolicy policy = routing.forSession(hints.sessionKey());
         TraceSpan select = facts.span().child("kvroute.select");

@@ -71,11 +71,21 @@ public final class PdDispatch implements Abortable {
 
     public PdDispatch(DispatchDeps deps, PdRouting routing, Route route, ObjectNode body,
             Supplier<List<Worker>> prefillPool, Supplier<List<Worker>> decodePool, ClientSink sink, long startNanos) {
+        this(deps, routing, route, body, prefillPool, decodePool, sink, startNanos, null);
+    }
+
+    /**
+     * @param decodeRoom where the router-side queue lets the request's decode leg go ({@link WorkerRoom}: PD requests
+     *     hold their tokens on their decode worker), or null: anywhere in the decode pool
+     */
+    public PdDispatch(DispatchDeps deps, PdRouting routing, Route route, ObjectNode body,
+            Supplier<List<Worker>> prefillPool, Supplier<List<Worker>> decodePool, ClientSink sink, long startNanos,
+            WorkerRoom decodeRoom) {
         this.deps = deps;
         this.routing = routing;
         this.route = route;
         this.body = body;
-        this.chooser = new PdPairChooser(deps, routing, prefillPool, decodePool);
+        this.chooser = new PdPairChooser(deps, routing, prefillPool, decodePool, decodeRoom);
         this.facts = sink.facts();
         this.client = new Exchange(sink, route.api().path, route.streaming(), startNanos, deps.clock(),
                 deps.outcomes(),

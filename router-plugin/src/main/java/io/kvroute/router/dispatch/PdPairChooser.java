@@ -23,9 +23,12 @@ final class PdPairChooser {
     private final PdRouting routing;
     private final Supplier<List<Worker>> prefillPool;
     private final Supplier<List<Worker>> decodePool;
+    /** The request's per-worker capacity on the decode side, or null. */
+    private final WorkerRoom decodeRoom;
 
     PdPairChooser(DispatchDeps deps, PdRouting routing, Supplier<List<Worker>> prefillPool,
-            Supplier<List<Worker>> decodePool) {
+            Supplier<List<Worker>> decodePool, WorkerRoom decodeRoom) {
+        this.decodeRoom = decodeRoom;
         this.deps = deps;
         this.routing = routing;
         this.prefillPool = prefillPool;
@@ -49,8 +52,10 @@ final class PdPairChooser {
         if (p.cacheAware() != null) {
             deps.metrics().cacheAware(hints.modelLabel(), p.cacheAware());
         }
-        Decision d = decodePolicy.select(new RoutingRequest(decodes, deps.inFlight()::get, route.inputTokens(), null,
-                null, route.loads(), null, hints.adapter()));
+        Decision d = chooseDecode(decodePolicy, decodes, route);
+        if (decodeRoom != null) {
+            decodeRoom.prefixOn(p.worker().id()); // the prompt's cache is the prefill worker's
+        }
         deps.metrics().overheadStage("select", route.api().path, deps.clock().nanoTime() - selectStart);
         deps.metrics().decision(prefillChooser.name(), p.reason().label());
         deps.metrics().decision("decode_" + decodePolicy.name(), d.reason().label());
@@ -58,5 +63,18 @@ final class PdPairChooser {
         deps.metrics().pressureSource("decode_" + decodePolicy.name(), d.pressureSource());
         return new Pair(p.worker(), d.worker(), prefillChooser.name(), p.reason().label(),
                 p.cacheAware() == null ? -1 : p.cacheAware().selectedMatchedTokens(), p);
+    }
+
+    /** The decode worker: among those with room for the request when it holds per-worker capacity ({@link WorkerRoom}). */
+    private Decision chooseDecode(RoutingPolicy decodePolicy, List<Worker> decodes, Route route) {
+        for (int choice = 1; ; choice++) {
+            List<Worker> roomy = decodeRoom == null ? decodes : WorkerRoom.filter(decodeRoom.placeable(), decodes, decodes);
+            boolean force = roomy.isEmpty() || choice == WorkerRoom.MAX_PLACEMENTS;
+            Decision d = decodePolicy.select(new RoutingRequest(roomy.isEmpty() ? decodes : roomy, deps.inFlight()::get,
+                    route.inputTokens(), null, null, route.loads(), null, route.hints().adapter()));
+            if (decodeRoom == null || decodeRoom.place(d.worker().id(), force)) {
+                return d;
+            }
+        }
     }
 }

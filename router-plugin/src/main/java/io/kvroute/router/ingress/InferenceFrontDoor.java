@@ -40,6 +40,7 @@ import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.ToLongFunction;
 import io.kvroute.router.policy.CacheAwarePolicy;
+import io.kvroute.router.policy.RoutingPolicy;
 import io.kvroute.router.policy.RoutingRequest;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -277,8 +278,12 @@ public final class InferenceFrontDoor {
                 new PdDispatch(deps, pdRouting, route, tree, prefills, decodes, sink, startNanos).start();
                 return;
             }
-            tenants.admit(identity, tokens.inputTokens(), probe.tokenBudget, null, sink, qosSink -> {
-                PdDispatch d = new PdDispatch(deps, pdRouting, route, tree, prefills, decodes, qosSink, startNanos);
+            // a PD request holds its tokens on its decode worker (the capacity counts regular and decode workers); its
+            // prompt's cache is on its prefill worker, where the queue's locality looks once the dispatch names it
+            ToLongFunction<String> prefillCachedOn = cachedTokensProbe(pdRouting.prefillPolicy(), prefills.get(), route,
+                    sessionKey, adapter);
+            tenants.admit(identity, tokens.inputTokens(), probe.tokenBudget, prefillCachedOn, decodes, sink, (qosSink, room) -> {
+                PdDispatch d = new PdDispatch(deps, pdRouting, route, tree, prefills, decodes, qosSink, startNanos, room);
                 d.start();
                 return d;
             }, (s, e) -> reject(endpoint, s, startNanos, e, null));
@@ -299,15 +304,22 @@ public final class InferenceFrontDoor {
             new Dispatch(deps, plainRouting, route, sink, startNanos).start();
             return;
         }
-        ToLongFunction<String> cachedOn = plainRouting.policy() instanceof CacheAwarePolicy cacheAware
-                ? cacheAware.cachedTokensProbe(new RoutingRequest(eligible.get(), deps.inFlight()::get, route.inputTokens(),
-                        sessionKey, route.tokenIds(), route.loads(), route.hints().routingText(), probe.loraPath))
-                : null;
-        tenants.admit(identity, tokens.inputTokens(), probe.tokenBudget, cachedOn, sink, qosSink -> {
-            Dispatch d = new Dispatch(deps, plainRouting, route, qosSink, startNanos);
+        ToLongFunction<String> cachedOn = cachedTokensProbe(plainRouting.policy(), eligible.get(), route, sessionKey,
+                probe.loraPath);
+        tenants.admit(identity, tokens.inputTokens(), probe.tokenBudget, cachedOn, eligible, sink, (qosSink, room) -> {
+            Dispatch d = new Dispatch(deps, plainRouting, route, qosSink, startNanos, room);
             d.start();
             return d;
         }, (s, e) -> reject(endpoint, s, startNanos, e, null));
+    }
+
+    /** For the router-side queue's locality: the prompt tokens cache-aware {@code policy} sees on each worker, or null. */
+    private ToLongFunction<String> cachedTokensProbe(RoutingPolicy policy, List<Worker> workers, Route route,
+            String sessionKey, String adapter) {
+        return policy instanceof CacheAwarePolicy cacheAware && !workers.isEmpty()
+                ? cacheAware.cachedTokensProbe(new RoutingRequest(workers, deps.inFlight()::get, route.inputTokens(),
+                        sessionKey, route.tokenIds(), route.loads(), route.hints().routingText(), adapter))
+                : null;
     }
 
     /**

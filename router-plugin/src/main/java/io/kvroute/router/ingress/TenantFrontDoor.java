@@ -5,6 +5,7 @@ import io.kvroute.router.config.TenantsConfig;
 import io.kvroute.router.dispatch.Abortable;
 import io.kvroute.router.dispatch.ClientSink;
 import io.kvroute.router.dispatch.EnginePriority;
+import io.kvroute.router.dispatch.WorkerRoom;
 import io.kvroute.router.load.LoadPlane;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.metrics.TenantMetrics;
@@ -19,15 +20,21 @@ import io.kvroute.router.tenant.TenantDirectoryWatcher;
 import io.kvroute.router.tenant.TenantSpec;
 import io.kvroute.router.tenant.TenantsFile;
 import io.kvroute.router.worker.ReadyPool;
+import io.kvroute.router.worker.Worker;
 import io.kvroute.router.worker.WorkerRole;
 import java.nio.file.Path;
+import java.util.AbstractList;
+import java.util.Collection;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -70,9 +77,12 @@ final class TenantFrontDoor {
     private final boolean enginePriority;
     /** Workers that refused the engine priority field (vLLM without priority scheduling); see {@link EnginePriority}. */
     private final Set<String> priorityRefusals = ConcurrentHashMap.newKeySet();
+    /** {@code --qos-capacity-scope worker}: each request holds its tokens on one worker of its pool. */
+    private final boolean perWorker;
 
     private TenantFrontDoor(TenantDirectoryWatcher watcher, String trustedHeader, QosGate gate, TenantMetrics metrics,
-            LongSupplier nanoClock, boolean enginePriority) {
+            LongSupplier nanoClock, boolean enginePriority, boolean perWorker) {
+        this.perWorker = perWorker;
         this.nanoClock = nanoClock;
         this.enginePriority = enginePriority;
         if (enginePriority) {
@@ -141,8 +151,10 @@ final class TenantFrontDoor {
             metrics.bindSlack(config.localitySlackTokens());
         }
         LOG.info("tenants: {} from {}; router-side queue {}", watcher.current().tenants().size(), config.tenantsFile(),
-                gate == null ? "off" : config.workerCapacityTokens() + " tokens per worker");
-        return new TenantFrontDoor(watcher, config.trustedTenantHeader(), gate, metrics, nanoClock, config.enginePriority());
+                gate == null ? "off" : config.workerCapacityTokens() + " tokens per worker, counted "
+                        + (config.perWorkerCapacity() ? "per worker" : "over the fleet"));
+        return new TenantFrontDoor(watcher, config.trustedTenantHeader(), gate, metrics, nanoClock, config.enginePriority(),
+                config.perWorkerCapacity());
     }
 
     /** The engine priority a request of {@code identity} carries, or null (flag off, or the default class). */
@@ -184,9 +196,14 @@ final class TenantFrontDoor {
      *
      * @param tokenBudget the request's {@code max_tokens} (or equivalent), negative when absent
      * @param cachedTokensOn worker id to the prompt tokens cached there (locality), or null
+     * @param workers the workers that hold the request's tokens while it runs (its plain pool, or its decode pool
+     *     under PD), read afresh whenever the queue looks
+     * @param start starts the dispatch on the sink, with the request's {@link WorkerRoom} (null: route over the whole
+     *     pool)
      */
-    void admit(Identity id, long inputTokens, long tokenBudget, ToLongFunction<String> cachedTokensOn, ClientSink sink,
-            Function<ClientSink, Abortable> start, Refusal refusal) {
+    void admit(Identity id, long inputTokens, long tokenBudget, ToLongFunction<String> cachedTokensOn,
+            Supplier<List<Worker>> workers, ClientSink sink, BiFunction<ClientSink, WorkerRoom, Abortable> start,
+            Refusal refusal) {
         long outputReserve = tokenBudget > 0 ? tokenBudget : id.directory().defaultOutputTokens();
         long reserved = Math.max(0, inputTokens) + outputReserve;
         TenantSpec tenant = id.tenant();
@@ -204,12 +221,30 @@ final class TenantFrontDoor {
                 limiter.settle(tenant, verdict.second(), charged ? inputTokens + output - reserved : -reserved));
         if (gate == null) {
             qosSink.claimDispatch();
-            qosSink.dispatch(start.apply(qosSink));
+            qosSink.dispatch(start.apply(qosSink, null));
             return;
         }
         long queuedAt = nanoClock.getAsLong();
+        QosTicket[] self = new QosTicket[1]; // the room below needs the ticket it is built into
+        // fleet-wide capacity: no filter and nothing to move, only where a PD prompt's cache is
+        WorkerRoom room = new WorkerRoom() {
+            @Override
+            public Set<String> placeable() {
+                return perWorker ? gate.placeable(self[0]) : null;
+            }
+
+            @Override
+            public boolean place(String workerId, boolean force) {
+                return !perWorker || gate.place(self[0], workerId, force);
+            }
+
+            @Override
+            public void prefixOn(String workerId) {
+                gate.prefixOn(self[0], workerId);
+            }
+        };
         QosTicket ticket = new QosTicket(tenant, id.priority(), reserved, inputTokens, cachedTokensOn,
-                new QosTicket.Callbacks() {
+                perWorker ? () -> ids(workers.get()) : null, new QosTicket.Callbacks() {
                     @Override
                     public void admitted() {
                         sink.facts().queueWait(nanoClock.getAsLong() - queuedAt);
@@ -217,7 +252,7 @@ final class TenantFrontDoor {
                             return; // the client left while it waited, or it was preempted before it started
                         }
                         try {
-                            qosSink.dispatch(start.apply(qosSink));
+                            qosSink.dispatch(start.apply(qosSink, room));
                         } catch (RuntimeException e) {
                             LOG.warn("unexpected failure starting an admitted request", e);
                             qosSink.abort(e);
@@ -245,8 +280,24 @@ final class TenantFrontDoor {
                         qosSink.preempt(retryAfterSeconds);
                     }
                 });
+        self[0] = ticket;
         qosSink.ticket(ticket);
         gate.offer(ticket);
+    }
+
+    /** The ids of {@code workers}, as a view (no copy per look). */
+    private static Collection<String> ids(List<Worker> workers) {
+        return new AbstractList<>() {
+            @Override
+            public String get(int index) {
+                return workers.get(index).id();
+            }
+
+            @Override
+            public int size() {
+                return workers.size();
+            }
+        };
     }
 
     void close() {

@@ -1,30 +1,40 @@
 package io.kvroute.router.tenant;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
- * The router-side queue: admits a request while the fleet has room for its tokens, and otherwise
- * holds it at the router, per class and tenant, instead of piling it onto saturated engines.
+ * The router-side queue: admits a request while a worker that may serve it has room for its tokens, and
+ * otherwise holds it at the router, per class and tenant, instead of piling it onto saturated engines.
  *
- * <p>Capacity is tokens in flight: {@code --qos-worker-capacity-tokens} times the usable workers. An
- * admitted request holds its cost (input tokens plus its reserved output) until it ends. When the
- * queue gate is configured ({@code --worker-queue-limit}), a fleet whose every fresh worker reports a
+ * <p>Capacity is tokens in flight, counted per worker by default: each worker holds
+ * {@code --qos-worker-capacity-tokens}, and an admitted request holds its cost (input tokens plus its
+ * reserved output) on one worker, its {@linkplain QosTicket#holder holder}, until it ends. The gate places it
+ * on a candidate with room (the most cached tokens of its prompt first, then the least loaded); the dispatch
+ * then routes it among the workers with room only ({@link #placeable}) and moves the hold to the worker it
+ * chose, and again on each retry ({@link #place}). So a policy that follows prefixes (cache_aware) cannot pile
+ * more admitted work onto the prefix holder than it has room for: the excess waits here, or goes to another
+ * worker with room. A ticket without candidates counts against one fleet-wide bin instead
+ * ({@code --qos-capacity-scope fleet}: the flag's value times the usable workers). See {@link CapacityLedger}.
+ * When the queue gate is configured ({@code --worker-queue-limit}), a fleet whose every fresh worker reports a
  * queue at or over the limit counts as full as well ({@link Fleet#engineSaturated}).
  *
- * <p>Classes, highest first, share that capacity as SMG's scheduler shares slots
+ * <p>Classes, highest first, share each worker's capacity as SMG's scheduler shares slots
  * ({@code model_gateway/src/middleware/scheduler/{engine,slots}.rs}): each class has a reservation
  * (floor and share, {@link ClassSpec#reservedTokens}) whose unused part is held back from lower
- * classes; a freed slot goes to the highest class with work (strict order: a class whose head does
- * not fit blocks the classes below it), and within a class to the tenant {@link FairQueue} picks
+ * classes; a freed slot goes to the highest class with work (strict order: a class whose head fits
+ * on none of its workers blocks the classes below it), and within a class to the tenant {@link FairQueue} picks
  * (VTC with locality inside the slack, on the worker that freed capacity; or, with {@link Fairness#REQUESTS},
  * round robin by request count: every admitted request costs one unit whatever its tokens). A class's head older than
  * its starvation threshold may use capacity held back for higher classes, and goes first, once per threshold
@@ -78,7 +88,7 @@ public final class QosGate {
     private final Fairness fairness;
     private final ReentrantLock lock = new ReentrantLock();
     private final EnumMap<PriorityClass, ClassState> classes = new EnumMap<>(PriorityClass.class); // guarded by lock
-    private long inFlightTokens; // guarded by lock
+    private final CapacityLedger ledger = new CapacityLedger(); // guarded by lock
     private long seq; // guarded by lock
 
     /** Per-class state; guarded by the gate's lock. */
@@ -86,7 +96,6 @@ public final class QosGate {
         final FairQueue<QosTicket> queue;
         final TreeMap<Long, QosTicket> arrivals = new TreeMap<>(); // waiting, oldest first
         final TreeMap<Long, QosTicket> notStarted = new TreeMap<>(); // admitted, no byte sent yet
-        long inFlightTokens;
         double waitEwmaNanos;
         /** When this class last admitted by starvation promotion; promotions are one per starvation period. */
         long lastPromotionNanos;
@@ -142,18 +151,20 @@ public final class QosGate {
             long now = nanoTime.getAsLong();
             TenantDirectory dir = directory.get();
             ClassSpec spec = dir.classSpec(t.priority);
-            long capacity = capacityTokens();
             ClassState cs = classes.get(t.priority);
             t.seq = ++seq;
             t.enqueuedNanos = now;
-            if (capacity == 0) {
+            Collection<String> bins = binsOf(t);
+            String bin;
+            if (bins.isEmpty()) {
                 reject(t, 503, "no_worker", 1, after);
-            } else if (!queuedAtOrAbove(t.priority) && fits(t.priority, t.costTokens, false, capacity, dir)) {
+            } else if (!queuedAtOrAbove(t.priority) && (bin = roomFor(t, bins, false, null, dir)) != null) {
                 cs.queue.admitDirect(t.tenant.name(), t.tenant.weight());
-                admit(t, now, false, after);
-            } else if (spec.canPreempt() && !queuedAtOrAbove(t.priority) && preemptFor(t, capacity, dir, after)) {
+                admit(t, bin, now, false, after);
+            } else if (spec.canPreempt() && !queuedAtOrAbove(t.priority)
+                    && (bin = preemptFor(t, bins, dir, after)) != null) {
                 cs.queue.admitDirect(t.tenant.name(), t.tenant.weight());
-                admit(t, now, false, after);
+                admit(t, bin, now, false, after);
             } else if (cs.queue.size() >= spec.queueCap()) {
                 reject(t, 429, "queue_full", retryAfterSeconds(cs), after);
             } else {
@@ -224,6 +235,10 @@ public final class QosGate {
         List<Runnable> after = new ArrayList<>(4);
         lock.lock();
         try {
+            // the capacity freed is its holder's (per-worker bins); the prompts cached where its own prompt went (its
+            // prefill worker under PD, else that same worker) go first
+            String freed = t.holder != null && !t.holder.equals(CapacityLedger.FLEET) && !t.released ? t.holder : workerId;
+            String cachedOn = t.prefixWorker != null ? t.prefixWorker : freed;
             int s = t.state.get();
             if (s == QosTicket.QUEUED) { // the client left while waiting
                 ClassState cs = classes.get(t.priority);
@@ -242,7 +257,7 @@ public final class QosGate {
                 charge(t, -t.chargedService, -t.chargedRequests, after); // aborted before any byte, or failed upstream: refund
             }
             release(t);
-            drain(workerId, after);
+            drain(freed, cachedOn, after);
         } finally {
             lock.unlock();
         }
@@ -255,7 +270,6 @@ public final class QosGate {
         lock.lock();
         try {
             long now = nanoTime.getAsLong();
-            long capacity = capacityTokens();
             for (ClassState cs : classes.values()) {
                 for (Iterator<QosTicket> it = cs.arrivals.values().iterator(); it.hasNext(); ) {
                     QosTicket t = it.next();
@@ -264,18 +278,26 @@ public final class QosGate {
                     }
                     it.remove();
                     cs.queue.remove(t.tenant.name(), t);
-                    if (capacity == 0) {
+                    if (binsOf(t).isEmpty()) {
                         reject(t, 503, "no_worker", 1, after);
                     } else {
                         reject(t, 429, "queue_timeout", retryAfterSeconds(cs), after);
                     }
                 }
             }
-            drain(null, after);
+            drain(null, null, after);
         } finally {
             lock.unlock();
         }
         after.forEach(Runnable::run);
+    }
+
+    /**
+     * Notes where {@code t}'s prompt went when that is not the worker holding its tokens (a PD request's prefill
+     * worker): when it ends, waiters cached there go first. Thread-safe without the lock (a volatile write).
+     */
+    public void prefixOn(QosTicket t, String workerId) {
+        t.prefixWorker = workerId;
     }
 
     /** Waiting requests of one class. */
@@ -288,13 +310,74 @@ public final class QosGate {
         }
     }
 
-    /** Tokens in flight admitted by this gate, all classes. */
+    /** Tokens in flight admitted by this gate, all classes and workers. */
     public long inFlightTokens() {
         lock.lock();
         try {
-            return inFlightTokens;
+            return ledger.totalTokens();
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * The workers {@code t} may be routed to now: the one holding its tokens and every other candidate with room
+     * for them (under its class's reservations, or without them when it was admitted by starvation promotion).
+     * Null when its capacity is fleet-wide, or it no longer holds any (ended, preempted): no filter then. One lock
+     * per call, so a dispatch filters its candidates against one consistent view.
+     */
+    public Set<String> placeable(QosTicket t) {
+        lock.lock();
+        try {
+            if (t.candidates == null || t.holder == null || t.released) {
+                return null;
+            }
+            TenantDirectory dir = directory.get();
+            Collection<String> bins = t.candidates.get();
+            Set<String> out = new HashSet<>(2 * bins.size() + 2);
+            out.add(t.holder);
+            if (!fleet.engineSaturated()) {
+                for (String w : bins) {
+                    if (!out.contains(w) && ledger.fits(w, t.priority, t.costTokens, workerCapacityTokens, t.promoted, dir)) {
+                        out.add(w);
+                    }
+                }
+            }
+            return out;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Moves {@code t}'s tokens onto {@code workerId}, the worker its dispatch chose (the first attempt, or a
+     * retry's). False, moving nothing, when that worker lost its room since {@link #placeable} (another request
+     * took it), or is not one of the request's candidates: the dispatch then chooses again. {@code force} moves it
+     * regardless (a retry whose every worker with room is gone may overshoot one worker by this one request). The
+     * worker it leaves serves waiting requests. True and nothing done for a fleet-wide ticket, or one that no longer
+     * holds tokens.
+     */
+    public boolean place(QosTicket t, String workerId, boolean force) {
+        Objects.requireNonNull(workerId, "workerId");
+        List<Runnable> after = new ArrayList<>(2);
+        lock.lock();
+        try {
+            if (t.candidates == null || t.holder == null || t.released || t.holder.equals(workerId)) {
+                return true;
+            }
+            if (!force && (!t.candidates.get().contains(workerId) || fleet.engineSaturated()
+                    || !ledger.fits(workerId, t.priority, t.costTokens, workerCapacityTokens, t.promoted, directory.get()))) {
+                return false;
+            }
+            String left = t.holder;
+            ledger.release(left, t.priority, t.costTokens);
+            ledger.hold(workerId, t.priority, t.costTokens);
+            t.holder = workerId;
+            drain(left, left, after);
+            return true;
+        } finally {
+            lock.unlock();
+            after.forEach(Runnable::run);
         }
     }
 
@@ -310,8 +393,20 @@ public final class QosGate {
 
     // ---- everything below runs under the lock ----
 
-    private long capacityTokens() {
-        return Math.max(0, fleet.usableWorkers()) * workerCapacityTokens;
+    /** The capacity bins {@code t} may hold on now: its candidate workers, or the fleet's one bin; empty when none is usable. */
+    private Collection<String> binsOf(QosTicket t) {
+        if (t.candidates == null) {
+            return fleet.usableWorkers() > 0 ? FLEET_BIN : List.of();
+        }
+        Collection<String> c = t.candidates.get();
+        return c == null ? List.of() : c;
+    }
+
+    private static final List<String> FLEET_BIN = List.of(CapacityLedger.FLEET);
+
+    private long capacityOf(String bin) {
+        return bin.equals(CapacityLedger.FLEET) ? Math.max(0, fleet.usableWorkers()) * workerCapacityTokens
+                : workerCapacityTokens;
     }
 
     private boolean queuedAtOrAbove(PriorityClass c) {
@@ -326,75 +421,94 @@ public final class QosGate {
         return false;
     }
 
-    /** Whether {@code cost} more tokens of class {@code c} fit now; an empty router always admits one request. */
-    private boolean fits(PriorityClass c, long cost, boolean ignoreReservations, long capacity, TenantDirectory dir) {
+    /**
+     * The bin of {@code bins} where {@code t}'s tokens fit now, or null: {@code prefer} when it fits there, else
+     * the one with the most of its prompt cached, then the least tokens in flight, then the first listed.
+     */
+    private String roomFor(QosTicket t, Collection<String> bins, boolean ignoreReservations, String prefer,
+            TenantDirectory dir) {
         if (fleet.engineSaturated()) {
-            return false;
+            return null;
         }
-        if (inFlightTokens == 0) {
-            return true;
+        String best = null;
+        long bestCached = -1;
+        long bestLoad = Long.MAX_VALUE;
+        for (String bin : bins) {
+            if (!ledger.fits(bin, t.priority, t.costTokens, capacityOf(bin), ignoreReservations, dir)) {
+                continue;
+            }
+            if (bin.equals(prefer) || bins.size() == 1) {
+                return bin;
+            }
+            long cached = t.cachedOn(bin);
+            long load = ledger.inFlightTokens(bin);
+            if (cached > bestCached || (cached == bestCached && load < bestLoad)) {
+                best = bin;
+                bestCached = cached;
+                bestLoad = load;
+            }
         }
-        long limit = capacity - (ignoreReservations ? 0 : heldBack(c, capacity, dir));
-        return inFlightTokens + cost <= limit;
+        return best;
     }
 
-    /** Unused reservations of the classes above {@code c}. */
-    private long heldBack(PriorityClass c, long capacity, TenantDirectory dir) {
-        long held = 0;
-        for (PriorityClass k : PriorityClass.highToLow()) {
-            if (k == c) {
-                break;
-            }
-            held += Math.max(0, dir.classSpec(k).reservedTokens(capacity) - classes.get(k).inFlightTokens);
+    /**
+     * Preempts lower-class requests that have sent nothing from one of {@code t}'s bins (lowest class first, newest
+     * first, at most {@link #MAX_VICTIMS}), only where that makes {@code t} fit; the bin, or null when none would.
+     */
+    private String preemptFor(QosTicket t, Collection<String> bins, TenantDirectory dir, List<Runnable> after) {
+        if (fleet.engineSaturated()) {
+            return null; // nothing fits however much is freed: preempting would waste the victims
         }
-        return held;
-    }
-
-    private boolean preemptFor(QosTicket t, long capacity, TenantDirectory dir, List<Runnable> after) {
-        long limit = capacity - heldBack(t.priority, capacity, dir);
-        long needFreed = inFlightTokens + t.costTokens - limit;
-        List<QosTicket> victims = new ArrayList<>(MAX_VICTIMS);
-        long freed = 0;
-        outer:
-        for (int i = PriorityClass.highToLow().length - 1; i >= 0; i--) {
-            PriorityClass k = PriorityClass.highToLow()[i];
-            if (!t.priority.above(k)) {
-                break;
-            }
-            for (QosTicket v : classes.get(k).notStarted.descendingMap().values()) {
-                if (freed >= needFreed || victims.size() == MAX_VICTIMS) {
-                    break outer;
+        for (String bin : bins) {
+            long capacity = capacityOf(bin);
+            long needFreed = ledger.shortfall(bin, t.priority, t.costTokens, capacity, dir);
+            List<QosTicket> victims = new ArrayList<>(MAX_VICTIMS);
+            long freed = 0;
+            outer:
+            for (int i = PriorityClass.highToLow().length - 1; i >= 0; i--) {
+                PriorityClass k = PriorityClass.highToLow()[i];
+                if (!t.priority.above(k)) {
+                    break;
                 }
-                victims.add(v);
-                freed += v.costTokens;
+                for (QosTicket v : classes.get(k).notStarted.descendingMap().values()) {
+                    if (freed >= needFreed || victims.size() == MAX_VICTIMS) {
+                        break outer;
+                    }
+                    if (bin.equals(v.holder)) {
+                        victims.add(v);
+                        freed += v.costTokens;
+                    }
+                }
             }
-        }
-        if (freed < needFreed) {
-            return false;
-        }
-        for (QosTicket v : victims) {
-            if (!v.state.compareAndSet(QosTicket.ADMITTED, QosTicket.PREEMPTED)) {
-                continue; // its first byte won the race: it keeps running
+            if (victims.isEmpty() || freed < needFreed) {
+                continue;
             }
-            classes.get(v.priority).notStarted.remove(v.seq);
-            if (v.chargedService != 0 || v.chargedRequests != 0) {
-                charge(v, -v.chargedService, -v.chargedRequests, after);
+            for (QosTicket v : victims) {
+                if (!v.state.compareAndSet(QosTicket.ADMITTED, QosTicket.PREEMPTED)) {
+                    continue; // its first byte won the race: it keeps running
+                }
+                classes.get(v.priority).notStarted.remove(v.seq);
+                if (v.chargedService != 0 || v.chargedRequests != 0) {
+                    charge(v, -v.chargedService, -v.chargedRequests, after);
+                }
+                release(v);
+                long retry = retryAfterSeconds(classes.get(v.priority));
+                String tenant = v.tenant.name();
+                PriorityClass vc = v.priority;
+                after.add(() -> listener.preempted(tenant, vc));
+                after.add(() -> v.callbacks.preempted(retry));
             }
-            release(v);
-            long retry = retryAfterSeconds(classes.get(v.priority));
-            String tenant = v.tenant.name();
-            PriorityClass vc = v.priority;
-            after.add(() -> listener.preempted(tenant, vc));
-            after.add(() -> v.callbacks.preempted(retry));
+            // false only when a victim's first byte won the race: t then waits (no second bin's victims too)
+            return ledger.fits(bin, t.priority, t.costTokens, capacity, false, dir) ? bin : null;
         }
-        return fits(t.priority, t.costTokens, false, capacity, dir);
+        return null;
     }
 
-    private void drain(String freedWorker, List<Runnable> after) {
-        long capacity = capacityTokens();
-        if (capacity == 0) {
-            return;
-        }
+    /**
+     * Admits what now fits. {@code freedWorker}: the bin that freed capacity, where a waiter is placed first when it
+     * fits there; {@code cachedOn}: the worker whose cached prompts the locality pick looks for (null for both: none).
+     */
+    private void drain(String freedWorker, String cachedOn, List<Runnable> after) {
         TenantDirectory dir = directory.get();
         long now = nanoTime.getAsLong();
         while (true) {
@@ -413,7 +527,7 @@ public final class QosGate {
                     // the threshold) must not take every freed slot ahead of the classes above it
                     continue;
                 }
-                admitted = admitPick(order[i], cs, freedWorker, true, capacity, dir, now, after);
+                admitted = admitPick(order[i], cs, freedWorker, cachedOn, true, dir, now, after);
                 if (admitted) {
                     cs.promotedBefore = true;
                     cs.lastPromotionNanos = now;
@@ -424,7 +538,7 @@ public final class QosGate {
                 if (cs.queue.isEmpty()) {
                     continue;
                 }
-                admitted = admitPick(order[i], cs, freedWorker, false, capacity, dir, now, after);
+                admitted = admitPick(order[i], cs, freedWorker, cachedOn, false, dir, now, after);
                 if (!admitted) {
                     break; // strict order: the classes below wait behind a head that does not fit
                 }
@@ -435,28 +549,30 @@ public final class QosGate {
         }
     }
 
-    private boolean admitPick(PriorityClass c, ClassState cs, String freedWorker, boolean promoted, long capacity,
+    private boolean admitPick(PriorityClass c, ClassState cs, String freedWorker, String cachedOn, boolean promoted,
             TenantDirectory dir, long now, List<Runnable> after) {
-        FairQueue.Pick<QosTicket> pick = cs.queue.pick(freedWorker == null ? null : t -> t.cachedOn(freedWorker));
+        FairQueue.Pick<QosTicket> pick = cs.queue.pick(cachedOn == null ? null : t -> t.cachedOn(cachedOn));
         QosTicket t = pick.item();
-        if (!fits(c, t.costTokens, promoted, capacity, dir)) {
-            return false;
+        String bin = roomFor(t, binsOf(t), promoted, freedWorker, dir);
+        if (bin == null) {
+            return false; // its workers are full (or gone: its timeout answers it); strict order holds the classes below
         }
         cs.queue.admitHead(pick.tenant(), t);
         cs.arrivals.remove(t.seq);
         if (pick.byLocality()) {
             after.add(() -> listener.localityPick(c));
         }
-        admit(t, now, promoted, after);
+        admit(t, bin, now, promoted, after);
         return true;
     }
 
-    private void admit(QosTicket t, long now, boolean promoted, List<Runnable> after) {
+    private void admit(QosTicket t, String bin, long now, boolean promoted, List<Runnable> after) {
         t.state.set(QosTicket.ADMITTED);
         t.admittedOnce = true;
+        t.holder = bin;
+        t.promoted = promoted;
         ClassState cs = classes.get(t.priority);
-        inFlightTokens += t.costTokens;
-        cs.inFlightTokens += t.costTokens;
+        ledger.hold(bin, t.priority, t.costTokens);
         cs.notStarted.put(t.seq, t);
         long wait = now - t.enqueuedNanos;
         cs.waitEwmaNanos += WAIT_EWMA_ALPHA * (wait - cs.waitEwmaNanos);
@@ -473,8 +589,7 @@ public final class QosGate {
         }
         t.released = true;
         ClassState cs = classes.get(t.priority);
-        inFlightTokens -= t.costTokens;
-        cs.inFlightTokens -= t.costTokens;
+        ledger.release(t.holder, t.priority, t.costTokens);
         cs.notStarted.remove(t.seq);
         cs.queue.finished(t.tenant.name());
     }
@@ -512,8 +627,27 @@ public final class QosGate {
         lock.lock();
         try {
             EnumMap<PriorityClass, Long> m = new EnumMap<>(PriorityClass.class);
-            classes.forEach((c, cs) -> m.put(c, cs.inFlightTokens));
+            classes.forEach((c, cs) -> m.put(c, ledger.classTokens(c)));
             return m;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** For tests: tokens in flight per worker (or the fleet's bin) and requests held on one. */
+    Map<String, Long> inFlightByBin() {
+        lock.lock();
+        try {
+            return ledger.byBin();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    int requestsOn(String bin) {
+        lock.lock();
+        try {
+            return ledger.requests(bin);
         } finally {
             lock.unlock();
         }

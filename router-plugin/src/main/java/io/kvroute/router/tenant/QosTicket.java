@@ -1,7 +1,9 @@
 package io.kvroute.router.tenant;
 
+import java.util.Collection;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 
 /**
@@ -36,6 +38,8 @@ public final class QosTicket {
     final long costTokens;
     final long inputTokens;
     final ToLongFunction<String> cachedTokensOn;
+    /** The workers that may serve it, read afresh at each look ({@code --qos-capacity-scope worker}); null: fleet-wide. */
+    final Supplier<? extends Collection<String>> candidates;
     final Callbacks callbacks;
     final AtomicInteger state = new AtomicInteger(NEW);
     long seq; // written under the gate's lock
@@ -45,6 +49,12 @@ public final class QosTicket {
     int chargedRequests; // guarded by the gate's lock
     boolean released; // guarded by the gate's lock
     boolean admittedOnce; // guarded by the gate's lock
+    /** The capacity bin holding its tokens while admitted: a worker id, or the fleet's bin. */
+    String holder; // guarded by the gate's lock
+    /** The worker whose prefix cache its prompt went to, when not its holder (a PD request's prefill worker), or null. */
+    volatile String prefixWorker;
+    /** Admitted by starvation promotion: it may use capacity held back for higher classes wherever it moves. */
+    boolean promoted; // guarded by the gate's lock
 
     /**
      * @param costTokens the tokens the request holds in flight while admitted (input plus reserved output)
@@ -53,6 +63,16 @@ public final class QosTicket {
      */
     public QosTicket(TenantSpec tenant, PriorityClass priority, long costTokens, long inputTokens,
             ToLongFunction<String> cachedTokensOn, Callbacks callbacks) {
+        this(tenant, priority, costTokens, inputTokens, cachedTokensOn, null, callbacks);
+    }
+
+    /**
+     * @param candidates the ids of the workers that may serve the request (its model's usable pool), each holding
+     *     the gate's per-worker capacity; null to count it against the fleet-wide capacity instead
+     */
+    public QosTicket(TenantSpec tenant, PriorityClass priority, long costTokens, long inputTokens,
+            ToLongFunction<String> cachedTokensOn, Supplier<? extends Collection<String>> candidates, Callbacks callbacks) {
+        this.candidates = candidates;
         this.tenant = Objects.requireNonNull(tenant, "tenant");
         this.priority = Objects.requireNonNull(priority, "priority");
         this.costTokens = Math.max(1, costTokens);

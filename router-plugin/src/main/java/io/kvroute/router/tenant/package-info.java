@@ -5,7 +5,8 @@
  * <p>Start reading at {@link io.kvroute.router.tenant.TenantDirectory} (a validated snapshot of the
  * tenants file, published by {@link io.kvroute.router.tenant.TenantDirectoryWatcher}), then
  * {@link io.kvroute.router.tenant.QosGate} (the router-side queue: classes with reservations,
- * timeouts, starvation promotion, preemption before the first byte) and
+ * timeouts, starvation promotion, preemption before the first byte, each request's tokens held on one
+ * worker in {@link io.kvroute.router.tenant.CapacityLedger}) and
  * {@link io.kvroute.router.tenant.FairQueue} (VTC fair share per tenant with locality inside the
  * slack). {@link io.kvroute.router.tenant.RateLimiter} enforces requests and tokens per minute.
  * The request-path adapter is {@code io.kvroute.router.ingress.TenantFrontDoor}; the user guide is docs/tenants.md.

@@ -20,8 +20,18 @@ class TenantsOptionsTest {
         RouterConfig config = RouterOptions.parse(new String[] {"--worker-urls", "http://127.0.0.1:1",
                 "--tenants-file", "/etc/kvroute/tenants.yaml", "--trusted-tenant-header", "x-tenant",
                 "--qos-worker-capacity-tokens", "65536", "--qos-locality-slack-tokens", "0", "--qos-max-tenant-labels", "7"});
-        assertThat(config.tenants()).isEqualTo(new TenantsConfig("/etc/kvroute/tenants.yaml", "x-tenant", 65_536, 0, "tokens", 7, false));
+        assertThat(config.tenants()).isEqualTo(new TenantsConfig("/etc/kvroute/tenants.yaml", "x-tenant", 65_536, "worker", 0, "tokens", 7, false));
         assertThat(config.tenants().queueEnabled()).isTrue();
+        assertThat(config.tenants().perWorkerCapacity()).as("per worker unless asked otherwise").isTrue();
+    }
+
+    @Test
+    void capacityScope_isPerWorkerByDefault_fleetOnRequest_andAnythingElseIsNamed() {
+        RouterConfig fleet = RouterOptions.parse(new String[] {"--worker-urls", "http://127.0.0.1:1",
+                "--tenants-file", "t.yaml", "--qos-worker-capacity-tokens", "100", "--qos-capacity-scope", "fleet"});
+        assertThat(fleet.tenants().perWorkerCapacity()).isFalse();
+        assertThatThrownBy(() -> RouterOptions.parse(new String[] {"--worker-urls", "http://127.0.0.1:1",
+                "--tenants-file", "t.yaml", "--qos-capacity-scope", "cluster"})).hasMessageContaining("--qos-capacity-scope");
     }
 
     @Test

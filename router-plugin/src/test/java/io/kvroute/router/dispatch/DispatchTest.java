@@ -5,14 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kvroute.router.config.RetrySettings;
 import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.config.SettingsBinder;
-import io.kvroute.router.policy.Decision;
-import io.kvroute.router.policy.DecisionReason;
-import io.kvroute.router.policy.RoutingPolicy;
-import io.kvroute.router.policy.RoutingRequest;
 import io.kvroute.router.worker.Worker;
 import java.io.IOException;
 import java.net.ConnectException;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -33,19 +28,8 @@ class DispatchTest {
 
     @Test
     void firstAttempt_handsThePolicyThePoolSnapshotItself_aRetryTheUntriedRest() {
-        List<List<Worker>> seen = new ArrayList<>();
-        RoutingPolicy recording = new RoutingPolicy() {
-            @Override
-            public String name() {
-                return "recording";
-            }
-
-            @Override
-            public Decision select(RoutingRequest request) {
-                seen.add(request.candidates());
-                return new Decision(request.candidates().get(0), DecisionReason.ROUND_ROBIN, Decision.SOURCE_NONE);
-            }
-        };
+        FirstCandidatePolicy recording = new FirstCandidatePolicy();
+        List<List<Worker>> seen = recording.seen;
         CoreFixture f = new CoreFixture(config(), recording);
         Route route = f.route(false, a, b, c);
         List<Worker> pool = route.pool().get();

@@ -38,6 +38,38 @@ class PdDispatchTest {
         return dispatch;
     }
 
+    /** Under per-worker QoS capacity the decode worker holds the tokens and the prefill worker is where the prompt's cache is. */
+    @Test
+    void withAWorkerRoom_theDecodeWorkerIsPlaced_andThePrefillWorkerNamedAsThePromptsCache() throws Exception {
+        CoreFixture f = new CoreFixture(config(0));
+        List<String> calls = new CopyOnWriteArrayList<>();
+        WorkerRoom room = new WorkerRoom() {
+            @Override
+            public java.util.Set<String> placeable() {
+                calls.add("placeable");
+                return java.util.Set.of(decode.id());
+            }
+
+            @Override
+            public boolean place(String workerId, boolean force) {
+                calls.add("place " + workerId);
+                return true;
+            }
+
+            @Override
+            public void prefixOn(String workerId) {
+                calls.add("prefixOn " + workerId);
+            }
+        };
+        String body = "{\"prompt\":\"hi\",\"max_tokens\":4}";
+        Route route = new Route(ApiKind.COMPLETIONS, body.getBytes(StandardCharsets.UTF_8), false, 1, null,
+                f.deps.loads().snapshot(), new RouteHints(null, null, "default"), () -> List.of(decode));
+        new PdDispatch(f.deps, f.pd, route, (ObjectNode) JSON.readTree(body), () -> List.of(prefill), () -> List.of(decode),
+                new CoreFixture.RecordingSink(), f.clock.nanoTime(), room).start();
+        assertThat(calls).containsExactly("placeable", "place " + decode.id(), "prefixOn " + prefill.id());
+        assertThat(f.upstream.sent).hasSize(2);
+    }
+
     private static void busy(CoreFixture.Sent call) {
         call.headers(429, "application/json");
         call.chunk("{\"error\":{\"message\":\"busy\"}}");

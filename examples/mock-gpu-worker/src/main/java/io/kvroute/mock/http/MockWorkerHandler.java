@@ -86,6 +86,8 @@ public final class MockWorkerHandler extends Handler.Abstract {
 
     private volatile RequestTracer tracer = RequestTracer.off();
     private final AtomicInteger injectedFailures = new AtomicInteger();
+    private final AtomicInteger generationsInFlight = new AtomicInteger();
+    private final AtomicInteger peakGenerationsInFlight = new AtomicInteger();
     private volatile int injectedStatus;
 
     /**
@@ -164,6 +166,11 @@ public final class MockWorkerHandler extends Handler.Abstract {
 
     public long requests() {
         return requests.get();
+    }
+
+    /** The most generation requests this worker was answering at once (tests read how much the router piled on it). */
+    public int peakGenerationsInFlight() {
+        return peakGenerationsInFlight.get();
     }
 
     /**
@@ -268,8 +275,16 @@ public final class MockWorkerHandler extends Handler.Abstract {
             }
             TraceSpan span = !tracer.enabled() ? TraceSpan.NOOP
                     : tracer.ingress("engine.request", name -> request.getHeaders().get(name)).tag("path", path);
-            Callback traced = span == TraceSpan.NOOP ? callback
+            Callback tracedOnly = span == TraceSpan.NOOP ? callback
                     : Callback.from(callback, () -> span.tag("status", response.getStatus()).end());
+            peakGenerationsInFlight.accumulateAndGet(generationsInFlight.incrementAndGet(), Math::max);
+            Callback traced = Callback.from(() -> {
+                generationsInFlight.decrementAndGet();
+                tracedOnly.succeeded();
+            }, failure -> {
+                generationsInFlight.decrementAndGet();
+                tracedOnly.failed(failure);
+            });
             int rank;
             try {
                 rank = pinnedRank(request);
