@@ -46,7 +46,8 @@ import java.util.SplittableRandom;
  * ({@code --qos-fairness requests --qos-locality-slack-tokens 0}) is round-robin fairness by request count;
  * {@code full-qos-engine-priority} is full QoS with {@code --qos-engine-priority} over workers that run
  * priority scheduling ({@code --enable-priority-scheduling}), so each engine serves its waiting requests
- * by class too.
+ * by class too; {@code full-qos-engine-priority-fleet} is the same with {@code --qos-capacity-scope fleet}
+ * (one capacity pool over the fleet, as before per-worker capacity), to compare the two in one run.
  *
  * <p>The arms run alternately in one invocation: for each seed ({@code --seed}, then +1, ...) every selected
  * arm once, the order rotated by one per seed. The harness calls {@link #run} per variant; the first call runs
@@ -66,8 +67,9 @@ final class NoisyNeighborScenario implements Scenario {
     static final String FAIRNESS = "fairness";
     static final String RR_REQUESTS = "rr-requests";
     static final String FULL_QOS_ENGINE_PRIORITY = "full-qos-engine-priority";
+    static final String FULL_QOS_ENGINE_PRIORITY_FLEET = "full-qos-engine-priority-fleet";
     static final List<String> ARMS = List.of(ISOLATED, NO_QOS, RR_REQUESTS, VTC_NO_LOCALITY, CLASSES_ONLY, FULL_QOS,
-            FULL_QOS_ENGINE_PRIORITY, FAIRNESS);
+            FULL_QOS_ENGINE_PRIORITY, FULL_QOS_ENGINE_PRIORITY_FLEET, FAIRNESS);
 
     static final int WORKERS = 4;
     private static final double CHARS_PER_TOKEN = 4.0; // the mock's stand-in tokenizer: 4 bytes per token
@@ -220,9 +222,12 @@ final class NoisyNeighborScenario implements Scenario {
         if (arm.equals(RR_REQUESTS)) {
             router.addAll(List.of("--qos-fairness", "requests", "--qos-locality-slack-tokens", "0"));
         }
-        if (arm.equals(FULL_QOS_ENGINE_PRIORITY)) {
+        if (arm.equals(FULL_QOS_ENGINE_PRIORITY) || arm.equals(FULL_QOS_ENGINE_PRIORITY_FLEET)) {
             router.addAll(List.of("--qos-engine-priority", "true"));
             worker.add("--enable-priority-scheduling");
+        }
+        if (arm.equals(FULL_QOS_ENGINE_PRIORITY_FLEET)) {
+            router.addAll(List.of("--qos-capacity-scope", "fleet"));
         }
         return new FleetSpec(WORKERS, 0, worker, List.of(), router, false);
     }
