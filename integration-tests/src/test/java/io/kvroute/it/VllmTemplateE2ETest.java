@@ -56,13 +56,13 @@ class VllmTemplateE2ETest {
                                 "reason=\"block_size_mismatch\"") == 1);
                 assertThat(scrape(http, router, "kvroute_kv_events_workers_unknown")).isZero();
 
-                // the refused worker's blocks are not indexed: a prompt it holds is a miss, not an exact hit
+                // the refused worker's blocks are not indexed: a prompt it holds is a miss, not an exact hit (the miss
+                // may land on the other worker, whose blocks of it are then indexed: no count of block events here)
                 String text = "A question the worker with the wrong template has already answered. ".repeat(6);
                 assertThat(http.postJson(wrong.baseUrl() + "/v1/chat/completions", chat(text)).getStatus()).isEqualTo(200);
                 assertThat(http.postJson(router.baseUrl() + "/v1/chat/completions", chat(text)).getStatus()).isEqualTo(200);
                 assertThat(scrape(http, router, "kvroute_cache_aware_decisions_total", "decision=\"cache_hit\"")).isZero();
                 assertThat(scrape(http, router, "kvroute_cache_aware_decisions_total", "decision=\"cache_miss\"")).isEqualTo(1);
-                assertThat(scrape(http, router, "kvroute_kv_events_block_events_total")).isZero();
             }
         } finally {
             workers.forEach(MockWorkerMain.MockWorker::close);
