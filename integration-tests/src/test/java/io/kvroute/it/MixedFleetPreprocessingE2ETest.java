@@ -87,8 +87,12 @@ class MixedFleetPreprocessingE2ETest {
                 assertThat(routed.getHeaders().get("x-kvroute-worker")).isEqualTo(vllm.baseUrl());
                 assertThat(exactHits(http, router)).as("trailing assistant, exact hit on the vLLM worker").isEqualTo(2);
 
-                // a chat both engines render alike: cached on the SGLang worker, found there with the router's ids
-                String plain = "{\"messages\":[{\"role\":\"user\",\"content\":\"" + LONG + " Plain.\"}],\"max_tokens\":2}";
+                // a chat both engines render alike: cached on the SGLang worker, found there with the router's ids. Its
+                // text goes on well past LONG: the vLLM worker holds LONG's blocks too (the list-content chat), and a
+                // suffix shorter than a block would leave both workers with the same number of matched blocks, a tie
+                // the router breaks by load
+                String plain = "{\"messages\":[{\"role\":\"user\",\"content\":\"" + LONG
+                        + "A plain question that only the SGLang worker has answered so far. ".repeat(3) + "\"}],\"max_tokens\":2}";
                 routed = cachedThenRouted(http, router, sglang, plain);
                 assertThat(routed.getHeaders().get("x-kvroute-worker")).isEqualTo(sglang.baseUrl());
                 assertThat(exactHits(http, router)).isEqualTo(3);
