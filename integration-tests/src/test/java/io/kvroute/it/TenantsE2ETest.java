@@ -93,6 +93,38 @@ class TenantsE2ETest {
         }
     }
 
+    /**
+     * Tokens per minute count weighted tokens: a prompt the chosen worker already holds (cache-aware routing's prefix
+     * tree) settles its cached input at a tenth. Each request reserves about 2,030 tokens at full weight (its ~8,100
+     * byte body / 4, plus 4 output); the first settles to about the same, the second (cached) to a few hundred, so a
+     * third fits under 5,000. Counted as plain input + output it would need about 6,100 and get 429. The same prompt
+     * with a budget of 1,000 output tokens reserves about 3,030 again, at full weight, and no longer fits.
+     */
+    @Test
+    void tokensPerMinute_countACachedPromptAtATenth_soTheSamePromptAgainStillFits() throws Exception {
+        Path file = dir.resolve("tenants.yaml");
+        Files.writeString(file, "tenants:\n  - {name: metered, api_key_sha256: " + TenantDirectory.sha256Hex("sk-metered")
+                + ", tokens_per_minute: 5000}\n");
+        StringBuilder prompt = new StringBuilder();
+        for (int i = 0; prompt.length() < 8_000; i++) {
+            prompt.append("paragraph ").append(i).append(" of a long shared system prompt. ");
+        }
+        String body = "{\"model\":\"mock-model\",\"max_tokens\":4,\"messages\":[{\"role\":\"user\",\"content\":\""
+                + prompt + "\"}]}";
+        try (TestFleet fleet = TestFleet.start(2, List.of(), List.of("--policy", "cache_aware", "--tenants-file",
+                file.toString())); Http http = new Http()) {
+            String url = fleet.url("/v1/chat/completions");
+            for (int i = 0; i < 3; i++) {
+                ContentResponse r = post(http, url, "sk-metered", null, body);
+                assertThat(r.getStatus()).as("request " + i + ": " + r.getHeaders().get("x-kvroute-reason")).isEqualTo(200);
+            }
+            // the reservation is still at full weight (nothing known cached at admission): ~3,030 on ~2,500 counted
+            ContentResponse larger = post(http, url, "sk-metered", null, body.replace("\"max_tokens\":4", "\"max_tokens\":1000"));
+            assertThat(larger.getStatus()).as("the limit still holds").isEqualTo(429);
+            assertThat(larger.getHeaders().get("x-kvroute-reason")).isEqualTo("rate_limit_tokens");
+        }
+    }
+
     @Test
     void aTrustedTenantHeader_isHonouredOnlyBehindItsFlag() throws Exception {
         List<String> args = new java.util.ArrayList<>(routerArgs());
