@@ -144,10 +144,7 @@ final class TenantFrontDoor {
                                     readyPool.current().eligible(WorkerRole.REGULAR, null));
                         }
                     }, nanoClock, metrics);
-            QosGate g = gate;
-            for (PriorityClass c : PriorityClass.values()) {
-                metrics.bindQueueDepth(c, () -> g.queued(c));
-            }
+            metrics.bindQueueDepth(gate);
             metrics.bindSlack(config.localitySlackTokens());
         }
         LOG.info("tenants: {} from {}; router-side queue {}", watcher.current().tenants().size(), config.tenantsFile(),
