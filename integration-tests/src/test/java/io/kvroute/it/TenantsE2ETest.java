@@ -93,6 +93,38 @@ class TenantsE2ETest {
         }
     }
 
+    /**
+     * Tokens per minute count weighted tokens: a prompt the chosen worker already holds (cache-aware routing's prefix
+     * tree) settles its cached input at a tenth. Each request reserves about 2,030 tokens at full weight (its ~8,100
+     * byte body / 4, plus 4 output); the first settles to about the same, the second (cached) to a few hundred, so a
+     * third fits under 5,000. Counted as plain input + output it would need about 6,100 and get 429. The same prompt
+     * with a budget of 1,000 output tokens reserves about 3,030 again, at full weight, and no longer fits.
+     */
+    @Test
+    void tokensPerMinute_countACachedPromptAtATenth_soTheSamePromptAgainStillFits() throws Exception {
+        Path file = dir.resolve("tenants.yaml");
+        Files.writeString(file, "tenants:\n  - {name: metered, api_key_sha256: " + TenantDirectory.sha256Hex("sk-metered")
+                + ", tokens_per_minute: 5000}\n");
+        StringBuilder prompt = new StringBuilder();
+        for (int i = 0; prompt.length() < 8_000; i++) {
+            prompt.append("paragraph ").append(i).append(" of a long shared system prompt. ");
+        }
+        String body = "{\"model\":\"mock-model\",\"max_tokens\":4,\"messages\":[{\"role\":\"user\",\"content\":\""
+                + prompt + "\"}]}";
+        try (TestFleet fleet = TestFleet.start(2, List.of(), List.of("--policy", "cache_aware", "--tenants-file",
+                file.toString())); Http http = new Http()) {
+            String url = fleet.url("/v1/chat/completions");
+            for (int i = 0; i < 3; i++) {
+                ContentResponse r = post(http, url, "sk-metered", null, body);
+                assertThat(r.getStatus()).as("request " + i + ": " + r.getHeaders().get("x-kvroute-reason")).isEqualTo(200);
+            }
+            // the reservation is still at full weight (nothing known cached at admission): ~3,030 on ~2,500 counted
+            ContentResponse larger = post(http, url, "sk-metered", null, body.replace("\"max_tokens\":4", "\"max_tokens\":1000"));
+            assertThat(larger.getStatus()).as("the limit still holds").isEqualTo(429);
+            assertThat(larger.getHeaders().get("x-kvroute-reason")).isEqualTo("rate_limit_tokens");
+        }
+    }
+
     @Test
     void aTrustedTenantHeader_isHonouredOnlyBehindItsFlag() throws Exception {
         List<String> args = new java.util.ArrayList<>(routerArgs());
@@ -161,6 +193,40 @@ class TenantsE2ETest {
             assertThat(high.get(10, TimeUnit.SECONDS).getStatus()).as("the holding worker never answers: a timeout, not a 503")
                     .isEqualTo(504);
             assertThat(worker.generations.get()).isEqualTo(2);
+            String scrape = http.get(router.baseUrl() + "/metrics").getContentAsString();
+            assertThat(scrape).as("counted by the class that took its place").contains(
+                    "kvroute_qos_preempted_total{class=\"batch\",reason=\"by_interactive\",tenant=\"bulk\"} 1.0");
+        }
+    }
+
+    /**
+     * The queue depth is per tenant and class: while a slow batch request holds the router's capacity, two more of
+     * {@code bulk}'s and one of {@code chat}'s wait in {@code batch} (with {@code --qos-max-tenant-labels 1} the
+     * second tenant seen is {@code other}), and the gauges read 2 and 1 until they are served, then 0.
+     */
+    @Test
+    void queueDepth_isExportedPerTenantAndClass_boundedByTheLabelLimit() throws Exception {
+        List<String> args = new java.util.ArrayList<>(routerArgs());
+        args.addAll(List.of("--qos-max-tenant-labels", "1"));
+        try (TestFleet fleet = TestFleet.start(1, List.of("--decode-ms-per-step", "10"), args); Http http = new Http()) {
+            String url = fleet.url("/v1/chat/completions");
+            CompletableFuture<ContentResponse> slow = postAsync(http, url, "sk-bulk", "batch", chat(false, 200));
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                    .until(() -> fleet.workers.get(0).handler().requests() == 1);
+            List<CompletableFuture<ContentResponse>> waiting = List.of(
+                    postAsync(http, url, "sk-bulk", "batch", chat(false, 4)),
+                    postAsync(http, url, "sk-bulk", "batch", chat(false, 4)),
+                    postAsync(http, url, "sk-chat", "batch", chat(false, 4)));
+            String bulk = "kvroute_qos_queue_depth{class=\"batch\",tenant=\"bulk\"} ";
+            String other = "kvroute_qos_queue_depth{class=\"batch\",tenant=\"other\"} ";
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertThat(http.get(fleet.url("/metrics")).getContentAsString()).contains(bulk + "2.0", other + "1.0"));
+            assertThat(slow.get(30, TimeUnit.SECONDS).getStatus()).isEqualTo(200);
+            for (CompletableFuture<ContentResponse> w : waiting) {
+                assertThat(w.get(30, TimeUnit.SECONDS).getStatus()).isEqualTo(200);
+            }
+            String scrape = http.get(fleet.url("/metrics")).getContentAsString();
+            assertThat(scrape).contains(bulk + "0.0", other + "0.0").doesNotContain("tenant=\"chat\"");
         }
     }
 
@@ -202,7 +268,8 @@ class TenantsE2ETest {
                     .until(() -> prefill.generations.get() == 2 && decode.generations.get() == 2);
             assertThat(high).as("the interactive request was admitted and is held by the workers").isNotDone();
             String scrape = http.get(router.baseUrl() + "/metrics").getContentAsString();
-            assertThat(scrape).contains("kvroute_qos_preempted_total{class=\"batch\",tenant=\"bulk\"} 1.0");
+            assertThat(scrape).contains(
+                    "kvroute_qos_preempted_total{class=\"batch\",reason=\"by_interactive\",tenant=\"bulk\"} 1.0");
         }
     }
 

@@ -47,11 +47,13 @@ final class QosClientSink implements ClientSink {
     private static final byte[] COMPLETION_TOKENS = "\"completion_tokens\":".getBytes(StandardCharsets.US_ASCII);
 
     /**
-     * Called once when the request's QoS accounting ends: output tokens counted, and whether the tenant is
-     * charged (a byte was sent and the answer was not a 5xx of the router or a worker).
+     * Called once when the request's QoS accounting ends: output tokens counted, its input tokens cached on the
+     * worker that answered (the routing decision's matched tokens at the first byte; 0 when unknown or nothing was
+     * sent), and whether the tenant is charged (a byte was sent and the answer was not a 5xx of the router or a
+     * worker).
      */
     interface OnEnd {
-        void ended(long outputTokens, boolean charged);
+        void ended(long outputTokens, long cachedTokens, boolean charged);
     }
 
     private final ClientSink delegate;
@@ -78,6 +80,8 @@ final class QosClientSink implements ClientSink {
     private volatile boolean failedUpstream;
     private volatile boolean gone;
     private long outputTokens; // written by the one writer
+    /** The answering worker's matched prefix tokens, read at the first byte. */
+    private volatile long cachedTokens;
 
     QosClientSink(ClientSink delegate, QosGate gate, OnEnd onEnd) {
         this.delegate = delegate;
@@ -149,11 +153,13 @@ final class QosClientSink implements ClientSink {
     @Override
     public void begin(int status, Map<String, String> headers) {
         QosTicket t = ticket;
-        if (gate != null && t != null && !gate.started(t, Math.max(0, delegate.facts().matchedTokens()))) {
+        long matched = Math.max(0, delegate.facts().matchedTokens());
+        if (gate != null && t != null && !gate.started(t, matched)) {
             swallowing = true; // preempted first: the preemption already answered the client
             return;
         }
         if (!swallowing) {
+            cachedTokens = matched;
             started = true;
             failedUpstream = status >= 500;
             delegate.begin(status, headers);
@@ -208,7 +214,7 @@ final class QosClientSink implements ClientSink {
             String url = delegate.facts().worker();
             gate.finished(t, url == null ? null : Worker.idFor(url), failedUpstream);
         }
-        onEnd.ended(outputTokens, started && !failedUpstream);
+        onEnd.ended(outputTokens, cachedTokens, started && !failedUpstream);
     }
 
     private void count(ByteBuffer chunk) {

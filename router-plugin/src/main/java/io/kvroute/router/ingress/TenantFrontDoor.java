@@ -144,10 +144,7 @@ final class TenantFrontDoor {
                                     readyPool.current().eligible(WorkerRole.REGULAR, null));
                         }
                     }, nanoClock, metrics);
-            QosGate g = gate;
-            for (PriorityClass c : PriorityClass.values()) {
-                metrics.bindQueueDepth(c, () -> g.queued(c));
-            }
+            metrics.bindQueueDepth(gate);
             metrics.bindSlack(config.localitySlackTokens());
         }
         LOG.info("tenants: {} from {}; router-side queue {}", watcher.current().tenants().size(), config.tenantsFile(),
@@ -205,9 +202,11 @@ final class TenantFrontDoor {
             Supplier<List<Worker>> workers, ClientSink sink, BiFunction<ClientSink, WorkerRoom, Abortable> start,
             Refusal refusal) {
         long outputReserve = tokenBudget > 0 ? tokenBudget : id.directory().defaultOutputTokens();
-        long reserved = Math.max(0, inputTokens) + outputReserve;
+        long reserved = Math.max(0, inputTokens) + outputReserve; // tokens in flight (capacity), unweighted
+        // the limit counts weighted tokens: an upper bound now (nothing known cached), the weighted actual at the end
+        long rateReserved = RateLimiter.reservation(inputTokens, outputReserve);
         TenantSpec tenant = id.tenant();
-        RateLimiter.Verdict verdict = limiter.reserve(tenant, reserved);
+        RateLimiter.Verdict verdict = limiter.reserve(tenant, rateReserved);
         if (!verdict.allowed()) {
             metrics.shed(tenant.name(), id.priority(), verdict.reason());
             refusal.refuse(sink, new ApiException(429, "rate_limit_exceeded", "tenant '" + tenant.name()
@@ -217,8 +216,9 @@ final class TenantFrontDoor {
                     .header(QosClientSink.REASON_HEADER, verdict.reason()));
             return;
         }
-        QosClientSink qosSink = new QosClientSink(sink, gate, (output, charged) ->
-                limiter.settle(tenant, verdict.second(), charged ? inputTokens + output - reserved : -reserved));
+        QosClientSink qosSink = new QosClientSink(sink, gate, (output, cached, charged) -> limiter.settle(tenant,
+                verdict.second(), charged ? RateLimiter.weightedTokens(inputTokens, cached, output) - rateReserved
+                        : -rateReserved));
         if (gate == null) {
             qosSink.claimDispatch();
             qosSink.dispatch(start.apply(qosSink, null));

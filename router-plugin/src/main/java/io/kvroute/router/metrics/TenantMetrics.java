@@ -1,6 +1,7 @@
 package io.kvroute.router.metrics;
 
 import io.kvroute.router.tenant.PriorityClass;
+import io.kvroute.router.tenant.QosGate;
 import io.kvroute.router.tenant.QosListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -10,6 +11,7 @@ import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.DoubleSupplier;
+import java.util.function.Supplier;
 
 /**
  * Per-tenant and per-class QoS metrics ({@code kvroute_qos_*}). Tenant labels are bounded: the first
@@ -28,9 +30,12 @@ public final class TenantMetrics implements QosListener {
     private final MeterMemo<MeterMemo.Pair, Counter> service;
     private final MeterMemo<MeterMemo.Pair, Counter> refunded;
     private final MeterMemo<MeterMemo.Triple, Counter> shed;
-    private final MeterMemo<MeterMemo.Pair, Counter> preempted;
+    private final MeterMemo<MeterMemo.Triple, Counter> preempted;
     private final MeterMemo<MeterMemo.Pair, Counter> promoted;
     private final MeterMemo<String, Counter> localityPicks;
+    private final MeterMemo<MeterMemo.Pair, Gauge> queueDepths;
+    /** The gate whose counts the queue depth gauges read; null until {@link #bindQueueDepth}. */
+    private volatile QosGate queue;
 
     public TenantMetrics(MeterRegistry registry, int maxTenantLabels) {
         this.registry = registry;
@@ -49,10 +54,13 @@ public final class TenantMetrics implements QosListener {
                 .description("Requests refused by QoS: queue_full, queue_timeout, no_worker, rate_limit_requests, rate_limit_tokens")
                 .tags("tenant", k.first(), "class", k.second(), "reason", k.third()).register(registry));
         this.preempted = new MeterMemo<>(k -> Counter.builder("kvroute_qos_preempted_total")
-                .description("Requests preempted before their first byte by a higher class")
-                .tags("tenant", k.first(), "class", k.second()).register(registry));
+                .description("Requests preempted before their first byte; reason by_<class>: the higher class whose arriving request took their place")
+                .tags("tenant", k.first(), "class", k.second(), "reason", k.third()).register(registry));
         this.promoted = new MeterMemo<>(k -> Counter.builder("kvroute_qos_starvation_promotions_total")
                 .description("Requests admitted by starvation promotion (using capacity held back for higher classes)")
+                .tags("tenant", k.first(), "class", k.second()).register(registry));
+        this.queueDepths = new MeterMemo<>(k -> Gauge.builder("kvroute_qos_queue_depth", queueDepth(k.first(), k.second()))
+                .description("Requests waiting in the router-side queue")
                 .tags("tenant", k.first(), "class", k.second()).register(registry));
         this.localityPicks = new MeterMemo<>(c -> Counter.builder("kvroute_qos_locality_picks_total")
                 .description("Picks inside the fairness slack that served a cached prefix instead of the minimum counter")
@@ -61,6 +69,9 @@ public final class TenantMetrics implements QosListener {
 
     /** The label for {@code tenant}: its name while fewer than the limit are labelled, else {@value #OTHER}. */
     public String label(String tenant) {
+        if (tenant.equals(OTHER)) {
+            return OTHER; // a trusted header may name a tenant "other": it is counted with the rest
+        }
         String known = labels.get(tenant);
         if (known != null) {
             return known;
@@ -81,16 +92,41 @@ public final class TenantMetrics implements QosListener {
                     "rate_limit_tokens"}) {
                 shed.get(new MeterMemo.Triple(OTHER, c.label(), reason));
             }
-            preempted.get(new MeterMemo.Pair(OTHER, c.label()));
+            for (PriorityClass by : PriorityClass.values()) {
+                if (by.above(c)) {
+                    preempted.get(new MeterMemo.Triple(OTHER, c.label(), preemptedReason(by)));
+                }
+            }
             promoted.get(new MeterMemo.Pair(OTHER, c.label()));
             localityPicks.get(c.label());
         }
     }
 
-    /** {@code kvroute_qos_queue_depth{class}}: requests waiting at the router. */
-    public void bindQueueDepth(PriorityClass c, DoubleSupplier depth) {
-        Gauge.builder("kvroute_qos_queue_depth", depth::getAsDouble).description("Requests waiting in the router-side queue")
-                .tags("class", c.label()).register(registry);
+    /**
+     * {@code kvroute_qos_queue_depth{tenant, class}}: requests waiting at the router, read from the counts
+     * {@code gate} keeps. A tenant's series appears when one of its requests first waits in that class ({@link #waiting});
+     * {@value #OTHER} of every class is registered now. A labelled tenant's gauge is one lookup under the gate's lock;
+     * {@value #OTHER}'s is the class's count less the labelled tenants' (at most {@code maxTenantLabels} lookups under
+     * one lock), so a scrape never walks the queue.
+     */
+    public void bindQueueDepth(QosGate gate) {
+        this.queue = gate;
+        for (PriorityClass c : PriorityClass.values()) {
+            queueDepths.get(new MeterMemo.Pair(OTHER, c.label()));
+        }
+        for (String tenant : labels.keySet()) {
+            for (PriorityClass c : PriorityClass.values()) {
+                queueDepths.get(new MeterMemo.Pair(tenant, c.label()));
+            }
+        }
+    }
+
+    private Supplier<Number> queueDepth(String label, String classLabel) {
+        PriorityClass c = PriorityClass.parse(classLabel);
+        if (label.equals(OTHER)) {
+            return () -> queue.queuedExcept(c, labels.keySet());
+        }
+        return () -> queue.queued(c, label);
     }
 
     /** {@code kvroute_qos_locality_slack_tokens}: the configured slack Δ. */
@@ -128,13 +164,29 @@ public final class TenantMetrics implements QosListener {
     }
 
     @Override
+    public void waiting(String tenant, PriorityClass c) {
+        if (queue != null) {
+            queueDepths.get(new MeterMemo.Pair(label(tenant), c.label()));
+        }
+    }
+
+    @Override
     public void shed(String tenant, PriorityClass c, String reason) {
         shed.get(new MeterMemo.Triple(label(tenant), c.label(), reason)).increment();
     }
 
     @Override
-    public void preempted(String tenant, PriorityClass c) {
-        preempted.get(new MeterMemo.Pair(label(tenant), c.label())).increment();
+    public void preempted(String tenant, PriorityClass c, PriorityClass by) {
+        preempted.get(new MeterMemo.Triple(label(tenant), c.label(), preemptedReason(by))).increment();
+    }
+
+    /**
+     * The {@code reason} of {@code kvroute_qos_preempted_total}: {@code by_} and the class of the arriving request
+     * that took the victim's place. The gate preempts in one way only (an arrival of a class that may preempt, before
+     * the victim's first byte), so the preempting class is what tells preemptions apart; at most one value per class.
+     */
+    static String preemptedReason(PriorityClass by) {
+        return "by_" + by.label();
     }
 
     @Override

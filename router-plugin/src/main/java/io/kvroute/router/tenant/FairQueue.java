@@ -194,6 +194,12 @@ final class FairQueue<T> {
         return size;
     }
 
+    /** Waiting items of one tenant (0 when unknown); O(1). */
+    int size(String tenant) {
+        Tenant<T> t = tenants.get(tenant);
+        return t == null ? 0 : t.queue.size();
+    }
+
     boolean isEmpty() {
         return size == 0;
     }

@@ -171,6 +171,9 @@ public final class QosGate {
                 t.deadlineNanos = now + spec.queueTimeoutMillis() * 1_000_000L;
                 cs.queue.add(t.tenant.name(), t.tenant.weight(), t);
                 cs.arrivals.put(t.seq, t);
+                String tenant = t.tenant.name();
+                PriorityClass c = t.priority;
+                after.add(() -> listener.waiting(tenant, c));
             }
         } finally {
             lock.unlock();
@@ -305,6 +308,35 @@ public final class QosGate {
         lock.lock();
         try {
             return classes.get(c).queue.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Waiting requests of {@code tenant} in class {@code c}: a count the fair queue keeps, one lookup under the lock. */
+    public int queued(PriorityClass c, String tenant) {
+        lock.lock();
+        try {
+            return classes.get(c).queue.size(tenant);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Waiting requests of class {@code c} whose tenant is not among {@code tenants} (the class's count less each named
+     * tenant's, one lookup per name under one lock): what a bounded metric's {@code other} label shows. The caller
+     * bounds {@code tenants}; it must not block while iterated.
+     */
+    public int queuedExcept(PriorityClass c, Collection<String> tenants) {
+        lock.lock();
+        try {
+            FairQueue<QosTicket> q = classes.get(c).queue;
+            int n = q.size();
+            for (String t : tenants) {
+                n -= q.size(t);
+            }
+            return n;
         } finally {
             lock.unlock();
         }
@@ -495,7 +527,8 @@ public final class QosGate {
                 long retry = retryAfterSeconds(classes.get(v.priority));
                 String tenant = v.tenant.name();
                 PriorityClass vc = v.priority;
-                after.add(() -> listener.preempted(tenant, vc));
+                PriorityClass by = t.priority;
+                after.add(() -> listener.preempted(tenant, vc, by));
                 after.add(() -> v.callbacks.preempted(retry));
             }
             // false only when a victim's first byte won the race: t then waits (no second bin's victims too)

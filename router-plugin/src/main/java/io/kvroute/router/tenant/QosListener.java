@@ -11,11 +11,20 @@ public interface QosListener {
     /** A request waited {@code waitNanos} (0 when admitted on arrival) and was admitted. */
     default void admitted(String tenant, PriorityClass c, long waitNanos, boolean promoted) {}
 
+    /**
+     * A request started waiting in the router-side queue (it leaves it admitted, refused, or with its client). The
+     * gate's counts say how many wait ({@link QosGate#queued(PriorityClass, String)}); this says which tenants to ask.
+     */
+    default void waiting(String tenant, PriorityClass c) {}
+
     /** A request was refused: {@code reason} is queue_full, queue_timeout, no_worker or a rate-limit reason. */
     default void shed(String tenant, PriorityClass c, String reason) {}
 
-    /** A request was preempted before its first byte by a request of a higher class. */
-    default void preempted(String tenant, PriorityClass c) {}
+    /**
+     * A request of class {@code c} was preempted before its first byte to make room for an arriving request of class
+     * {@code by} (a higher class that may preempt): the one way the gate preempts.
+     */
+    default void preempted(String tenant, PriorityClass c, PriorityClass by) {}
 
     /** {@code weightedTokens} of service charged to a tenant (negative for a refund). */
     default void service(String tenant, PriorityClass c, double weightedTokens) {}

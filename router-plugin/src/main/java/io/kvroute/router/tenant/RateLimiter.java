@@ -5,17 +5,25 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
 /**
- * Per-tenant rate limits in requests per minute and tokens per minute, over a sliding window of
- * {@value #SLOTS} one-second slots. A request reserves one request and its expected tokens (exact
- * input tokens plus its {@code max_tokens} or the default) at admission; {@link #settle} corrects
- * the tokens by the actual output when it ends, in the slot the reservation was made in. This is
+ * Per-tenant rate limits in requests per minute and weighted tokens per minute, over a sliding window of
+ * {@value #SLOTS} one-second slots. Tokens are weighted as the fair queue's service is ({@link #weightedTokens}:
+ * an input token cached on the worker that served the request counts {@link QosGate#WEIGHT_CACHED}, an uncached
+ * one {@link QosGate#WEIGHT_UNCACHED}, an output token {@link QosGate#WEIGHT_OUTPUT}). A request reserves one
+ * request and an upper bound of its tokens at admission, when nothing is known cached yet: its exact input tokens
+ * plus its {@code max_tokens} or the default, all at full weight ({@link #reservation}); {@link #settle} corrects
+ * that by the weighted actual when it ends (cached input from routing, output as relayed), in the slot the
+ * reservation was made in. This is
  * SMG's reserve/settle design ({@code model_gateway/src/rate_limit/bucket.rs}) wired into the request
  * path, with a window instead of a refilling bucket: a bucket that holds a minute's allowance admits
  * up to twice the limit within one minute (a full bucket, then the refill), a window does not.
  *
  * <p>The bound: the check covers the last 61 s, so every 60 s window admits at most the limit, plus
- * one request larger than the whole limit (admitted only when the window is empty). A refusal carries
- * the seconds until enough of the window has slid out ({@code Retry-After}).
+ * one request larger than the whole limit (admitted only when the window is empty). That holds for the
+ * settled, weighted tokens too: a settlement only lowers what a request counts while its weighted actual stays
+ * within its reservation, so when the last request of a window was admitted, every earlier one counted at
+ * least its final amount. (Output beyond the reserved budget, from a request without {@code max_tokens}, counts
+ * when settled and makes later requests wait instead.) A refusal carries the seconds until enough of the window
+ * has slid out ({@code Retry-After}).
  *
  * <p>Each router replica keeps its own windows: with N replicas behind a balancer a tenant gets up to
  * N times its limit unless each replica is given its share. Thread-safe: one small lock per tenant.
@@ -39,7 +47,28 @@ public final class RateLimiter {
      */
     public record Verdict(boolean allowed, String reason, long retryAfterSeconds, long second) {}
 
-    /** Reserves one request and {@code tokens} for {@code tenant}, or refuses without taking anything. */
+    /**
+     * The weighted tokens a request counts against its tokens-per-minute limit, rounded up to a whole token:
+     * {@code WEIGHT_UNCACHED × uncached input + WEIGHT_CACHED × cached input + WEIGHT_OUTPUT × output}, the same
+     * weights as the fair queue's service. {@code cachedTokens} is clamped to {@code 0..inputTokens}.
+     */
+    public static long weightedTokens(long inputTokens, long cachedTokens, long outputTokens) {
+        long input = Math.max(0, inputTokens);
+        long cached = Math.min(Math.max(0, cachedTokens), input);
+        double weighted = QosGate.WEIGHT_UNCACHED * (input - cached) + QosGate.WEIGHT_CACHED * cached
+                + QosGate.WEIGHT_OUTPUT * Math.max(0, outputTokens);
+        return (long) Math.ceil(weighted);
+    }
+
+    /**
+     * What a request reserves at admission: its input and its output budget at full weight, nothing known cached
+     * yet, so that {@link #weightedTokens} of what it then does (output within the budget) never exceeds it.
+     */
+    public static long reservation(long inputTokens, long outputBudgetTokens) {
+        return weightedTokens(inputTokens, 0, outputBudgetTokens);
+    }
+
+    /** Reserves one request and {@code tokens} (weighted) for {@code tenant}, or refuses without taking anything. */
     public Verdict reserve(TenantSpec tenant, long tokens) {
         long now = Math.floorDiv(nanoTime.getAsLong(), NANOS_PER_SECOND);
         if (tenant.requestsPerMinute() == 0 && tenant.tokensPerMinute() == 0) {
@@ -68,8 +97,8 @@ public final class RateLimiter {
     }
 
     /**
-     * Corrects a reservation made at {@code second} by {@code deltaTokens} (actual minus reserved;
-     * negative gives tokens back). A reservation whose slot has left the window is no longer counted
+     * Corrects a reservation made at {@code second} by {@code deltaTokens} (the weighted actual minus the
+     * reservation; negative gives tokens back). A reservation whose slot has left the window is no longer counted
      * and is not corrected.
      */
     public void settle(TenantSpec tenant, long second, long deltaTokens) {
@@ -93,7 +122,7 @@ public final class RateLimiter {
         }
     }
 
-    /** Tokens counted in the tenant's window now. */
+    /** Weighted tokens counted in the tenant's window now. */
     public long tokensInWindow(TenantSpec tenant) {
         Window w = windows.get(tenant.name());
         if (w == null) {

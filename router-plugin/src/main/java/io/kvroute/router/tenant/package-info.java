@@ -8,7 +8,7 @@
  * timeouts, starvation promotion, preemption before the first byte, each request's tokens held on one
  * worker in {@link io.kvroute.router.tenant.CapacityLedger}) and
  * {@link io.kvroute.router.tenant.FairQueue} (VTC fair share per tenant with locality inside the
- * slack). {@link io.kvroute.router.tenant.RateLimiter} enforces requests and tokens per minute.
+ * slack). {@link io.kvroute.router.tenant.RateLimiter} enforces requests and weighted tokens per minute.
  * The request-path adapter is {@code io.kvroute.router.ingress.TenantFrontDoor}; the user guide is docs/tenants.md.
  */
 package io.kvroute.router.tenant;

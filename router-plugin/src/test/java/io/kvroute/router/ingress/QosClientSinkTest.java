@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class QosClientSinkTest {
 
     /** Records what reaches the transport. */
-    static final class RecordingSink implements ClientSink {
+    static class RecordingSink implements ClientSink {
         final List<String> calls = new ArrayList<>();
         final StringBuilder body = new StringBuilder();
         Map<String, String> head;
@@ -108,7 +108,7 @@ class QosClientSinkTest {
         RecordingSink transport = new RecordingSink();
         long[] settled = {-1, 0};
         QosClientSink[] holder = new QosClientSink[1];
-        holder[0] = new QosClientSink(transport, gate, (out, started) -> {
+        holder[0] = new QosClientSink(transport, gate, (out, cached, started) -> {
             settled[0] = out;
             settled[1]++;
         });
@@ -138,7 +138,7 @@ class QosClientSinkTest {
             QosGate g = newGate();
             boolean[] charged = {true};
             QosClientSink[] holder = new QosClientSink[1];
-            holder[0] = new QosClientSink(new RecordingSink(), g, (out, c) -> charged[0] = c);
+            holder[0] = new QosClientSink(new RecordingSink(), g, (out, cached, c) -> charged[0] = c);
             QosTicket t = ticket(PriorityClass.DEFAULT, 100, new ArrayList<>(), holder);
             holder[0].ticket(t);
             g.offer(t);
@@ -160,13 +160,13 @@ class QosClientSinkTest {
     @Test
     void aClientThatLeavesWhileWaiting_isAbortedOnce_andLeavesTheQueue() {
         List<String> events = new ArrayList<>();
-        QosClientSink[] first = {new QosClientSink(new RecordingSink(), gate, (o, s) -> { })};
+        QosClientSink[] first = {new QosClientSink(new RecordingSink(), gate, (o, cached, s) -> { })};
         QosTicket running = ticket(PriorityClass.DEFAULT, 600, events, first);
         first[0].ticket(running);
         gate.offer(running);
         RecordingSink transport = new RecordingSink();
         long[] settledTimes = {0};
-        QosClientSink[] waiting = {new QosClientSink(transport, gate, (o, s) -> settledTimes[0]++)};
+        QosClientSink[] waiting = {new QosClientSink(transport, gate, (o, cached, s) -> settledTimes[0]++)};
         QosTicket queued = ticket(PriorityClass.DEFAULT, 600, events, waiting);
         waiting[0].ticket(queued);
         gate.offer(queued);
@@ -179,11 +179,43 @@ class QosClientSinkTest {
         assertThat(settledTimes[0]).isEqualTo(1);
     }
 
+    /**
+     * The rate limiter settles in weighted tokens, so the end reports the answering worker's cached input (the
+     * routing decision's matched tokens when the first byte went out), the same figure the gate charges at a tenth.
+     */
+    @Test
+    void theEnd_reportsTheAnsweringWorkersCachedTokens_asTheGateChargedThem() {
+        io.kvroute.router.accesslog.RouteFacts facts = io.kvroute.router.accesslog.RouteFacts.of("/v1/chat/completions",
+                io.kvroute.router.trace.TraceSpan.NOOP);
+        RecordingSink transport = new RecordingSink() {
+            @Override
+            public io.kvroute.router.accesslog.RouteFacts facts() {
+                return facts;
+            }
+        };
+        long[] ended = {-1, -1};
+        QosClientSink[] holder = new QosClientSink[1];
+        holder[0] = new QosClientSink(transport, gate, (out, cached, charged) -> {
+            ended[0] = out;
+            ended[1] = cached;
+        });
+        QosTicket t = ticket(PriorityClass.DEFAULT, 100, new ArrayList<>(), holder);
+        holder[0].ticket(t);
+        gate.offer(t);
+        facts.decision("cache_aware", "cache_primary", 999, "http://127.0.0.1:1"); // a first attempt, retried
+        facts.decision("cache_aware", "cache_primary", 60, "http://127.0.0.1:2"); // the attempt that answers
+        holder[0].begin(200, Map.of());
+        holder[0].end(utf8("{\"usage\":{\"completion_tokens\":5}}"));
+        assertThat(ended).containsExactly(5, 60);
+        assertThat(gate.counter(PriorityClass.DEFAULT, "t")).as("the gate charged the same 60 at a tenth")
+                .isCloseTo(100 - 0.9 * 60 + 5, org.assertj.core.data.Offset.offset(1e-9));
+    }
+
     @Test
     void aWholeJsonAnswer_isChargedItsUsageCompletionTokens() {
         RecordingSink transport = new RecordingSink();
         long[] settled = {-1};
-        QosClientSink sink = new QosClientSink(transport, null, (out, started) -> settled[0] = out);
+        QosClientSink sink = new QosClientSink(transport, null, (out, cached, started) -> settled[0] = out);
         sink.begin(200, Map.of());
         sink.end(utf8("{\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\": 42,\"total_tokens\":49}}"));
         assertThat(settled[0]).isEqualTo(42);
@@ -194,14 +226,14 @@ class QosClientSinkTest {
         RecordingSink victimTransport = new RecordingSink();
         QosClientSink[] victim = new QosClientSink[1];
         boolean[] startedAtEnd = {true};
-        victim[0] = new QosClientSink(victimTransport, gate, (out, started) -> startedAtEnd[0] = started);
+        victim[0] = new QosClientSink(victimTransport, gate, (out, cached, started) -> startedAtEnd[0] = started);
         List<String> events = new ArrayList<>();
         QosTicket batch = ticket(PriorityClass.BATCH, 500, events, victim);
         victim[0].ticket(batch);
         gate.offer(batch);
         String[] aborted = {null};
         victim[0].dispatch(reason -> aborted[0] = reason);
-        QosClientSink[] high = {new QosClientSink(new RecordingSink(), gate, (o, s) -> { })};
+        QosClientSink[] high = {new QosClientSink(new RecordingSink(), gate, (o, cached, s) -> { })};
         QosTicket interactive = ticket(PriorityClass.INTERACTIVE, 800, events, high);
         high[0].ticket(interactive);
         gate.offer(interactive);

@@ -79,6 +79,95 @@ class RateLimiterTest {
         }
     }
 
+    /**
+     * Reserve and settle as the request path does, in weighted tokens, for requests that each settle at a random
+     * later time (mostly within 5 s; one in ten up to 90 s, so some settle after their slot has left the window and a
+     * later second reuses it), some
+     * with most of their prompt cached, some answered with a 5xx (everything given back), output never over the
+     * budget. Over every 60 s of admissions, the weighted tokens the requests actually cost stay within the limit (the
+     * "plus one request" is for a request larger than the whole limit; every reservation here is below it); and the
+     * givebacks are used: the run admits far more than reservations alone would let through.
+     */
+    @Test
+    void overAnyMinute_settledWeightedTokensStayWithinTheLimitPlusOneRequest_andGivebacksAreReused() {
+        long limit = 20_000;
+        TenantSpec t = new TenantSpec("t", 1, PriorityClass.DEFAULT, 0, limit);
+        java.util.SplittableRandom random = new java.util.SplittableRandom(11);
+        record Pending(long settleAt, long second, long delta) {}
+        java.util.PriorityQueue<Pending> pending = new java.util.PriorityQueue<>(
+                java.util.Comparator.comparingLong(Pending::settleAt));
+        java.util.List<long[]> admitted = new java.util.ArrayList<>(); // {nanos, weighted actual}
+        long reservedTotal = 0;
+        for (int step = 0; step < 40_000; step++) {
+            nanos.addAndGet(random.nextLong(20_000_000L)); // up to 20 ms apart
+            while (!pending.isEmpty() && pending.peek().settleAt() <= nanos.get()) {
+                Pending p = pending.poll();
+                limiter.settle(t, p.second(), p.delta());
+            }
+            long input = 1 + random.nextInt(800);
+            long budget = 1 + random.nextInt(200);
+            long reservation = RateLimiter.reservation(input, budget);
+            RateLimiter.Verdict v = limiter.reserve(t, reservation);
+            if (!v.allowed()) {
+                continue;
+            }
+            reservedTotal += reservation;
+            boolean failedUpstream = random.nextInt(10) == 0;
+            long cached = random.nextBoolean() ? input - random.nextLong(input / 4 + 1) : 0;
+            long actual = failedUpstream ? 0 : RateLimiter.weightedTokens(input, cached, random.nextLong(budget + 1));
+            assertThat(actual).isLessThanOrEqualTo(reservation);
+            admitted.add(new long[] {nanos.get(), actual});
+            long lasts = random.nextInt(10) == 0 ? random.nextLong(90_000_000_000L) : random.nextLong(5_000_000_000L);
+            pending.add(new Pending(nanos.get() + lasts, v.second(), actual - reservation));
+        }
+        long window = 60_000_000_000L;
+        int lo = 0;
+        long sum = 0;
+        long actualTotal = 0;
+        for (long[] a : admitted) {
+            sum += a[1];
+            actualTotal += a[1];
+            while (a[0] - admitted.get(lo)[0] >= window) {
+                sum -= admitted.get(lo++)[1];
+            }
+            assertThat(sum).as("weighted tokens admitted within 60 s").isLessThanOrEqualTo(limit);
+        }
+        long minutes = nanos.get() / window;
+        // seed 11: 259,366 reserved and 129,195 used over 6.7 minutes of a 20,000 limit
+        assertThat(reservedTotal).as("givebacks let reservations beyond the limit through")
+                .isGreaterThan(3 * limit * minutes / 2);
+        assertThat(actualTotal).as("and most of the limit is used").isGreaterThan(4 * limit * minutes / 5);
+    }
+
+    @Test
+    void weightedTokens_countACachedInputTokenAtATenth_andRoundUpToAWholeToken() {
+        assertThat(RateLimiter.weightedTokens(1_000, 800, 50)).isEqualTo(200 + 80 + 50);
+        assertThat(RateLimiter.weightedTokens(1_000, 0, 50)).isEqualTo(1_050);
+        assertThat(RateLimiter.weightedTokens(30, 30, 0)).as("0.1 x 30 is a whole 3").isEqualTo(3);
+        assertThat(RateLimiter.weightedTokens(3, 3, 0)).as("0.3 rounds up").isEqualTo(1);
+        assertThat(RateLimiter.weightedTokens(100, 500, 7)).as("cached clamped to the input").isEqualTo(10 + 7);
+        assertThat(RateLimiter.reservation(1_000, 50)).as("reserved at full weight").isEqualTo(1_050);
+    }
+
+    /**
+     * A request whose prompt turns out cached on its worker settles to a tenth for the cached part, so the same
+     * prompt sent again fits where plain input + output tokens would be refused.
+     */
+    @Test
+    void aCachedPrompt_settlesToItsWeightedTokens_andLeavesRoomForTheNextRequest() {
+        TenantSpec t = new TenantSpec("t", 1, PriorityClass.DEFAULT, 0, 2_500);
+        long reservation = RateLimiter.reservation(1_000, 100);
+        for (int i = 0; i < 3; i++) {
+            RateLimiter.Verdict v = limiter.reserve(t, reservation);
+            assertThat(v.allowed()).as("request " + i).isTrue();
+            long actual = RateLimiter.weightedTokens(1_000, 900, 100); // 100 uncached + 90 + 100 output
+            limiter.settle(t, v.second(), actual - reservation);
+            assertThat(limiter.tokensInWindow(t)).isEqualTo(290L * (i + 1));
+            nanos.addAndGet(1_000_000_000L);
+        }
+        // unweighted, the three would count 3 x 1,100 = 3,300 > 2,500: the third would have been refused
+    }
+
     @Test
     void aTenantWithoutLimits_isNeverRefused() {
         TenantSpec t = TenantSpec.plain("free");
