@@ -127,7 +127,7 @@ final class IngressTokenization {
         Optional<RequestTokens> tokens;
         long start = nanoClock.getAsLong();
         try {
-            tokens = RequestTokens.of(root, tokenizer);
+            tokens = RequestTokens.of(root, tokenizer, registry.engine());
         } catch (RuntimeException e) {
             LOG.warn("ingress tokenization failed for model {}: {}", modelLabel, e.toString());
             metrics.ingressTokenizeError(modelLabel);

@@ -10,7 +10,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * A DJL HuggingFace tokenizer with truncation, padding and implicit special tokens switched off.
+ * A DJL HuggingFace tokenizer with truncation, padding and implicit special tokens switched off; special
+ * tokens are added only where asked for ({@link #encodeWithSpecialTokens}, completion prompts).
  *
  * <p>Ids-only fast path: {@code HuggingFaceTokenizer.encode} builds a full {@code Encoding} (token
  * strings, offsets, masks: 8 JNI copies, one String and one CharSpan object per token) when the
@@ -87,16 +88,31 @@ final class DjlModelTokenizer implements ModelTokenizer, AutoCloseable {
         return idsOnlyPath ? idsOnly(text) : viaEncoding(text);
     }
 
+    /** As the engine tokenizes a completion prompt: the tokenizer.json post-processor's special tokens added. */
+    @Override
+    public int[] encodeWithSpecialTokens(String text) {
+        requireNonNull(text, "text");
+        return idsOnlyPath ? idsOnly(text, true) : viaEncoding(text, true);
+    }
+
     boolean usesIdsOnlyPath() {
         return idsOnlyPath;
     }
 
     int[] viaEncoding(String text) {
-        return toInts(tokenizer.encode(text, false, false).getIds());
+        return viaEncoding(text, false);
+    }
+
+    int[] viaEncoding(String text, boolean addSpecialTokens) {
+        return toInts(tokenizer.encode(text, addSpecialTokens, false).getIds());
     }
 
     int[] idsOnly(String text) {
-        long encoding = TokenizersLibrary.LIB.encode(tokenizer.getHandle(), text, false);
+        return idsOnly(text, false);
+    }
+
+    int[] idsOnly(String text, boolean addSpecialTokens) {
+        long encoding = TokenizersLibrary.LIB.encode(tokenizer.getHandle(), text, addSpecialTokens);
         try {
             return toInts(TokenizersLibrary.LIB.getTokenIds(encoding));
         } finally {

@@ -114,6 +114,11 @@ public final class PrefixCachedTokenizer implements ModelTokenizer {
     }
 
     @Override
+    public int[] encodeWithSpecialTokens(String text) {
+        return tokenizer.encodeWithSpecialTokens(text);
+    }
+
+    @Override
     public Optional<ChatEncoder> chatEncoder() {
         return chatEncoder;
     }

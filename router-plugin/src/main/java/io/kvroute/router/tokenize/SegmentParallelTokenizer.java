@@ -49,6 +49,11 @@ final class SegmentParallelTokenizer implements ModelTokenizer {
     }
 
     @Override
+    public int[] encodeWithSpecialTokens(String text) {
+        return tokenizer.encodeWithSpecialTokens(text);
+    }
+
+    @Override
     public Optional<ChatEncoder> chatEncoder() {
         return chatEncoder;
     }
