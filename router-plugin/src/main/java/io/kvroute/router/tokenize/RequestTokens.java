@@ -43,7 +43,7 @@ public record RequestTokens(int[] ids, boolean engineEquivalent, String declineR
      *       the engine's preprocessing ({@link ChatInput#fromBody}), engine-equivalent;</li>
      *   <li>else (no encoder, or messages the encoder cannot render): string contents and text parts of
      *       the messages joined with "\n", routing-only;</li>
-     *   <li>else {@code prompt} (string, or array of strings joined with "\n") or {@code text}, routing-only,
+     *   <li>else {@code prompt} or {@code text} (a string, or the first of an array of strings), routing-only,
      *       tokenized as the engine tokenizes a text prompt: with the tokenizer's special tokens
      *       ({@link ModelTokenizer#encodeWithSpecialTokens}), unless the body says {@code "add_special_tokens":
      *       false} and {@code engine} honours that field (see {@link #addsSpecialTokens}).</li>
@@ -106,26 +106,30 @@ public record RequestTokens(int[] ids, boolean engineEquivalent, String declineR
         return Optional.of(new RequestTokens(tokenizer.encode(text), false, declineReason));
     }
 
+    /**
+     * The text prompt of a completion body: {@code prompt}, else {@code text}. A list of strings is a batch that
+     * engines run as separate requests, each tokenized on its own with its own special tokens (SGLang
+     * {@code TokenizerManager._batch_tokenize_and_process}, sglang python/sglang/srt/managers/tokenizer_manager.py;
+     * vLLM one engine input per prompt, vllm vllm/entrypoints/openai/completion/serving.py), so the batch routes
+     * on its first prompt, whose ids the engine computes exactly (as a batch of {@code input_ids} routes on its
+     * first array). Token-id prompts and mixed arrays carry no text: null.
+     */
     private static String rawText(JsonNode body) {
-        JsonNode prompt = body.get("prompt");
-        if (prompt != null && prompt.isTextual()) {
-            return prompt.asText();
-        }
-        if (prompt != null && prompt.isArray() && !prompt.isEmpty()) {
-            StringBuilder sb = new StringBuilder();
-            for (JsonNode p : prompt) {
-                if (!p.isTextual()) {
-                    return null; // token-id prompts and mixed arrays carry no text to tokenize
-                }
-                if (!sb.isEmpty()) {
-                    sb.append('\n');
-                }
-                sb.append(p.asText());
+        for (String field : new String[] {"prompt", "text"}) {
+            JsonNode value = body.get(field);
+            if (value != null && value.isTextual()) {
+                return value.asText();
             }
-            return sb.toString();
+            if (value != null && value.isArray() && !value.isEmpty()) {
+                for (JsonNode p : value) {
+                    if (!p.isTextual()) {
+                        return null;
+                    }
+                }
+                return value.get(0).asText();
+            }
         }
-        JsonNode text = body.get("text");
-        return text != null && text.isTextual() ? text.asText() : null;
+        return null;
     }
 
     private static String messagesText(JsonNode messages) {
