@@ -139,9 +139,10 @@ final class IngressTokenization {
         metrics.ingressTokenizeDuration(modelLabel, nanoClock.getAsLong() - start);
         long inputTokens = tokens.map(t -> (long) Math.max(1, t.ids().length)).orElse(estimate);
         if (!chatEncoder) {
-            // a chat on a text-only model routes on its message texts, which no engine computed: no exact lookup
-            EngineTokenIds none = endpoint == Endpoint.CHAT ? tokens.map(t -> EngineTokenIds.routingOnly(t.ids())).orElse(null)
-                    : null;
+            // a chat on a text-only model routes on its message texts, which no engine computed, and a completion
+            // prompt on a tokenizer whose ids no engine computes (DeepSeek V3 under transformers 5): no exact lookup
+            boolean noEngineIds = endpoint == Endpoint.CHAT || tokenizer.get().idsUntrustedReason().isPresent();
+            EngineTokenIds none = noEngineIds ? tokens.map(t -> EngineTokenIds.routingOnly(t.ids())).orElse(null) : null;
             return new Result(tokens.orElse(null), body, inputTokens, null, null, none);
         }
         String outcome;

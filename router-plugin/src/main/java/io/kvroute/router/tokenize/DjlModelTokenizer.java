@@ -35,6 +35,7 @@ final class DjlModelTokenizer implements ModelTokenizer, AutoCloseable {
     private final Optional<String> textOnlyReason;
     private final String textOnlyMessage;
     private final TurnMarkers.Result turnMarkers;
+    private final Optional<String> idsUntrustedReason;
 
     DjlModelTokenizer(HuggingFaceTokenizer tokenizer, ModelChatConfig chat, EngineType engine) {
         this(tokenizer, chat, engine, java.util.Set.of(), InstantSource.system());
@@ -47,6 +48,7 @@ final class DjlModelTokenizer implements ModelTokenizer, AutoCloseable {
     DjlModelTokenizer(HuggingFaceTokenizer tokenizer, ModelChatConfig chat, EngineType engine,
             java.util.Set<String> splittingAddedTokens, InstantSource wallClock) {
         this.tokenizer = requireNonNull(tokenizer, "tokenizer");
+        this.idsUntrustedReason = Optional.ofNullable(chat.idsUntrustedReason());
         this.idsOnlyPath = PREPARATION_PROBES.stream()
                 .allMatch(p -> java.util.Arrays.equals(idsOnly(p), viaEncoding(p)));
         TemplateChatEncoder.Loaded loaded = TemplateChatEncoder.compile(chat, engine, this::encode, requireNonNull(wallClock, "wallClock"));
@@ -75,6 +77,11 @@ final class DjlModelTokenizer implements ModelTokenizer, AutoCloseable {
     /** Why the chat template did not compile, for the load-time log line. */
     String textOnlyMessage() {
         return textOnlyMessage;
+    }
+
+    @Override
+    public Optional<String> idsUntrustedReason() {
+        return idsUntrustedReason;
     }
 
     @Override

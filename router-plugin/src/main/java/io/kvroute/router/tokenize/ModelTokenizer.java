@@ -28,6 +28,16 @@ public interface ModelTokenizer {
         return encode(text);
     }
 
+    /**
+     * Why no engine computes this tokenizer's ids for any text, so none may reach the exact KV index: a label
+     * such as {@code tokenizer_class_rebuilt} (transformers 5 rebuilds DeepSeek V3's {@code LlamaTokenizerFast}
+     * from its own definition instead of the tokenizer.json, see {@code ModelChatConfig}); empty when they are
+     * the engine's, or for tokenizers that do not say.
+     */
+    default Optional<String> idsUntrustedReason() {
+        return Optional.empty();
+    }
+
     /** The chat encoder of the model's own chat template, or empty when the model is text-only. */
     Optional<ChatEncoder> chatEncoder();
 

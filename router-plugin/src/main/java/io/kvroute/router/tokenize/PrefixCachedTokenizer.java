@@ -119,6 +119,11 @@ public final class PrefixCachedTokenizer implements ModelTokenizer {
     }
 
     @Override
+    public Optional<String> idsUntrustedReason() {
+        return tokenizer.idsUntrustedReason();
+    }
+
+    @Override
     public Optional<ChatEncoder> chatEncoder() {
         return chatEncoder;
     }

@@ -54,6 +54,11 @@ final class SegmentParallelTokenizer implements ModelTokenizer {
     }
 
     @Override
+    public Optional<String> idsUntrustedReason() {
+        return tokenizer.idsUntrustedReason();
+    }
+
+    @Override
     public Optional<ChatEncoder> chatEncoder() {
         return chatEncoder;
     }

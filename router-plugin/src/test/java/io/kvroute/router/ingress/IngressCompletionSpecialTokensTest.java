@@ -36,7 +36,9 @@ class IngressCompletionSpecialTokensTest {
     static void load() throws Exception {
         Path llama = TokenizerArchive.materialize(IngressCompletionSpecialTokensTest.class.getClassLoader(), "models/llama3_1",
                 Files.createDirectories(tmp.resolve("llama3_1")));
-        sglang = TokenizerRegistry.load(Map.of("l", llama), 0, EngineType.SGLANG);
+        Path deepseek = TokenizerArchive.materialize(IngressCompletionSpecialTokensTest.class.getClassLoader(),
+                "models/deepseek_v3", Files.createDirectories(tmp.resolve("deepseek_v3")));
+        sglang = TokenizerRegistry.load(Map.of("l", llama, "d", deepseek), 0, EngineType.SGLANG);
         vllm = TokenizerRegistry.load(Map.of("l", llama), 0, EngineType.VLLM);
     }
 
@@ -46,9 +48,30 @@ class IngressCompletionSpecialTokensTest {
         vllm.close();
     }
 
-    private static int[] ids(TokenizerRegistry registry, Endpoint endpoint, String body) throws Exception {
+    private static IngressTokenization.Result apply(TokenizerRegistry registry, Endpoint endpoint, String model, String body)
+            throws Exception {
         IngressTokenization tokenization = new IngressTokenization(registry, false, new RouterMetrics());
-        return tokenization.apply(endpoint, "l", body.getBytes(StandardCharsets.UTF_8), true).tokens().ids();
+        return tokenization.apply(endpoint, model, body.getBytes(StandardCharsets.UTF_8), true);
+    }
+
+    private static int[] ids(TokenizerRegistry registry, Endpoint endpoint, String body) throws Exception {
+        return apply(registry, endpoint, "l", body).tokens().ids();
+    }
+
+    /**
+     * transformers 5 rebuilds DeepSeek V3's tokenizer, whose completion ids differ from its tokenizer.json's on 89
+     * of the 100 golden prompts ({@code CompletionPromptGoldenTest}): its completions route on the prefix tree
+     * only, never looked up in the exact index, while Llama 3.1's completion ids are every worker's.
+     */
+    @Test
+    void completionIds_reachTheExactIndex_exceptOnATokenizerTransformersRebuilds() throws Exception {
+        String body = "{\"prompt\":\"Hello world\"}";
+        IngressTokenization.Result deepseek = apply(sglang, Endpoint.COMPLETIONS, "d", body);
+        assertThat(deepseek.tokens().ids()).isNotEmpty();
+        assertThat(deepseek.engineTokenIds()).as("routing-only ids for the exact index").isNotNull();
+        assertThat(deepseek.engineTokenIds().forEngine(null)).isNull();
+        assertThat(deepseek.engineTokenIds().forEngine(EngineType.SGLANG)).isNull();
+        assertThat(apply(sglang, Endpoint.COMPLETIONS, "l", body).engineTokenIds()).isNull();
     }
 
     @Test
