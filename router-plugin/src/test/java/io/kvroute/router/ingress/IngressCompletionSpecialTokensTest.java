@@ -59,6 +59,24 @@ class IngressCompletionSpecialTokensTest {
     }
 
     /**
+     * A mixed fleet (the registry tokenizing for SGLang): a client's {@code "add_special_tokens": false} holds for
+     * vLLM workers only, so the exact index looks them up without the BOS and SGLang workers with it.
+     */
+    @Test
+    void addSpecialTokensFalse_inAMixedFleet_givesVllmWorkersTheirOwnIds() throws Exception {
+        IngressTokenization.Result result = apply(sglang, Endpoint.COMPLETIONS, "l",
+                "{\"prompt\":\"Hello world\",\"add_special_tokens\":false}");
+        int[] withBos = result.tokens().ids();
+        assertThat(withBos[0]).isEqualTo(BOS);
+        assertThat(result.engineTokenIds()).isNotNull();
+        assertThat(result.engineTokenIds().forEngine(EngineType.SGLANG)).isSameAs(withBos);
+        assertThat(result.engineTokenIds().forEngine(EngineType.VLLM))
+                .containsExactly(java.util.Arrays.copyOfRange(withBos, 1, withBos.length));
+        assertThat(apply(vllm, Endpoint.COMPLETIONS, "l", "{\"prompt\":\"Hello world\",\"add_special_tokens\":false}")
+                .engineTokenIds().forEngine(EngineType.SGLANG)).containsExactly(withBos);
+    }
+
+    /**
      * transformers 5 rebuilds DeepSeek V3's tokenizer, whose completion ids differ from its tokenizer.json's on 89
      * of the 100 golden prompts ({@code CompletionPromptGoldenTest}): its completions route on the prefix tree
      * only, never looked up in the exact index, while Llama 3.1's completion ids are every worker's.
