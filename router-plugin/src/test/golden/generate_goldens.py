@@ -226,6 +226,13 @@ def render(tok, msgs, tools, agp, kwargs):
     return text, list(ids)
 
 
+def write_gzip(path, text):
+    """Writes text as UTF-8, gzipped as `gzip -n -9` does (no name, mtime 0), so reruns are byte-identical."""
+    with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0,
+                                                compresslevel=9) as gz:
+        gz.write(text.encode("utf-8"))
+
+
 def main():
     out_dir = sys.argv[1]
     print(f"transformers {transformers.__version__}, tokenizers {tokenizers.__version__}, "
@@ -252,9 +259,7 @@ def main():
                 declined += 1
             buf.write(json.dumps(row, ensure_ascii=False) + "\n")
         path = f"{out_dir}/{model}.jsonl.gz"
-        with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0,
-                                                    compresslevel=9) as gz:
-            gz.write(buf.getvalue().encode("utf-8"))
+        write_gzip(path, buf.getvalue())
         print(f"{model} ({type(tok).__name__}): {CONVERSATIONS_PER_MODEL} conversations, {declined} raised, "
               f"{diverged} where transformers' ids differ from tokenizer.json's -> {path}", file=sys.stderr)
 

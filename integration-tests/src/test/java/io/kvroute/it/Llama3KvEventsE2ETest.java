@@ -3,6 +3,7 @@ package io.kvroute.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.kvroute.mock.BundledTokenizer;
 import io.kvroute.router.plugin.RouterMain;
 import io.kvroute.router.tokenize.TokenizerArchive;
 import java.nio.file.Files;
@@ -21,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * template itself. Replica T ({@code --cache-index exact --kv-events-hash tokens}) renders the same
  * conversation with its own template encoder and must send it to the worker that holds its blocks,
  * from the events alone. Before templates reached the tokenize path, T keyed Llama chats on the message
- * texts joined with newlines, which never match the engine's blocks.
+ * texts joined with newlines, which never match the engine's blocks. The same holds for Llama 3.1 completion
+ * prompts, which the engine tokenizes with a leading BOS token.
  */
 class Llama3KvEventsE2ETest {
 
@@ -40,15 +42,50 @@ class Llama3KvEventsE2ETest {
         return MetricSum.of(http.get(r.baseUrl() + "/metrics").getContentAsString(), name, labels);
     }
 
+    /** What a repeated-request run checks on the exact router after its assertions on routing and decisions. */
+    private interface ExtraChecks {
+        void check(Http http, RouterMain.RunningRouter exactRouter) throws Exception;
+    }
+
     @Test
     void llama3Fleet_exactIndexRoutesARepeatedConversationToItsHolder() throws Exception {
         Path llama = TokenizerArchive.materialize(getClass().getClassLoader(), "models/llama3",
                 Files.createDirectories(tmp.resolve("llama3")));
-        String dir = llama.toString();
+        repeatedRequestsGoToTheirHolder(llama.toString(), "/v1/chat/completions",
+                Llama3KvEventsE2ETest::conversation, List.of("--disable-input-ids-forwarding"),
+                (http, tok) -> assertThat(scrape(http, tok, "kvroute_input_ids_forwarding_total", "outcome=\"forwarded\""))
+                        .isEqualTo(5));
+    }
+
+    /**
+     * Completion prompts on a model whose tokenizer adds a BOS token (Llama 3.1's post-processor prepends
+     * {@code <|begin_of_text|>}): the mock workers tokenize each {@code /v1/completions} prompt as SGLang does
+     * (HF default {@code add_special_tokens=True}, sglang python/sglang/srt/managers/tokenizer_manager.py) and
+     * publish those ids. Before the router added the tokenizer's special tokens to completion prompts, its ids
+     * lacked the BOS the engine's blocks start with, so no block hash ever matched and T routed elsewhere.
+     */
+    @Test
+    void llama31Fleet_exactIndexRoutesARepeatedCompletionPromptToItsHolder() throws Exception {
+        repeatedRequestsGoToTheirHolder(BundledTokenizer.of("llama3_1").toString(), "/v1/completions",
+                Llama3KvEventsE2ETest::completion, List.of(), (http, tok) -> { });
+    }
+
+    private static String completion(int i) {
+        return "{\"prompt\":\"" + ("Document " + i + " describes how a routing fleet keeps its caches warm. ").repeat(8)
+                + "Summarize document " + i + ":\",\"max_tokens\":2}";
+    }
+
+    /**
+     * Five requests, each first through round-robin replica A (which picks the holder), then through T: T
+     * must pick the holder from KV events alone, with an exact-index {@code cache_hit} each time.
+     */
+    private static void repeatedRequestsGoToTheirHolder(String dir, String path, java.util.function.IntFunction<String> body,
+            List<String> replicaAExtraArgs, ExtraChecks extra) throws Exception {
+        List<String> replicaA = new ArrayList<>(List.of("--policy", "round_robin", "--cache-index", "approximate",
+                "--tokenizer-path", dir));
+        replicaA.addAll(replicaAExtraArgs);
         try (TestFleet fleet = TestFleet.start(4, List.of("--tokenizer-path", dir, "--decode-ms-per-step", "1",
-                "--prefill-ms-per-1k", "1", "--kv-events-hash-seed", "random"),
-                List.of("--policy", "round_robin", "--cache-index", "approximate", "--tokenizer-path", dir,
-                        "--disable-input-ids-forwarding"));
+                "--prefill-ms-per-1k", "1", "--kv-events-hash-seed", "random"), replicaA);
                 Http http = new Http()) {
             List<String> urls = new ArrayList<>();
             fleet.workers.forEach(w -> urls.add(w.baseUrl()));
@@ -59,22 +96,22 @@ class Llama3KvEventsE2ETest {
                 await().atMost(Duration.ofSeconds(30)).until(() -> scrape(http, tok, "kvroute_kv_events_workers_exact") == 4);
                 for (int i = 0; i < 5; i++) {
                     double storedBefore = scrape(http, tok, "kvroute_kv_events_block_events_total");
-                    ContentResponse viaA = http.postJson(fleet.url("/v1/chat/completions"), conversation(i));
+                    ContentResponse viaA = http.postJson(fleet.url(path), body.apply(i));
                     assertThat(viaA.getStatus()).isEqualTo(200);
                     String holder = viaA.getHeaders().get("x-kvroute-worker");
                     await().atMost(Duration.ofSeconds(20))
                             .until(() -> scrape(http, tok, "kvroute_kv_events_block_events_total") > storedBefore);
-                    ContentResponse viaT = http.postJson(tok.baseUrl() + "/v1/chat/completions", conversation(i));
+                    ContentResponse viaT = http.postJson(tok.baseUrl() + path, body.apply(i));
                     assertThat(viaT.getStatus()).isEqualTo(200);
-                    assertThat(viaT.getHeaders().get("x-kvroute-worker")).as("conversation %d", i).isEqualTo(holder);
+                    assertThat(viaT.getHeaders().get("x-kvroute-worker")).as("request %d", i).isEqualTo(holder);
                 }
                 assertThat(scrape(http, tok, "kvroute_cache_aware_decisions_total", "decision=\"cache_hit\"",
                         "index=\"exact\"")).isEqualTo(5);
-                assertThat(scrape(http, tok, "kvroute_input_ids_forwarding_total", "outcome=\"forwarded\"")).isEqualTo(5);
                 for (String reason : List.of("unknown_parent", "missing_token_ids", "token_ids_length")) {
                     assertThat(scrape(http, tok, "kvroute_kv_events_malformed_total", "reason=\"" + reason + "\""))
                             .as(reason).isZero();
                 }
+                extra.check(http, tok);
             }
         }
     }

@@ -391,7 +391,8 @@ public final class MockWorkerMain implements Callable<Integer> {
             // add_generation_prompt as asked, a trailing assistant turn kept, text parts joined), SGLang its own
             tokenizers = io.kvroute.router.tokenize.TokenizerRegistry.load(java.util.Map.of(modelId, java.nio.file.Path.of(dir)),
                     0, vllmApi ? io.kvroute.router.worker.EngineType.VLLM : io.kvroute.router.worker.EngineType.SGLANG);
-            encoder = new io.kvroute.mock.http.TokenizerPromptEncoder(tokenizers.forModel(modelId).orElseThrow());
+            encoder = new io.kvroute.mock.http.TokenizerPromptEncoder(tokenizers.forModel(modelId).orElseThrow(),
+                    tokenizers.engine());
         }
         MockWorkerHandler handler = new MockWorkerHandler(engine, encoder, modelId, () -> {
             Map<String, Object> info = new LinkedHashMap<>(staticInfo);

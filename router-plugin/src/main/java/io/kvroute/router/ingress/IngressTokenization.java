@@ -10,6 +10,7 @@ import io.kvroute.router.tokenize.ModelTokenizer;
 import io.kvroute.router.tokenize.RequestTokens;
 import io.kvroute.router.tokenize.TokenizerRegistry;
 import io.kvroute.router.tokenize.UnsupportedChatException;
+import io.kvroute.router.worker.EngineType;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -127,7 +128,7 @@ final class IngressTokenization {
         Optional<RequestTokens> tokens;
         long start = nanoClock.getAsLong();
         try {
-            tokens = RequestTokens.of(root, tokenizer);
+            tokens = RequestTokens.of(root, tokenizer, registry.engine());
         } catch (RuntimeException e) {
             LOG.warn("ingress tokenization failed for model {}: {}", modelLabel, e.toString());
             metrics.ingressTokenizeError(modelLabel);
@@ -139,10 +140,12 @@ final class IngressTokenization {
         metrics.ingressTokenizeDuration(modelLabel, nanoClock.getAsLong() - start);
         long inputTokens = tokens.map(t -> (long) Math.max(1, t.ids().length)).orElse(estimate);
         if (!chatEncoder) {
-            // a chat on a text-only model routes on its message texts, which no engine computed: no exact lookup
-            EngineTokenIds none = endpoint == Endpoint.CHAT ? tokens.map(t -> EngineTokenIds.routingOnly(t.ids())).orElse(null)
-                    : null;
-            return new Result(tokens.orElse(null), body, inputTokens, null, null, none);
+            // a chat on a text-only model routes on its message texts, which no engine computed, and a completion
+            // prompt on a tokenizer whose ids no engine computes (DeepSeek V3 under transformers 5): no exact lookup
+            boolean noEngineIds = endpoint == Endpoint.CHAT || tokenizer.get().idsUntrustedReason().isPresent();
+            EngineTokenIds byEngine = noEngineIds ? tokens.map(t -> EngineTokenIds.routingOnly(t.ids())).orElse(null)
+                    : tokens.map(t -> completionIdsByEngine(root, tokenizer.get(), t.ids())).orElse(null);
+            return new Result(tokens.orElse(null), body, inputTokens, null, null, byEngine);
         }
         String outcome;
         if (forwardingDisabled) {
@@ -163,6 +166,21 @@ final class IngressTokenization {
         return new Result(tokens.orElse(null), outgoing, inputTokens, outcome, null,
                 tokens.map(t -> engineTokenIds(tokenizer.get().chatEncoder().orElseThrow(), root, t, modelLabel))
                         .orElse(null));
+    }
+
+    /**
+     * A completion prompt's ids per engine of a mixed fleet, or null when every engine computes {@code ids} (the
+     * usual case). Engines differ only when the client sends {@code "add_special_tokens": false}: vLLM follows
+     * it, SGLang never reads it ({@link RequestTokens#addsSpecialTokens}), so the workers of the engine the
+     * registry does not tokenize for are looked up with the other encoding, computed on first use.
+     */
+    private EngineTokenIds completionIdsByEngine(JsonNode root, ModelTokenizer tokenizer, int[] ids) {
+        if (RequestTokens.addsSpecialTokens(root, EngineType.VLLM)) {
+            return null;
+        }
+        boolean primaryAdds = RequestTokens.addsSpecialTokens(root, registry.engine());
+        return new EngineTokenIds(ids, engine -> RequestTokens.addsSpecialTokens(root, engine) == primaryAdds ? ids
+                : RequestTokens.of(root, Optional.of(tokenizer), engine).map(RequestTokens::ids).orElse(null));
     }
 
     /**

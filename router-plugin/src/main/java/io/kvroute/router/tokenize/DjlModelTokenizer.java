@@ -10,7 +10,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * A DJL HuggingFace tokenizer with truncation, padding and implicit special tokens switched off.
+ * A DJL HuggingFace tokenizer with truncation, padding and implicit special tokens switched off; special
+ * tokens are added only where asked for ({@link #encodeWithSpecialTokens}, completion prompts).
  *
  * <p>Ids-only fast path: {@code HuggingFaceTokenizer.encode} builds a full {@code Encoding} (token
  * strings, offsets, masks: 8 JNI copies, one String and one CharSpan object per token) when the
@@ -34,6 +35,7 @@ final class DjlModelTokenizer implements ModelTokenizer, AutoCloseable {
     private final Optional<String> textOnlyReason;
     private final String textOnlyMessage;
     private final TurnMarkers.Result turnMarkers;
+    private final Optional<String> idsUntrustedReason;
 
     DjlModelTokenizer(HuggingFaceTokenizer tokenizer, ModelChatConfig chat, EngineType engine) {
         this(tokenizer, chat, engine, java.util.Set.of(), InstantSource.system());
@@ -46,6 +48,7 @@ final class DjlModelTokenizer implements ModelTokenizer, AutoCloseable {
     DjlModelTokenizer(HuggingFaceTokenizer tokenizer, ModelChatConfig chat, EngineType engine,
             java.util.Set<String> splittingAddedTokens, InstantSource wallClock) {
         this.tokenizer = requireNonNull(tokenizer, "tokenizer");
+        this.idsUntrustedReason = Optional.ofNullable(chat.idsUntrustedReason());
         this.idsOnlyPath = PREPARATION_PROBES.stream()
                 .allMatch(p -> java.util.Arrays.equals(idsOnly(p), viaEncoding(p)));
         TemplateChatEncoder.Loaded loaded = TemplateChatEncoder.compile(chat, engine, this::encode, requireNonNull(wallClock, "wallClock"));
@@ -77,6 +80,11 @@ final class DjlModelTokenizer implements ModelTokenizer, AutoCloseable {
     }
 
     @Override
+    public Optional<String> idsUntrustedReason() {
+        return idsUntrustedReason;
+    }
+
+    @Override
     public Optional<String> textOnlyReason() {
         return textOnlyReason;
     }
@@ -87,16 +95,31 @@ final class DjlModelTokenizer implements ModelTokenizer, AutoCloseable {
         return idsOnlyPath ? idsOnly(text) : viaEncoding(text);
     }
 
+    /** As the engine tokenizes a completion prompt: the tokenizer.json post-processor's special tokens added. */
+    @Override
+    public int[] encodeWithSpecialTokens(String text) {
+        requireNonNull(text, "text");
+        return idsOnlyPath ? idsOnly(text, true) : viaEncoding(text, true);
+    }
+
     boolean usesIdsOnlyPath() {
         return idsOnlyPath;
     }
 
     int[] viaEncoding(String text) {
-        return toInts(tokenizer.encode(text, false, false).getIds());
+        return viaEncoding(text, false);
+    }
+
+    int[] viaEncoding(String text, boolean addSpecialTokens) {
+        return toInts(tokenizer.encode(text, addSpecialTokens, false).getIds());
     }
 
     int[] idsOnly(String text) {
-        long encoding = TokenizersLibrary.LIB.encode(tokenizer.getHandle(), text, false);
+        return idsOnly(text, false);
+    }
+
+    int[] idsOnly(String text, boolean addSpecialTokens) {
+        long encoding = TokenizersLibrary.LIB.encode(tokenizer.getHandle(), text, addSpecialTokens);
         try {
             return toInts(TokenizersLibrary.LIB.getTokenIds(encoding));
         } finally {

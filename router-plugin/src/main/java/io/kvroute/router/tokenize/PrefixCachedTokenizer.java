@@ -114,6 +114,16 @@ public final class PrefixCachedTokenizer implements ModelTokenizer {
     }
 
     @Override
+    public int[] encodeWithSpecialTokens(String text) {
+        return tokenizer.encodeWithSpecialTokens(text);
+    }
+
+    @Override
+    public Optional<String> idsUntrustedReason() {
+        return tokenizer.idsUntrustedReason();
+    }
+
+    @Override
     public Optional<ChatEncoder> chatEncoder() {
         return chatEncoder;
     }

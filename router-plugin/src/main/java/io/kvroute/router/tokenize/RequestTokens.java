@@ -1,6 +1,7 @@
 package io.kvroute.router.tokenize;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kvroute.router.worker.EngineType;
 import java.util.Arrays;
 import java.util.Optional;
 
@@ -42,12 +43,16 @@ public record RequestTokens(int[] ids, boolean engineEquivalent, String declineR
      *       the engine's preprocessing ({@link ChatInput#fromBody}), engine-equivalent;</li>
      *   <li>else (no encoder, or messages the encoder cannot render): string contents and text parts of
      *       the messages joined with "\n", routing-only;</li>
-     *   <li>else {@code prompt} (string, or array of strings joined with "\n") or {@code text}, routing-only.</li>
+     *   <li>else {@code prompt} or {@code text} (a string, or the first of an array of strings), routing-only,
+     *       tokenized as the engine tokenizes a text prompt: with the tokenizer's special tokens
+     *       ({@link ModelTokenizer#encodeWithSpecialTokens}), unless the body says {@code "add_special_tokens":
+     *       false} and {@code engine} honours that field (see {@link #addsSpecialTokens}).</li>
      * </ol>
      *
+     * @param engine the engine whose completion tokenization to follow (null = SGLang)
      * @return empty when there is no tokenizer, no usable text, or the text is empty
      */
-    public static Optional<RequestTokens> of(JsonNode body, Optional<ModelTokenizer> tok) {
+    public static Optional<RequestTokens> of(JsonNode body, Optional<ModelTokenizer> tok, EngineType engine) {
         if (tok == null || tok.isEmpty() || body == null || !body.isObject()) {
             return Optional.empty();
         }
@@ -65,7 +70,33 @@ public record RequestTokens(int[] ids, boolean engineEquivalent, String declineR
             }
             return routingOnly(tokenizer, messagesText(messages), null);
         }
-        return routingOnly(tokenizer, rawText(body), null);
+        String text = rawText(body);
+        if (text == null || text.isEmpty()) {
+            return Optional.empty();
+        }
+        int[] ids = addsSpecialTokens(body, engine) ? tokenizer.encodeWithSpecialTokens(text) : tokenizer.encode(text);
+        return Optional.of(new RequestTokens(ids, false, null));
+    }
+
+    /** As {@link #of(JsonNode, Optional, EngineType)} for an SGLang fleet. */
+    public static Optional<RequestTokens> of(JsonNode body, Optional<ModelTokenizer> tok) {
+        return of(body, tok, EngineType.SGLANG);
+    }
+
+    /**
+     * Whether {@code engine} adds the tokenizer's special tokens to this body's text prompt. vLLM reads the
+     * request's {@code add_special_tokens} (default true; vllm vllm/entrypoints/openai/completion/protocol.py
+     * {@code CompletionRequest}), so a client's explicit {@code false} is followed. SGLang never passes the
+     * field on: its completion handler builds a {@code GenerateReqInput} without it (sglang
+     * python/sglang/srt/entrypoints/openai/serving_completions.py) and {@code _tokenize_texts} calls the
+     * tokenizer with its defaults (sglang python/sglang/srt/managers/tokenizer_manager.py).
+     */
+    public static boolean addsSpecialTokens(JsonNode body, EngineType engine) {
+        if (engine != EngineType.VLLM) {
+            return true;
+        }
+        JsonNode flag = body.get("add_special_tokens");
+        return flag == null || !flag.isBoolean() || flag.booleanValue();
     }
 
     private static Optional<RequestTokens> routingOnly(ModelTokenizer tokenizer, String text, String declineReason) {
@@ -75,26 +106,30 @@ public record RequestTokens(int[] ids, boolean engineEquivalent, String declineR
         return Optional.of(new RequestTokens(tokenizer.encode(text), false, declineReason));
     }
 
+    /**
+     * The text prompt of a completion body: {@code prompt}, else {@code text}. A list of strings is a batch that
+     * engines run as separate requests, each tokenized on its own with its own special tokens (SGLang
+     * {@code TokenizerManager._batch_tokenize_and_process}, sglang python/sglang/srt/managers/tokenizer_manager.py;
+     * vLLM one engine input per prompt, vllm vllm/entrypoints/openai/completion/serving.py), so the batch routes
+     * on its first prompt, whose ids the engine computes exactly (as a batch of {@code input_ids} routes on its
+     * first array). Token-id prompts and mixed arrays carry no text: null.
+     */
     private static String rawText(JsonNode body) {
-        JsonNode prompt = body.get("prompt");
-        if (prompt != null && prompt.isTextual()) {
-            return prompt.asText();
-        }
-        if (prompt != null && prompt.isArray() && !prompt.isEmpty()) {
-            StringBuilder sb = new StringBuilder();
-            for (JsonNode p : prompt) {
-                if (!p.isTextual()) {
-                    return null; // token-id prompts and mixed arrays carry no text to tokenize
-                }
-                if (!sb.isEmpty()) {
-                    sb.append('\n');
-                }
-                sb.append(p.asText());
+        for (String field : new String[] {"prompt", "text"}) {
+            JsonNode value = body.get(field);
+            if (value != null && value.isTextual()) {
+                return value.asText();
             }
-            return sb.toString();
+            if (value != null && value.isArray() && !value.isEmpty()) {
+                for (JsonNode p : value) {
+                    if (!p.isTextual()) {
+                        return null;
+                    }
+                }
+                return value.get(0).asText();
+            }
         }
-        JsonNode text = body.get("text");
-        return text != null && text.isTextual() ? text.asText() : null;
+        return null;
     }
 
     private static String messagesText(JsonNode messages) {

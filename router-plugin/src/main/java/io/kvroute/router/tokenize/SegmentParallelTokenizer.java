@@ -49,6 +49,16 @@ final class SegmentParallelTokenizer implements ModelTokenizer {
     }
 
     @Override
+    public int[] encodeWithSpecialTokens(String text) {
+        return tokenizer.encodeWithSpecialTokens(text);
+    }
+
+    @Override
+    public Optional<String> idsUntrustedReason() {
+        return tokenizer.idsUntrustedReason();
+    }
+
+    @Override
     public Optional<ChatEncoder> chatEncoder() {
         return chatEncoder;
     }

@@ -40,12 +40,16 @@ public final class TokenizerRegistry implements AutoCloseable {
 
     private final SegmentParallelism parallelism;
 
+    /** The engine whose preprocessing the encoders follow (chat rendering, completion special tokens). */
+    private final EngineType engine;
+
     private TokenizerRegistry(Map<String, ModelTokenizer> byModel, List<DjlModelTokenizer> owned) {
-        this(byModel, owned, Map.of(), SegmentParallelism.NONE);
+        this(byModel, owned, Map.of(), SegmentParallelism.NONE, EngineType.SGLANG);
     }
 
     private TokenizerRegistry(Map<String, ModelTokenizer> byModel, List<DjlModelTokenizer> owned,
-            Map<String, String> chatCacheDeclines, SegmentParallelism parallelism) {
+            Map<String, String> chatCacheDeclines, SegmentParallelism parallelism, EngineType engine) {
+        this.engine = requireNonNull(engine, "engine");
         this.byModel = Map.copyOf(byModel);
         this.owned = List.copyOf(owned);
         this.chatCacheDeclines = Map.copyOf(chatCacheDeclines);
@@ -143,7 +147,7 @@ public final class TokenizerRegistry implements AutoCloseable {
             owned.forEach(TokenizerRegistry::release);
             throw ex;
         }
-        return new TokenizerRegistry(byModel, owned, cacheDeclines, parallelism);
+        return new TokenizerRegistry(byModel, owned, cacheDeclines, parallelism, target);
     }
 
     /**
@@ -234,6 +238,15 @@ public final class TokenizerRegistry implements AutoCloseable {
             }
         });
         return out;
+    }
+
+    /**
+     * The engine whose preprocessing these tokenizers follow (SGLang unless loaded for another): for chats the
+     * template's input, for completion prompts whether a client's {@code add_special_tokens} is honoured
+     * ({@link RequestTokens#addsSpecialTokens}).
+     */
+    public EngineType engine() {
+        return engine;
     }
 
     public Optional<ModelTokenizer> forModel(String modelId) {

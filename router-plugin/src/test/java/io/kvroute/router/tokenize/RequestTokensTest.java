@@ -82,10 +82,13 @@ class RequestTokensTest {
     }
 
     @Test
-    void promptArrayOfStrings_isJoinedWithNewlines() {
+    void promptArrayOfStrings_routesOnItsFirstPrompt_asEnginesRunEachSeparately() {
         RequestTokens t = RequestTokens.of(body("{'prompt':['first','second']}"), qwen3()).orElseThrow();
-        assertThat(t.ids()).isEqualTo(Qwen3Fixture.tokenizer().encode("first\nsecond"));
+        assertThat(t.ids()).isEqualTo(Qwen3Fixture.tokenizer().encode("first"));
         assertThat(t.engineEquivalent()).isFalse();
+        assertThat(RequestTokens.of(body("{'text':['first','second']}"), qwen3()).orElseThrow().ids())
+                .isEqualTo(Qwen3Fixture.tokenizer().encode("first"));
+        assertThat(RequestTokens.of(body("{'prompt':['first',[1,2]]}"), qwen3())).isEmpty();
     }
 
     @Test

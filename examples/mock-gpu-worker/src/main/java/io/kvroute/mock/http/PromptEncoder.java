@@ -10,6 +10,15 @@ public interface PromptEncoder {
 
     int[] encodeText(String text);
 
+    /**
+     * A text prompt ({@code /v1/completions} {@code prompt}, {@code /generate} {@code text}) of {@code body} as the
+     * engine tokenizes it: with the tokenizer's special tokens unless the engine follows the body's
+     * {@code add_special_tokens: false}. The stand-in has no special tokens: {@link #encodeText}.
+     */
+    default int[] encodePrompt(String text, JsonNode body) {
+        return encodeText(text);
+    }
+
     /** Renders {@code body.messages} with the chat template (honouring the body's kwargs) and encodes it. */
     int[] encodeChat(JsonNode body);
 

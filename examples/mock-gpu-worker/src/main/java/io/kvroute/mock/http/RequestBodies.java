@@ -42,9 +42,9 @@ final class RequestBodies {
                 }
                 return encoder.encodeChat(body);
             case COMPLETIONS:
-                return encoder.encodeText(joinText(body.get("prompt"), "prompt"));
+                return encoder.encodePrompt(joinText(body.get("prompt"), "prompt"), body);
             default:
-                return encoder.encodeText(joinText(body.get("text"), "text"));
+                return encoder.encodePrompt(joinText(body.get("text"), "text"), body);
         }
     }
 
