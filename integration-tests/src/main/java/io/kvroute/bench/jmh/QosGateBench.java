@@ -24,6 +24,10 @@ import org.openjdk.jmh.annotations.State;
  * {@code uncontended}: capacity to spare, every request is admitted on arrival (what QoS costs when
  * nothing waits). {@code contended}: the router is full with {@code backlog} requests waiting; each
  * finish admits the fair-share pick (VTC over the backlogged tenants) and a new request queues.
+ * {@code scope}: {@code fleet} counts capacity over the fleet (one bin); {@code worker} gives each of
+ * {@code workers} workers its own capacity, and each request is also placed as a dispatch places it
+ * ({@link QosGate#placeable}, then {@link QosGate#place} on a worker with room), so the per-worker
+ * ledger's admission scan over the candidates and the placement are in the figure.
  * Run from the repository root:
  * {@code java -cp integration-tests/target/kvroute-bench.jar org.openjdk.jmh.Main QosGateBench -f 1 -wi 3 -w 1s -i 5 -r 2s}
  */
@@ -49,12 +53,20 @@ public class QosGateBench {
     @Param({"1000"})
     public int backlog;
 
+    @Param({"fleet", "worker"})
+    public String scope;
+
+    @Param({"4", "256"})
+    public int workers;
+
     private TenantSpec[] specs;
     private QosGate free;
     private QosGate full;
     private final ArrayDeque<QosTicket> running = new ArrayDeque<>();
     private long nanos;
     private int next;
+    /** The candidates of every request under per-worker capacity, or null (fleet-wide). */
+    private java.util.function.Supplier<java.util.List<String>> candidates;
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -62,10 +74,16 @@ public class QosGateBench {
         for (int i = 0; i < tenants; i++) {
             specs[i] = new TenantSpec("t" + i, 1 + (i % 4), PriorityClass.DEFAULT, 0, 0);
         }
+        java.util.List<String> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < workers; i++) {
+            ids.add("w" + i);
+        }
+        java.util.List<String> pool = java.util.List.copyOf(ids);
+        candidates = scope.equals("worker") ? () -> pool : null;
         QosGate.Fleet fleet = new QosGate.Fleet() {
             @Override
             public int usableWorkers() {
-                return 4;
+                return workers;
             }
 
             @Override
@@ -74,7 +92,8 @@ public class QosGateBench {
             }
         };
         free = new QosGate(TenantDirectory::empty, Long.MAX_VALUE / 8, 2048, fleet, () -> nanos, QosListener.NONE);
-        // 4 workers x 250 tokens: with 1,000 waiting requests of 1,000 tokens, one runs at a time
+        // 250 tokens per worker: with 1,000 waiting requests of 1,000 tokens, a few run at a time (fleet-wide:
+        // 4 workers hold one; per worker: each worker holds one, an empty worker always admitting one)
         full = new QosGate(TenantDirectory::empty, 250, 2048, fleet, () -> nanos, QosListener.NONE);
         for (int i = 0; i < backlog + 1; i++) {
             full.offer(trackedTicket()); // the first runs, the rest wait
@@ -83,14 +102,14 @@ public class QosGateBench {
 
     private QosTicket ticket() {
         TenantSpec tenant = specs[next++ % specs.length];
-        return new QosTicket(tenant, PriorityClass.DEFAULT, 1_000, 800, null, NOTHING);
+        return new QosTicket(tenant, PriorityClass.DEFAULT, 1_000, 800, null, candidates, NOTHING);
     }
 
     /** A ticket that joins {@link #running} once the gate admits it. */
     private QosTicket trackedTicket() {
         TenantSpec tenant = specs[next++ % specs.length];
         QosTicket[] self = new QosTicket[1];
-        self[0] = new QosTicket(tenant, PriorityClass.DEFAULT, 1_000, 800, null, new QosTicket.Callbacks() {
+        self[0] = new QosTicket(tenant, PriorityClass.DEFAULT, 1_000, 800, null, candidates, new QosTicket.Callbacks() {
             @Override
             public void admitted() {
                 running.add(self[0]);
@@ -110,6 +129,7 @@ public class QosGateBench {
         nanos += 1_000;
         QosTicket t = ticket();
         free.offer(t);
+        placeAsADispatch(free, t);
         free.started(t, 0);
         free.chargeOutput(t, 16);
         free.finished(t, null);
@@ -121,10 +141,20 @@ public class QosGateBench {
     public long contended() {
         nanos += 1_000;
         QosTicket done = running.poll();
+        placeAsADispatch(full, done);
         full.started(done, 0);
         full.chargeOutput(done, 16);
         full.finished(done, null);
         full.offer(trackedTicket());
         return full.inFlightTokens();
+    }
+
+    /** Per-worker scope: what a dispatch does before sending, look at the workers with room, then place on one. */
+    private void placeAsADispatch(QosGate gate, QosTicket t) {
+        java.util.Set<String> room = gate.placeable(t);
+        if (room != null) {
+            String chosen = "w" + (next % workers);
+            gate.place(t, room.contains(chosen) ? chosen : room.iterator().next(), false);
+        }
     }
 }
