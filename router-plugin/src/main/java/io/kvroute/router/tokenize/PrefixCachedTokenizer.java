@@ -15,9 +15,8 @@ import java.util.function.Function;
  *
  * <p>Thread-safe when the wrapped tokenizer is.
  */
-public final class PrefixCachedTokenizer implements ModelTokenizer {
+public final class PrefixCachedTokenizer extends ChatEncoderOverride {
 
-    private final ModelTokenizer tokenizer;
     private final ChatPrefixCache cache;
     private final Optional<ChatEncoder> chatEncoder;
     private final String[] markers;
@@ -76,7 +75,7 @@ public final class PrefixCachedTokenizer implements ModelTokenizer {
 
     private PrefixCachedTokenizer(ModelTokenizer tokenizer, ChatPrefixCache cache, String[] markers, int[] markerIds,
             Function<String, int[]> segmentEncoder) {
-        this.tokenizer = tokenizer;
+        super(tokenizer);
         this.cache = cache;
         this.markers = markers.clone();
         ChatEncoder base = tokenizer.chatEncoder().orElseThrow();
@@ -106,21 +105,6 @@ public final class PrefixCachedTokenizer implements ModelTokenizer {
     /** The turn markers the cache cuts at. */
     public java.util.List<String> markers() {
         return java.util.List.of(markers);
-    }
-
-    @Override
-    public int[] encode(String text) {
-        return tokenizer.encode(text);
-    }
-
-    @Override
-    public int[] encodeWithSpecialTokens(String text) {
-        return tokenizer.encodeWithSpecialTokens(text);
-    }
-
-    @Override
-    public Optional<String> idsUntrustedReason() {
-        return tokenizer.idsUntrustedReason();
     }
 
     @Override

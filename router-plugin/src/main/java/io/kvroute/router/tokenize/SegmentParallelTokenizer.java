@@ -1,7 +1,5 @@
 package io.kvroute.router.tokenize;
 
-import static java.util.Objects.requireNonNull;
-
 import io.kvroute.router.worker.EngineType;
 import java.util.Optional;
 import java.util.function.Function;
@@ -12,13 +10,12 @@ import java.util.function.Function;
  * Its ids equal the wrapped encoder's. Raw-text encoding is untouched. Thread-safe when the wrapped
  * tokenizer is.
  */
-final class SegmentParallelTokenizer implements ModelTokenizer {
+final class SegmentParallelTokenizer extends ChatEncoderOverride {
 
-    private final ModelTokenizer tokenizer;
     private final Optional<ChatEncoder> chatEncoder;
 
     SegmentParallelTokenizer(ModelTokenizer tokenizer, Function<String, int[]> segmentEncoder) {
-        this.tokenizer = requireNonNull(tokenizer, "tokenizer");
+        super(tokenizer);
         ChatEncoder base = tokenizer.chatEncoder().orElseThrow();
         this.chatEncoder = Optional.of(new ChatEncoder() {
             @Override
@@ -44,27 +41,8 @@ final class SegmentParallelTokenizer implements ModelTokenizer {
     }
 
     @Override
-    public int[] encode(String text) {
-        return tokenizer.encode(text);
-    }
-
-    @Override
-    public int[] encodeWithSpecialTokens(String text) {
-        return tokenizer.encodeWithSpecialTokens(text);
-    }
-
-    @Override
-    public Optional<String> idsUntrustedReason() {
-        return tokenizer.idsUntrustedReason();
-    }
-
-    @Override
     public Optional<ChatEncoder> chatEncoder() {
         return chatEncoder;
     }
 
-    @Override
-    public Optional<String> textOnlyReason() {
-        return tokenizer.textOnlyReason();
-    }
 }

@@ -64,6 +64,8 @@ class CompletionPromptGoldenTest {
     @MethodSource("models")
     void completionIds_equalTransformersWithSpecialTokens(String model) throws IOException {
         ModelTokenizer tok = GoldenModel.get(model).tokenizer();
+        // the router serves chats through the chat prefix cache, which wraps the tokenizer: completions too
+        ModelTokenizer cached = io.kvroute.router.tokenize.PrefixCachedTokenizer.wrap(tok, 1 << 20);
         List<Prompt> prompts = prompts(model);
         assertThat(prompts).hasSize(100);
         List<String> mismatches = new ArrayList<>();
@@ -75,6 +77,7 @@ class CompletionPromptGoldenTest {
                 rebuilt++;
             }
             check(mismatches, p, "tokenizer", tok.encodeWithSpecialTokens(p.text()), want);
+            check(mismatches, p, "prefix-cached tokenizer", cached.encodeWithSpecialTokens(p.text()), want);
             if (p.text().isEmpty()) {
                 continue; // an empty prompt is not routed on (and engines reject it)
             }
