@@ -32,7 +32,7 @@ import java.util.function.Consumer;
  * composes the step the way the configured {@link EngineLoop} does (a
  * prefill-only or decode-only pass for {@code lightllm}, a mixed pass for {@code sglang}), submits
  * it (advancing the processed-prefill counter), "executes" it by sleeping the time model's step
- * time on the injected clock, and emits tokens: the token produced when a prompt completes is the
+ * time on the injected clock (paced, below), and emits tokens: the token produced when a prompt completes is the
  * first output token; each decoding request then gets one token per step. A request with one
  * prompt token left (a full prefix hit, or a last chunk that left one) is a decode request: its
  * decode pass computes that token and emits the first output token.
@@ -51,6 +51,16 @@ import java.util.function.Consumer;
  * plus the prefix cache; cache pages locked by running requests are not evictable, the rest are
  * evicted LRU when the pool overflows. Admission reserves {@code inputLen + maxNewTokens} per
  * request, so with the self request limit on, a selected chunk always finds KV.
+ *
+ * <p>Pacing: steps that run back to back are paced to the time model's clock, not to the host's: a step's
+ * modelled time starts when the previous one's ended, so the host work between them (emitting tokens,
+ * publishing KV events and stats, admission, composing the batch) and a sleep's overshoot come out of the next
+ * step's sleep instead of adding to it. The model's step times are whole measured steps (host work included;
+ * {@link TimeModel}), so an engine that slept them after its own host work ran slower than its model (8 real-time
+ * workers sharing 2 cores: a mean end-to-end latency of 8.6 s against 7.7 s simulated for the same requests;
+ * mooncake-trace in docs/benchmarks.md). At most one
+ * step's time of lateness is carried; an engine that idles starts afresh. On a virtual clock host work takes
+ * no time, and steps are exactly the model's.
  *
  * <p>Concurrency: {@link #submit} and {@link Handle#abort} may be called from any thread (they only
  * enqueue); everything else runs on the engine thread. Stats and the scheduler view are published
@@ -78,6 +88,13 @@ final class EngineCore {
     /** Prompt tokens computed for requests aborted before they ended (the client left or was preempted). */
     private long abortedPrefillTokens;
     private long totalPrefillBusyMicros;
+    /** When the last step's modelled time ended, while steps run back to back; 0 after an idle pass (pacing). */
+    private long pacedUntilNanos;
+    /** When the last step's sleep returned (host clock), while steps run back to back. */
+    private long lastStepEndNanos;
+    /** Sum of the steps' modelled times and of the time they took on this clock (the two differ by lateness). */
+    private long stepModelNanosTotal;
+    private long stepWallNanosTotal;
     private volatile EngineStats stats;
     private volatile Map<String, Object> view;
 
@@ -152,6 +169,7 @@ final class EngineCore {
         drainInbox(nowNanos);
         admit(nowNanos);
         if (queue.isEmpty()) {
+            pacedUntilNanos = 0;
             publish();
             return false;
         }
@@ -162,6 +180,7 @@ final class EngineCore {
         long freeKv = config.kvCapacityTokens() - privateTokens - cache.referencedTokens();
         StepBatch batch = scheduler.nextBatch(ready, freeKv);
         if (batch.isEmpty()) {
+            pacedUntilNanos = 0;
             publish();
             return false;
         }
@@ -179,7 +198,7 @@ final class EngineCore {
         }
         TimeModel time = config.timeModel();
         double stepMillis = time.stepMillis(batch.prefillTokens(), !batch.decode().isEmpty());
-        clock.sleepNanos(time.wallNanos(stepMillis));
+        sleepPaced(time.wallNanos(stepMillis), nowNanos);
         steps++;
         totalPrefillUncachedTokens += batch.prefillTokens();
         // Prefill work only: neither the step overhead nor a mixed step's decode share counts.
@@ -191,6 +210,24 @@ final class EngineCore {
             l.accept(s);
         }
         return true;
+    }
+
+    /**
+     * Sleeps until the step's modelled end: {@code stepNanos} after the previous step's modelled end when this
+     * step follows it directly (lateness carried up to one step's time), else after {@code passStartNanos}.
+     */
+    private void sleepPaced(long stepNanos, long passStartNanos) throws InterruptedException {
+        boolean backToBack = pacedUntilNanos != 0;
+        long start = backToBack ? Math.max(pacedUntilNanos, passStartNanos - stepNanos) : passStartNanos;
+        pacedUntilNanos = start + stepNanos;
+        long left = pacedUntilNanos - clock.nanoTime();
+        if (left > 0) {
+            clock.sleepNanos(left);
+        }
+        long end = clock.nanoTime();
+        stepModelNanosTotal += stepNanos;
+        stepWallNanosTotal += end - (backToBack ? lastStepEndNanos : passStartNanos);
+        lastStepEndNanos = end;
     }
 
     private void apply(StepBatch batch, Map<SchedRequest, Entry> bySched) {
@@ -385,6 +422,8 @@ final class EngineCore {
         counters.put("processed_prefill_tokens", scheduler.processedPrefillTokens());
         counters.put("total_prefill_uncached_tokens", totalPrefillUncachedTokens);
         counters.put("steps", steps);
+        counters.put("step_model_micros", stepModelNanosTotal / 1_000);
+        counters.put("step_wall_micros", stepWallNanosTotal / 1_000);
         counters.put("inference_priority_admitted", priorityAdmitted);
         counters.put("aborted_prefill_tokens", abortedPrefillTokens);
         Map<String, Object> v = new LinkedHashMap<>();

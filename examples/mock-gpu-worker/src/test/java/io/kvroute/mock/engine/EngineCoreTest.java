@@ -242,4 +242,53 @@ class EngineCoreTest {
         double[] ttft = shorts.stream().mapToDouble(s -> s.firstTokenMillis - shortsArriveMillis).sorted().toArray();
         return (ttft[7] + ttft[8]) / 2;
     }
+
+    @Test
+    void backToBackSteps_absorbTheHostWorkBetweenThemIntoTheModelledStepTime() throws Exception {
+        EngineCore core = new EngineCore(EngineConfig.defaults(), clock);
+        long hostWorkNanos = 300_000; // 0.3 ms of host work after each step: emitting, publishing, composing the next
+        core.addStepListener(stats -> clock.advanceNanos(hostWorkNanos));
+        RecordingSink s = submit(core, req("a", ids(100, 1), 20));
+        runUntilIdle(core);
+        assertThat(s.tokens).hasSize(20);
+        TimeModel tm = TimeModel.fast();
+        double modelMillis = tm.stepMillis(100, false) + 19 * tm.stepMillis(0, true);
+        // the last step's host work follows it; every earlier one is absorbed by the next step's sleep
+        assertThat(clock.millis()).isCloseTo(modelMillis + hostWorkNanos / 1e6, org.assertj.core.data.Offset.offset(0.01));
+        @SuppressWarnings("unchecked")
+        java.util.Map<String, Object> counters = (java.util.Map<String, Object>) core.schedulerView().get("counters");
+        assertThat((long) counters.get("step_wall_micros")).isEqualTo((long) counters.get("step_model_micros"));
+    }
+
+    @Test
+    void lateness_isCarriedAtMostOneStep_andAnIdleEngineStartsAfresh() throws Exception {
+        EngineCore core = new EngineCore(EngineConfig.defaults(), clock);
+        TimeModel tm = TimeModel.fast();
+        long decodeNanos = (long) (tm.stepMillis(0, true) * 1e6);
+        long[] stallNanos = {0};
+        core.addStepListener(stats -> clock.advanceNanos(stallNanos[0]));
+        RecordingSink s = submit(core, req("a", ids(100, 1), 4));
+        core.runOnce(); // prefill step, emits the first token
+        stallNanos[0] = 3 * decodeNanos; // a stall of three steps after each step (a GC pause, a descheduled thread)
+        long before = clock.nanoTime();
+        core.runOnce(); // a decode step: the prefill step's 0 ns of host work carried; it sleeps in full
+        core.runOnce(); // the stall after the last step is 3 steps long: one is carried, so no sleep
+        long took = clock.nanoTime() - before;
+        assertThat(took).isEqualTo(decodeNanos + 3 * decodeNanos + 0 + 3 * decodeNanos);
+        runUntilIdle(core);
+        assertThat(s.tokens).hasSize(4);
+        @SuppressWarnings("unchecked")
+        java.util.Map<String, Object> counters = (java.util.Map<String, Object>) core.schedulerView().get("counters");
+        assertThat((long) counters.get("step_wall_micros")).as("the stalls the pacing could not absorb")
+                .isGreaterThan((long) counters.get("step_model_micros"));
+        // idle, then a new request: its first step is not shortened by the old lateness
+        stallNanos[0] = 0;
+        core.runOnce();
+        clock.advanceMillis(1_000);
+        RecordingSink t = submit(core, req("b", ids(100, 2), 1));
+        long start = clock.nanoTime();
+        runUntilIdle(core);
+        assertThat(t.tokens).hasSize(1);
+        assertThat(clock.nanoTime() - start).isEqualTo((long) (tm.stepMillis(100, false) * 1e6));
+    }
 }

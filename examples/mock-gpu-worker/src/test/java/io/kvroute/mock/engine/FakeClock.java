@@ -19,6 +19,10 @@ final class FakeClock implements EngineClock {
         nowNanos += millis * 1_000_000L;
     }
 
+    void advanceNanos(long nanos) {
+        nowNanos += nanos;
+    }
+
     double millis() {
         return nowNanos / 1e6;
     }
