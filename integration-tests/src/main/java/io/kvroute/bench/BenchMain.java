@@ -113,6 +113,7 @@ public final class BenchMain implements Callable<Integer> {
         out.printf("scenario %s%s, variants %s, seed %d, time scale %sx%n", scenario.name(), quick ? " (--quick)" : "",
                 variants, seed, info.timeScale());
         RunContext ctx = new RunContext(seed, quick, dir, fleets, progress, params);
+        scenario.plan(List.copyOf(variants));
         List<VariantResult> results = new ArrayList<>();
         List<String> skipped = new ArrayList<>();
         int exitCode = 0;

@@ -17,6 +17,12 @@ public interface Scenario {
     /** Whether requests carry classes (e.g. short/long) that the metrics split by. */
     boolean hasClasses();
 
+    /**
+     * The variants this invocation will run, in order, before the first {@link #run}; a scenario that runs its
+     * variants alternately in rounds runs them all on the first call and needs to know which.
+     */
+    default void plan(List<String> variants) {}
+
     /** Runs one variant end to end; never hangs (the client has an overall timeout). */
     VariantResult run(String variant, RunContext ctx) throws Exception;
 

@@ -56,7 +56,7 @@ record TraceParams(Path trace, int requests, double speed, int workers, int kvBl
         return Path.of(TRACE_ROOTS.get(0)).resolve(DEFAULT_TRACE);
     }
 
-    private static int intParam(Map<String, String> params, String key, int fallback, int min, int max) {
+    static int intParam(Map<String, String> params, String key, int fallback, int min, int max) {
         String v = params.get(key);
         if (v == null) {
             return fallback;

@@ -121,4 +121,31 @@ class MooncakeTraceTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> TraceParams.of(Map.of("speed", "-1"), false, 0, 1, 8, 16))
                 .hasMessageContaining("--param speed");
     }
+
+    @Test
+    void runOrder_runsEveryArmOncePerRound_eachRoundRotatedByOne() {
+        List<String> arms = List.of("random", "round_robin", "cache_aware/exact");
+        assertThat(MooncakeTraceScenario.runOrder(arms, 1)).isEqualTo(arms);
+        List<String> order = MooncakeTraceScenario.runOrder(arms, 3);
+        assertThat(order).containsExactly("random", "round_robin", "cache_aware/exact", "round_robin", "cache_aware/exact",
+                "random", "cache_aware/exact", "random", "round_robin");
+        for (int round = 0; round < 3; round++) {
+            assertThat(order.subList(3 * round, 3 * round + 3)).containsExactlyInAnyOrderElementsOf(arms);
+        }
+        for (String arm : arms) { // over three rounds each arm takes every place once
+            assertThat(java.util.stream.IntStream.range(0, 3).map(r -> order.subList(3 * r, 3 * r + 3).indexOf(arm)).sorted()
+                    .toArray()).containsExactly(0, 1, 2);
+        }
+    }
+
+    @Test
+    void rounds_defaultToTwoForAFullRunAndOneQuick_andAreBounded() {
+        assertThat(MooncakeTraceScenario.rounds(Map.of(), false)).isEqualTo(2);
+        assertThat(MooncakeTraceScenario.rounds(Map.of(), true)).isEqualTo(1);
+        assertThat(MooncakeTraceScenario.rounds(Map.of("rounds", "3"), true)).isEqualTo(3);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> MooncakeTraceScenario.rounds(Map.of("rounds", "0"), false))
+                .hasMessageContaining("--param rounds");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> MooncakeTraceScenario.rounds(Map.of("rounds", "11"), false))
+                .hasMessageContaining("--param rounds");
+    }
 }
