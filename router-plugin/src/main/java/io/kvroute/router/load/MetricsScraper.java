@@ -15,6 +15,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
 import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.client.Result;
 import org.eclipse.jetty.http.HttpHeader;
@@ -24,8 +25,8 @@ import org.eclipse.jetty.http.HttpHeader;
  * mapped per-rank reading to the {@link LoadPlane} ({@link LoadPlane#applyScrape}). An adapter only:
  * parsing is {@link PrometheusTextParser}, mapping {@link MetricsLoadMapper}, timing {@link ScrapeSchedule}.
  *
- * <p><b>Threading.</b> One scheduler thread ticks every scrape interval and starts the scrapes that are
- * due; responses are parsed and mapped on the HTTP client's threads. Each worker's schedule is guarded
+ * <p><b>Threading.</b> One scheduler thread ticks every quarter interval: it starts the scrapes that are
+ * due and aborts those past their deadline; responses are parsed and mapped on the HTTP client's threads. Each worker's schedule is guarded
  * by its own monitor, held only to read or update the schedule (never across I/O). The HTTP client
  * should allow one connection per destination; with at most one scrape in flight per worker that
  * gives one connection per worker.
@@ -35,6 +36,14 @@ import org.eclipse.jetty.http.HttpHeader;
  * {@code --enable-metrics}) then stays unknown to the plane (fail open, as before) instead of counting
  * as stale and saturated forever. After that, a failing scrape leaves the last reading to age past
  * the staleness bound, and the worker counts as saturated (stale = saturated, llm-d's rule).
+ *
+ * <p><b>Timeouts.</b> The tick enforces the per-request timeout itself: a scrape still running at its
+ * deadline is aborted with a {@link TimeoutException} (outcome {@code timeout}) on the first tick at or
+ * after it, so at most a quarter interval late. The request carries no Jetty timeout, whose bookkeeping
+ * (Jetty 12.1 {@code HttpConnection.RequestTimeouts} and {@code HttpDestination.RequestTimeouts},
+ * {@code CyclicTimeouts} rescheduling a task on the client's scheduler) ran on every scrape; the tick
+ * already visits every worker. A scrape of a worker removed while in flight is no longer visited: a
+ * silent engine then holds it until the connection's idle timeout (30 s by default) fails it.
  *
  * <p>Outcomes are counted as {@code kvroute_load_scrapes_total{outcome}}: {@code ok}, {@code timeout},
  * {@code connect}, {@code http_status}, {@code too_large}, {@code malformed}, {@code missing_metric},
@@ -56,6 +65,8 @@ public final class MetricsScraper implements AutoCloseable {
         boolean registered; // guarded by this
         long seq; // guarded by this
         int blockSize; // guarded by this: the last block size the engine reported, 0 before any
+        Request inFlight; // guarded by this: the running scrape until it completes or the tick aborts it
+        long deadlineNanos; // guarded by this: when the tick aborts inFlight
 
         Target(String workerId, String metricsUrl, EngineMetricNames names, ScrapeSchedule schedule) {
             this.workerId = workerId;
@@ -72,6 +83,7 @@ public final class MetricsScraper implements AutoCloseable {
     private final HttpClient client;
     private final long intervalNanos;
     private final long timeoutMillis;
+    private final long timeoutNanos;
     private final long maxBackoffNanos;
     private final LongSupplier nanoClock;
     private final Map<String, Target> targets = new ConcurrentHashMap<>();
@@ -102,6 +114,7 @@ public final class MetricsScraper implements AutoCloseable {
         }
         this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(intervalMillis);
         this.timeoutMillis = timeoutMillis;
+        this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         this.maxBackoffNanos = TimeUnit.MILLISECONDS.toNanos(maxBackoffMillis);
         for (String o : OUTCOMES) {
             outcomes.put(o, Counter.builder("kvroute.load.scrapes").tag("outcome", o)
@@ -158,13 +171,24 @@ public final class MetricsScraper implements AutoCloseable {
         return targets.containsKey(workerId);
     }
 
-    /** Starts every due scrape (the scheduler thread; tests and the bench may call it directly). */
+    /**
+     * Aborts every scrape past its deadline and starts every due one (the scheduler thread; tests and the
+     * bench may call it directly).
+     */
     void tick() {
         long now = nanoClock.getAsLong();
         for (Target t : targets.values()) {
             boolean start;
+            Request overdue = null;
             synchronized (t) {
+                if (t.inFlight != null && now - t.deadlineNanos >= 0) {
+                    overdue = t.inFlight;
+                    t.inFlight = null;
+                }
                 start = t.schedule.tryStart(now);
+            }
+            if (overdue != null) {
+                overdue.abort(new TimeoutException("/metrics scrape over its " + timeoutMillis + " ms timeout"));
             }
             if (start) {
                 scrape(t, now);
@@ -174,21 +198,27 @@ public final class MetricsScraper implements AutoCloseable {
 
     private void scrape(Target t, long startedAtNanos) {
         Exchange exchange = new Exchange(t.wanted);
-        client.newRequest(t.metricsUrl)
+        Request request = client.newRequest(t.metricsUrl)
                 .headers(h -> h.put(HttpHeader.ACCEPT, "text/plain; version=0.0.4"))
-                .timeout(timeoutMillis, TimeUnit.MILLISECONDS)
-                .onResponseContent(exchange)
-                .send(result -> {
-                    String outcome = handle(t, result, exchange);
-                    boolean ok = outcome.equals("ok");
-                    synchronized (t) {
-                        t.schedule.finish(startedAtNanos, ok);
-                    }
-                    outcomes.get(outcome).increment();
-                    if (targets.get(t.workerId) == t) {
-                        staleReasons.record(t.workerId, outcome);
-                    }
-                });
+                .onResponseContent(exchange);
+        synchronized (t) {
+            t.inFlight = request;
+            t.deadlineNanos = startedAtNanos + timeoutNanos;
+        }
+        request.send(result -> {
+            String outcome = handle(t, result, exchange);
+            boolean ok = outcome.equals("ok");
+            synchronized (t) {
+                if (t.inFlight == request) {
+                    t.inFlight = null;
+                }
+                t.schedule.finish(startedAtNanos, ok);
+            }
+            outcomes.get(outcome).increment();
+            if (targets.get(t.workerId) == t) {
+                staleReasons.record(t.workerId, outcome);
+            }
+        });
     }
 
     /**
