@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.net.URI;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -13,12 +14,19 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.client.Result;
+import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
+import org.eclipse.jetty.http.HttpCookieStore;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.util.component.LifeCycle;
+import org.eclipse.jetty.util.thread.Invocable;
 
 /**
  * The {@code /metrics} load source: scrapes each registered worker's Prometheus endpoint and hands the
@@ -42,7 +50,8 @@ import org.eclipse.jetty.http.HttpHeader;
  * after it, so at most a quarter interval late. The request carries no Jetty timeout, whose bookkeeping
  * (Jetty 12.1 {@code HttpConnection.RequestTimeouts} and {@code HttpDestination.RequestTimeouts},
  * {@code CyclicTimeouts} rescheduling a task on the client's scheduler) ran on every scrape; the tick
- * already visits every worker. A scrape of a worker removed while in flight is no longer visited: a
+ * already visits every worker (49 → 43 µs of CPU per small scrape, ScrapeCostProbe on a loaded box,
+ * 2026-12-06, docs/benchmarks-load.md). A scrape of a worker removed while in flight is no longer visited: a
  * silent engine then holds it until the connection's idle timeout (30 s by default) fails it.
  *
  * <p>Outcomes are counted as {@code kvroute_load_scrapes_total{outcome}}: {@code ok}, {@code timeout},
@@ -53,12 +62,16 @@ import org.eclipse.jetty.http.HttpHeader;
 public final class MetricsScraper implements AutoCloseable {
     /** Largest exposition read from one worker; a vLLM scrape with every histogram is ~100 KiB. */
     static final int MAX_BODY_BYTES = 8 << 20;
+    private static final HttpField ACCEPT = new HttpField(HttpHeader.ACCEPT, "text/plain; version=0.0.4");
     static final String[] OUTCOMES = {"ok", "timeout", "connect", "http_status", "too_large", "malformed",
             "missing_metric", "bad_value", "too_many_ranks"};
 
     private static final class Target {
         final String workerId;
         final String metricsUrl;
+        final URI metricsUri; // parsed once: a URL string is parsed on every newRequest
+        /** Accept, and Host given up front: without it Jetty builds the request's URI twice to derive it. */
+        final Consumer<HttpFields.Mutable> headers;
         final EngineMetricNames names;
         final PrometheusTextParser.Wanted wanted;
         final ScrapeSchedule schedule; // guarded by this
@@ -71,6 +84,9 @@ public final class MetricsScraper implements AutoCloseable {
         Target(String workerId, String metricsUrl, EngineMetricNames names, ScrapeSchedule schedule) {
             this.workerId = workerId;
             this.metricsUrl = metricsUrl;
+            this.metricsUri = URI.create(metricsUrl);
+            HttpField host = new HttpField(HttpHeader.HOST, metricsUri.getRawAuthority());
+            this.headers = h -> h.put(ACCEPT).put(host);
             this.names = names;
             java.util.Set<String> all = new java.util.HashSet<>(names.wanted());
             all.addAll(LoraReading.FAMILIES); // adapters come with the load, in the same scrape
@@ -78,6 +94,9 @@ public final class MetricsScraper implements AutoCloseable {
             this.schedule = schedule;
         }
     }
+
+    /** Response buffer: a real-sized vLLM exposition (~62 KB) in one or two reads instead of four at Jetty's 16 KiB. */
+    static final int RESPONSE_BUFFER_BYTES = 64 << 10;
 
     private final LoadPlane plane;
     private final HttpClient client;
@@ -122,6 +141,36 @@ public final class MetricsScraper implements AutoCloseable {
                     .register(registry));
         }
         this.staleReasons = new StaleScrapeReasons(plane::snapshot, registry);
+    }
+
+    /**
+     * The HTTP client a scraper should use (the router's, and the bench's): one connection per worker,
+     * no redirects, cookies, {@code User-Agent} or {@code Accept-Encoding} (the engines' prometheus_client
+     * then answers plain text, and the 8 MiB bound counts wire bytes), a 64 KiB response buffer, and
+     * listeners run on the selector thread ({@code InvocationType.NON_BLOCKING}: the body is parsed as it
+     * is read, and the completion only queues the reading for the load plane), which saves a hand-off to
+     * the client's pool per read. The caller starts and stops it. With the per-worker URI and Host header
+     * (see Target) this took a scrape from 43 to 30 µs of CPU (715 B body) and 118 to 87 µs (62 KB), medians,,
+     * ScrapeCostProbe on a loaded box, 2026-12-06 (docs/benchmarks-load.md).
+     */
+    public static HttpClient newHttpClient(long connectTimeoutMillis) {
+        HttpClientTransportOverHTTP transport = new HttpClientTransportOverHTTP();
+        transport.setInvocationType(Invocable.InvocationType.NON_BLOCKING);
+        HttpClient client = new HttpClient(transport);
+        client.setMaxConnectionsPerDestination(1);
+        client.setConnectTimeout(connectTimeoutMillis);
+        client.setFollowRedirects(false);
+        client.setHttpCookieStore(new HttpCookieStore.Empty());
+        client.setUserAgentField(null);
+        // HttpClient.doStart installs every decoder it finds (gzip...) when there is none: clear them once started
+        client.addEventListener(new LifeCycle.Listener() {
+            @Override
+            public void lifeCycleStarted(LifeCycle event) {
+                client.getContentDecoderFactories().clear();
+            }
+        });
+        client.setResponseBufferSize(RESPONSE_BUFFER_BYTES);
+        return client;
     }
 
     /**
@@ -198,9 +247,7 @@ public final class MetricsScraper implements AutoCloseable {
 
     private void scrape(Target t, long startedAtNanos) {
         Exchange exchange = new Exchange(t.wanted);
-        Request request = client.newRequest(t.metricsUrl)
-                .headers(h -> h.put(HttpHeader.ACCEPT, "text/plain; version=0.0.4"))
-                .onResponseContent(exchange);
+        Request request = client.newRequest(t.metricsUri).headers(t.headers).onResponseContent(exchange);
         synchronized (t) {
             t.inFlight = request;
             t.deadlineNanos = startedAtNanos + timeoutNanos;

@@ -38,6 +38,7 @@ class MetricsScraperTest {
     private final AtomicReference<String> body = new AtomicReference<>("");
     private final AtomicInteger status = new AtomicInteger(200);
     private final AtomicInteger requests = new AtomicInteger();
+    private final AtomicReference<org.eclipse.jetty.http.HttpFields> lastHeaders = new AtomicReference<>();
     /** When positive, the body goes out in flushed pieces of this many bytes (chunked transfer encoding). */
     private final AtomicInteger pieceBytes = new AtomicInteger();
     /** While set, /metrics answers are held (never written) until the test lets them go. */
@@ -59,6 +60,7 @@ class MetricsScraperTest {
             @Override
             public boolean handle(Request request, Response response, Callback callback) {
                 requests.incrementAndGet();
+                lastHeaders.set(request.getHeaders().asImmutable());
                 if (!Request.getPathInContext(request).equals("/metrics")) {
                     response.setStatus(404);
                     callback.succeeded();
@@ -89,8 +91,7 @@ class MetricsScraperTest {
         });
         server.start();
         baseUrl = "http://127.0.0.1:" + connector.getLocalPort();
-        client = new HttpClient();
-        client.setMaxConnectionsPerDestination(1);
+        client = MetricsScraper.newHttpClient(1000); // the router's scrape client
         client.start();
         plane = new LoadPlane(LoadPlaneConfig.defaults().withPollTimeout(Duration.ofMillis(5)), clock::get, registry);
         plane.start();
@@ -276,6 +277,23 @@ class MetricsScraperTest {
         await().atMost(WAIT).until(() -> held.size() == 1);
         clock.addAndGet(1000 * MS);
         await().atMost(WAIT).until(() -> outcome("timeout") == 1);
+    }
+
+    /**
+     * The router's scrape client sends the worker's Host and the text format's Accept, and no User-Agent
+     * or Accept-Encoding: prometheus_client then answers uncompressed, so the body bound counts wire bytes.
+     */
+    @Test
+    void aScrape_sendsHostAndAccept_andNoUserAgentOrAcceptEncoding() {
+        body.set("vllm:num_requests_waiting 1\nvllm:num_requests_running 0\n");
+        scraper.addWorker("w-v", baseUrl, EngineMetricNames.VLLM);
+        scrapeOnce("ok");
+
+        org.eclipse.jetty.http.HttpFields headers = lastHeaders.get();
+        assertThat(headers.get("Host")).isEqualTo(baseUrl.substring("http://".length()));
+        assertThat(headers.get("Accept")).isEqualTo("text/plain; version=0.0.4");
+        assertThat(headers.contains("User-Agent")).isFalse();
+        assertThat(headers.contains("Accept-Encoding")).isFalse();
     }
 
     @Test
