@@ -67,8 +67,7 @@ public final class ScrapeCostProbe {
             }
         });
         server.start();
-        HttpClient client = new HttpClient();
-        client.setMaxConnectionsPerDestination(1); // as the router's scrape client: one connection per worker
+        HttpClient client = MetricsScraper.newHttpClient(500); // the router's scrape client
         client.start();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         LoadPlane plane = new LoadPlane(LoadPlaneConfig.defaults(), System::nanoTime, registry);

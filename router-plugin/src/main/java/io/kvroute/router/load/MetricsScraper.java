@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.net.URI;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -13,19 +14,27 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.client.Result;
+import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
+import org.eclipse.jetty.http.HttpCookieStore;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.util.component.LifeCycle;
+import org.eclipse.jetty.util.thread.Invocable;
 
 /**
  * The {@code /metrics} load source: scrapes each registered worker's Prometheus endpoint and hands the
  * mapped per-rank reading to the {@link LoadPlane} ({@link LoadPlane#applyScrape}). An adapter only:
  * parsing is {@link PrometheusTextParser}, mapping {@link MetricsLoadMapper}, timing {@link ScrapeSchedule}.
  *
- * <p><b>Threading.</b> One scheduler thread ticks every scrape interval and starts the scrapes that are
- * due; responses are parsed and mapped on the HTTP client's threads. Each worker's schedule is guarded
+ * <p><b>Threading.</b> One scheduler thread ticks every quarter interval: it starts the scrapes that are
+ * due and aborts those past their deadline; responses are parsed and mapped on the HTTP client's threads. Each worker's schedule is guarded
  * by its own monitor, held only to read or update the schedule (never across I/O). The HTTP client
  * should allow one connection per destination; with at most one scrape in flight per worker that
  * gives one connection per worker.
@@ -36,6 +45,15 @@ import org.eclipse.jetty.http.HttpHeader;
  * as stale and saturated forever. After that, a failing scrape leaves the last reading to age past
  * the staleness bound, and the worker counts as saturated (stale = saturated, llm-d's rule).
  *
+ * <p><b>Timeouts.</b> The tick enforces the per-request timeout itself: a scrape still running at its
+ * deadline is aborted with a {@link TimeoutException} (outcome {@code timeout}) on the first tick at or
+ * after it, so at most a quarter interval late. The request carries no Jetty timeout, whose bookkeeping
+ * (Jetty 12.1 {@code HttpConnection.RequestTimeouts} and {@code HttpDestination.RequestTimeouts},
+ * {@code CyclicTimeouts} rescheduling a task on the client's scheduler) ran on every scrape; the tick
+ * already visits every worker (49 → 43 µs of CPU per small scrape, ScrapeCostProbe on a loaded box,
+ * 2026-12-06, docs/benchmarks-load.md). A scrape of a worker removed while in flight is no longer visited: a
+ * silent engine then holds it until the connection's idle timeout (30 s by default) fails it.
+ *
  * <p>Outcomes are counted as {@code kvroute_load_scrapes_total{outcome}}: {@code ok}, {@code timeout},
  * {@code connect}, {@code http_status}, {@code too_large}, {@code malformed}, {@code missing_metric},
  * {@code bad_value}, {@code too_many_ranks}; a stale worker's last failure is its reason in
@@ -44,22 +62,31 @@ import org.eclipse.jetty.http.HttpHeader;
 public final class MetricsScraper implements AutoCloseable {
     /** Largest exposition read from one worker; a vLLM scrape with every histogram is ~100 KiB. */
     static final int MAX_BODY_BYTES = 8 << 20;
+    private static final HttpField ACCEPT = new HttpField(HttpHeader.ACCEPT, "text/plain; version=0.0.4");
     static final String[] OUTCOMES = {"ok", "timeout", "connect", "http_status", "too_large", "malformed",
             "missing_metric", "bad_value", "too_many_ranks"};
 
     private static final class Target {
         final String workerId;
         final String metricsUrl;
+        final URI metricsUri; // parsed once: a URL string is parsed on every newRequest
+        /** Accept, and Host given up front: without it Jetty builds the request's URI twice to derive it. */
+        final Consumer<HttpFields.Mutable> headers;
         final EngineMetricNames names;
         final PrometheusTextParser.Wanted wanted;
         final ScrapeSchedule schedule; // guarded by this
         boolean registered; // guarded by this
         long seq; // guarded by this
         int blockSize; // guarded by this: the last block size the engine reported, 0 before any
+        Request inFlight; // guarded by this: the running scrape until it completes or the tick aborts it
+        long deadlineNanos; // guarded by this: when the tick aborts inFlight
 
         Target(String workerId, String metricsUrl, EngineMetricNames names, ScrapeSchedule schedule) {
             this.workerId = workerId;
             this.metricsUrl = metricsUrl;
+            this.metricsUri = URI.create(metricsUrl);
+            HttpField host = new HttpField(HttpHeader.HOST, metricsUri.getRawAuthority());
+            this.headers = h -> h.put(ACCEPT).put(host);
             this.names = names;
             java.util.Set<String> all = new java.util.HashSet<>(names.wanted());
             all.addAll(LoraReading.FAMILIES); // adapters come with the load, in the same scrape
@@ -68,10 +95,14 @@ public final class MetricsScraper implements AutoCloseable {
         }
     }
 
+    /** Response buffer: a real-sized vLLM exposition (~62 KB) in one or two reads instead of four at Jetty's 16 KiB. */
+    static final int RESPONSE_BUFFER_BYTES = 64 << 10;
+
     private final LoadPlane plane;
     private final HttpClient client;
     private final long intervalNanos;
     private final long timeoutMillis;
+    private final long timeoutNanos;
     private final long maxBackoffNanos;
     private final LongSupplier nanoClock;
     private final Map<String, Target> targets = new ConcurrentHashMap<>();
@@ -102,6 +133,7 @@ public final class MetricsScraper implements AutoCloseable {
         }
         this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(intervalMillis);
         this.timeoutMillis = timeoutMillis;
+        this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         this.maxBackoffNanos = TimeUnit.MILLISECONDS.toNanos(maxBackoffMillis);
         for (String o : OUTCOMES) {
             outcomes.put(o, Counter.builder("kvroute.load.scrapes").tag("outcome", o)
@@ -109,6 +141,36 @@ public final class MetricsScraper implements AutoCloseable {
                     .register(registry));
         }
         this.staleReasons = new StaleScrapeReasons(plane::snapshot, registry);
+    }
+
+    /**
+     * The HTTP client a scraper should use (the router's, and the bench's): one connection per worker,
+     * no redirects, cookies, {@code User-Agent} or {@code Accept-Encoding} (the engines' prometheus_client
+     * then answers plain text, and the 8 MiB bound counts wire bytes), a 64 KiB response buffer, and
+     * listeners run on the selector thread ({@code InvocationType.NON_BLOCKING}: the body is parsed as it
+     * is read, and the completion only queues the reading for the load plane), which saves a hand-off to
+     * the client's pool per read. The caller starts and stops it. With the per-worker URI and Host header
+     * (see Target) this took a scrape from 43 to 30 µs of CPU (715 B body) and 118 to 87 µs (62 KB), medians,,
+     * ScrapeCostProbe on a loaded box, 2026-12-06 (docs/benchmarks-load.md).
+     */
+    public static HttpClient newHttpClient(long connectTimeoutMillis) {
+        HttpClientTransportOverHTTP transport = new HttpClientTransportOverHTTP();
+        transport.setInvocationType(Invocable.InvocationType.NON_BLOCKING);
+        HttpClient client = new HttpClient(transport);
+        client.setMaxConnectionsPerDestination(1);
+        client.setConnectTimeout(connectTimeoutMillis);
+        client.setFollowRedirects(false);
+        client.setHttpCookieStore(new HttpCookieStore.Empty());
+        client.setUserAgentField(null);
+        // HttpClient.doStart installs every decoder it finds (gzip...) when there is none: clear them once started
+        client.addEventListener(new LifeCycle.Listener() {
+            @Override
+            public void lifeCycleStarted(LifeCycle event) {
+                client.getContentDecoderFactories().clear();
+            }
+        });
+        client.setResponseBufferSize(RESPONSE_BUFFER_BYTES);
+        return client;
     }
 
     /**
@@ -158,13 +220,24 @@ public final class MetricsScraper implements AutoCloseable {
         return targets.containsKey(workerId);
     }
 
-    /** Starts every due scrape (the scheduler thread; tests and the bench may call it directly). */
+    /**
+     * Aborts every scrape past its deadline and starts every due one (the scheduler thread; tests and the
+     * bench may call it directly).
+     */
     void tick() {
         long now = nanoClock.getAsLong();
         for (Target t : targets.values()) {
             boolean start;
+            Request overdue = null;
             synchronized (t) {
+                if (t.inFlight != null && now - t.deadlineNanos >= 0) {
+                    overdue = t.inFlight;
+                    t.inFlight = null;
+                }
                 start = t.schedule.tryStart(now);
+            }
+            if (overdue != null) {
+                overdue.abort(new TimeoutException("/metrics scrape over its " + timeoutMillis + " ms timeout"));
             }
             if (start) {
                 scrape(t, now);
@@ -174,21 +247,25 @@ public final class MetricsScraper implements AutoCloseable {
 
     private void scrape(Target t, long startedAtNanos) {
         Exchange exchange = new Exchange(t.wanted);
-        client.newRequest(t.metricsUrl)
-                .headers(h -> h.put(HttpHeader.ACCEPT, "text/plain; version=0.0.4"))
-                .timeout(timeoutMillis, TimeUnit.MILLISECONDS)
-                .onResponseContent(exchange)
-                .send(result -> {
-                    String outcome = handle(t, result, exchange);
-                    boolean ok = outcome.equals("ok");
-                    synchronized (t) {
-                        t.schedule.finish(startedAtNanos, ok);
-                    }
-                    outcomes.get(outcome).increment();
-                    if (targets.get(t.workerId) == t) {
-                        staleReasons.record(t.workerId, outcome);
-                    }
-                });
+        Request request = client.newRequest(t.metricsUri).headers(t.headers).onResponseContent(exchange);
+        synchronized (t) {
+            t.inFlight = request;
+            t.deadlineNanos = startedAtNanos + timeoutNanos;
+        }
+        request.send(result -> {
+            String outcome = handle(t, result, exchange);
+            boolean ok = outcome.equals("ok");
+            synchronized (t) {
+                if (t.inFlight == request) {
+                    t.inFlight = null;
+                }
+                t.schedule.finish(startedAtNanos, ok);
+            }
+            outcomes.get(outcome).increment();
+            if (targets.get(t.workerId) == t) {
+                staleReasons.record(t.workerId, outcome);
+            }
+        });
     }
 
     /**

@@ -218,12 +218,7 @@ final class RouterAssembly {
     }
 
     private static HttpClient scrapeClient(LoadSourceConfig config) {
-        HttpClient client = new HttpClient();
-        client.setMaxConnectionsPerDestination(1);
-        client.setConnectTimeout(config.scrapeTimeoutMs());
-        client.setFollowRedirects(false);
-        client.setHttpCookieStore(new HttpCookieStore.Empty());
-        return client;
+        return MetricsScraper.newHttpClient(config.scrapeTimeoutMs());
     }
 
     /** Model lists (health rounds) and /metrics feed the adapter directory; cache-aware placement reads it. */

@@ -38,6 +38,7 @@ class MetricsScraperTest {
     private final AtomicReference<String> body = new AtomicReference<>("");
     private final AtomicInteger status = new AtomicInteger(200);
     private final AtomicInteger requests = new AtomicInteger();
+    private final AtomicReference<org.eclipse.jetty.http.HttpFields> lastHeaders = new AtomicReference<>();
     /** When positive, the body goes out in flushed pieces of this many bytes (chunked transfer encoding). */
     private final AtomicInteger pieceBytes = new AtomicInteger();
     /** While set, /metrics answers are held (never written) until the test lets them go. */
@@ -59,6 +60,7 @@ class MetricsScraperTest {
             @Override
             public boolean handle(Request request, Response response, Callback callback) {
                 requests.incrementAndGet();
+                lastHeaders.set(request.getHeaders().asImmutable());
                 if (!Request.getPathInContext(request).equals("/metrics")) {
                     response.setStatus(404);
                     callback.succeeded();
@@ -89,8 +91,7 @@ class MetricsScraperTest {
         });
         server.start();
         baseUrl = "http://127.0.0.1:" + connector.getLocalPort();
-        client = new HttpClient();
-        client.setMaxConnectionsPerDestination(1);
+        client = MetricsScraper.newHttpClient(1000); // the router's scrape client
         client.start();
         plane = new LoadPlane(LoadPlaneConfig.defaults().withPollTimeout(Duration.ofMillis(5)), clock::get, registry);
         plane.start();
@@ -187,7 +188,7 @@ class MetricsScraperTest {
     /**
      * A registered worker gone stale carries its last scrape's failure as the reason: pending (the last
      * scrape was good), then http_error, parse_error, timeout (the server holds the answer past the 1 s
-     * timeout) and connect (the server stopped); a good scrape makes it fresh, in no reason.
+     * timeout on the fake clock) and connect (the server stopped); a good scrape makes it fresh, in no reason.
      */
     @Test
     void staleWorker_isCountedUnderItsLastScrapesFailure() throws Exception {
@@ -216,6 +217,8 @@ class MetricsScraperTest {
 
         hold.set(true);
         clock.addAndGet(5000 * MS);
+        scraper.tick(); // starts the scrape the server holds
+        clock.addAndGet(1000 * MS); // its 1 s deadline
         scrapeOnce("timeout");
         assertStaleFor("timeout");
         hold.set(false);
@@ -233,6 +236,64 @@ class MetricsScraperTest {
         clock.addAndGet(5000 * MS);
         scrapeOnce("connect");
         assertStaleFor("connect");
+    }
+
+    /**
+     * The tick, not a timer of the HTTP client, ends a scrape the engine never answers: a tick 1 ms before
+     * the 1 s deadline (on the fake clock) leaves it running and starts no second request; the first tick
+     * at the deadline counts it {@code timeout}, and the worker's next scrape waits out the backoff.
+     */
+    @Test
+    void aWorkerThatNeverAnswers_isCountedTimeoutByTheFirstTickAtItsDeadline() {
+        hold.set(true);
+        scraper.addWorker("w-v", baseUrl, EngineMetricNames.VLLM);
+        scraper.tick();
+        await().atMost(WAIT).until(() -> held.size() == 1);
+
+        clock.addAndGet(999 * MS);
+        scraper.tick();
+        assertThat(outcome("timeout")).isZero();
+        assertThat(requests.get()).as("one scrape in flight per worker").isEqualTo(1);
+
+        clock.addAndGet(MS);
+        scrapeOnce("timeout");
+        assertThat(requests.get()).isEqualTo(1);
+
+        hold.set(false);
+        body.set("vllm:num_requests_waiting 1\nvllm:num_requests_running 0\n");
+        clock.addAndGet(200 * MS); // 1.2 s after the start: still inside the doubled (400 ms) backoff
+        scraper.tick();
+        assertThat(requests.get()).isEqualTo(1);
+        clock.addAndGet(200 * MS);
+        scrapeOnce("ok");
+    }
+
+    /** Started, the scraper's own tick (every quarter interval) aborts a held scrape once the fake clock passes its deadline. */
+    @Test
+    void theStartedScheduler_abortsAScrapePastItsDeadline() {
+        hold.set(true);
+        scraper.addWorker("w-v", baseUrl, EngineMetricNames.VLLM);
+        scraper.start();
+        await().atMost(WAIT).until(() -> held.size() == 1);
+        clock.addAndGet(1000 * MS);
+        await().atMost(WAIT).until(() -> outcome("timeout") == 1);
+    }
+
+    /**
+     * The router's scrape client sends the worker's Host and the text format's Accept, and no User-Agent
+     * or Accept-Encoding: prometheus_client then answers uncompressed, so the body bound counts wire bytes.
+     */
+    @Test
+    void aScrape_sendsHostAndAccept_andNoUserAgentOrAcceptEncoding() {
+        body.set("vllm:num_requests_waiting 1\nvllm:num_requests_running 0\n");
+        scraper.addWorker("w-v", baseUrl, EngineMetricNames.VLLM);
+        scrapeOnce("ok");
+
+        org.eclipse.jetty.http.HttpFields headers = lastHeaders.get();
+        assertThat(headers.get("Host")).isEqualTo(baseUrl.substring("http://".length()));
+        assertThat(headers.get("Accept")).isEqualTo("text/plain; version=0.0.4");
+        assertThat(headers.contains("User-Agent")).isFalse();
+        assertThat(headers.contains("Accept-Encoding")).isFalse();
     }
 
     @Test
