@@ -27,9 +27,9 @@ import java.util.Locale;
  * <p><b>Why hand-written CBOR.</b> The shape is fixed and tiny: a 3-array of a byte string, an array of
  * non-negative integers and null or a 1-array of a text string. Canonical CBOR (RFC 8949 §4.2.1, as
  * Python's {@code cbor2.dumps(canonical=True)} writes it) only asks for the shortest argument width,
- * definite lengths and no map reordering here (there are no maps). Jackson's CBOR module is not in the
- * offline repository, and its generator picks integer widths by Java type, not by value. The goldens
- * from cbor2 itself ({@code router-plugin/src/test/golden/generate_vllm_block_hashes.py}) check the
+ * definite lengths and no map reordering here (there are no maps): about thirty lines, against a new
+ * dependency (Jackson's CBOR module is not in this build's repository) whose canonical output would
+ * need the same byte-for-byte check anyway. The goldens from cbor2 itself ({@code router-plugin/src/test/golden/generate_vllm_block_hashes.py}) check the
  * encoding byte for byte.
  *
  * <p>vLLM's default {@code sha256} and {@code xxhash} hash a Python pickle (not reproducible outside
