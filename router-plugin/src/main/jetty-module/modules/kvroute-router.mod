@@ -145,13 +145,13 @@ etc/kvroute-router.xml
 ## Blocks the exact index keeps per engine dp rank; stores beyond are refused; in tokens mode also bounds each rank's engine-to-own hash map (default 1048576).
 # kvroute.kv-events-max-blocks-per-rank=1048576
 
-## How the exact index keys KV-event blocks: engine (the engine's own block hashes, reproducible for SGLang), tokens (the router's own chained hash of each event's token_ids, for engines with unreproducible hashes such as vLLM's per-process seed), auto (tokens for vLLM workers, engine for the rest); engine for a vLLM worker is refused (kvroute_kv_events_workers_refused_total{reason="engine_hash"}): kvroute does not compute vLLM's block hash (default auto).
+## How the exact index keys KV-event blocks: engine (the engine's own block hashes, reproducible for SGLang), tokens (the router's own chained hash of each event's token_ids, for engines with unreproducible hashes such as vLLM's per-process seed), auto (tokens for vLLM workers, engine for the rest); engine keys a vLLM worker by vLLM's own hashes only when its template states hash-algo=sha256_cbor and hash-seed=<the engines' PYTHONHASHSEED>, and refuses it otherwise (kvroute_kv_events_workers_refused_total{reason="engine_hash"}) (default auto).
 # kvroute.kv-events-hash=auto
 
 ## The fraction of a hit a block counts for in the exact index when the engine holds it on a lower tier (a KV-event medium other than GPU: vLLM's CPU offload, disk) right after the request's GPU prefix, as Dynamo's --router-host-cache-hit-weight; 0 = lower-tier events are ignored (kvroute_kv_events_ignored_total{reason="medium"}) (default 0).
 # kvroute.kv-events-lower-tier-weight=0
 
-## KV-event endpoints of every worker whose /server_info advertises none (vLLM), in the words of vLLM's --kv-events-config: endpoint=tcp://*:5557;replay-endpoint=tcp://*:5600;topic=kv;block-size=16;dp-size=2 (rank r on port + r; * or {host} is the worker URL's host; dp-hosts=2-3@HOST puts ranks 2-3 on another host, as vLLM's --headless nodes; dp-start-rank=S for a node serving ranks S.. at its own URL, vLLM's hybrid load balancing). A /server_info kv_events block wins over it. Unset = no template
+## KV-event endpoints of every worker whose /server_info advertises none (vLLM), in the words of vLLM's --kv-events-config: endpoint=tcp://*:5557;replay-endpoint=tcp://*:5600;topic=kv;block-size=16;dp-size=2 (rank r on port + r; * or {host} is the worker URL's host; dp-hosts=2-3@HOST puts ranks 2-3 on another host, as vLLM's --headless nodes; dp-start-rank=S for a node serving ranks S.. at its own URL, vLLM's hybrid load balancing; hash-algo=sha256_cbor;hash-seed=N state vLLM's --prefix-caching-hash-algo and PYTHONHASHSEED for --kv-events-hash engine). A /server_info kv_events block wins over it. Unset = no template
 # kvroute.kv-events-template=
 
 ## Per-worker KV-event templates, URL=TEMPLATE comma separated (TEMPLATE as for --kv-events-template); they win over --kv-events-template. Unset = none

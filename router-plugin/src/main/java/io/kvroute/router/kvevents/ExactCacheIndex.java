@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.kvroute.protocol.KvEventWire;
 import io.kvroute.protocol.PageHash;
+import io.kvroute.protocol.VllmBlockHash;
 import io.kvroute.router.policy.ExactPrefixSource;
 import io.kvroute.router.worker.Worker;
 import java.util.Arrays;
@@ -14,7 +15,8 @@ import java.util.Map;
 /**
  * The cache-aware policy's view of the {@link KvEventsPlane}: cuts the request's tokens into each
  * worker's engine blocks, hashes them the way that worker's blocks are keyed ({@link PageHash},
- * the engine's own hash, or {@link TokenChainHash}, the router's own hash of the tokens, for
+ * SGLang's own hash, {@link VllmBlockHash}, vLLM's for a vLLM worker keyed by engine hashes, or
+ * {@link TokenChainHash}, the router's own hash of the tokens, for
  * {@link KvHashMode#TOKENS} workers; once per block size and mode), and answers matched tokens =
  * matched blocks × block size for every candidate whose every dp rank
  * is exact (LIVE, or NEW with nothing sent: it holds nothing; the best rank counts: the engine's DP
@@ -31,8 +33,12 @@ import java.util.Map;
  * are then the credit in blocks × block size, rounded.
  */
 public final class ExactCacheIndex implements ExactPrefixSource {
-    /** How one request is hashed: per page size, keying mode and adapter (own hashes fold it into their root). */
-    private record Hashing(int blockSize, KvHashMode mode, long loraId) {}
+    /**
+     * How one request is hashed: per page size, keying mode and adapter (own hashes fold it into their
+     * root, vLLM's engine hashes into every block's extra keys), and for a vLLM worker keyed by engine
+     * hashes the engines' {@code PYTHONHASHSEED} (null: SGLang's page hash).
+     */
+    private record Hashing(int blockSize, KvHashMode mode, long loraId, String adapter, String vllmHashSeed) {}
 
     /** One index answer: a table and a hashing (own and engine hashes share a table, never a slot). */
     private record Query(BlockIndex.Key key, KvHashMode mode) {}
@@ -63,7 +69,7 @@ public final class ExactCacheIndex implements ExactPrefixSource {
         if (subscribed.isEmpty()) {
             return Map.of(); // no worker publishes: nothing to hash, nothing to scan
         }
-        Answers answers = new Answers(tokenIds, plane.slotCount(), loraId);
+        Answers answers = new Answers(tokenIds, plane.slotCount(), loraId, adapter);
         if (subscribed.size() < candidates.size()) {
             // walk the smaller side: answers for subscribed workers outside the candidates are dropped by
             // the caller, which keys the answers by its candidates (ExactPrefixSource's contract)
@@ -82,7 +88,7 @@ public final class ExactCacheIndex implements ExactPrefixSource {
         if (e == null || !e.live() || e.slots().length < 2 || tokenIds == null) {
             return -1;
         }
-        long[] hashes = hash(tokenIds, new Hashing(e.blockSize(), e.hashMode(), -1)); // the base model's blocks
+        long[] hashes = hash(tokenIds, new Hashing(e.blockSize(), e.hashMode(), -1, null, e.vllmHashSeed())); // base model
         BlockIndex.Key key = new BlockIndex.Key(e.model(), -1, e.blockSize());
         int slotCount = plane.slotCount();
         int[] matched = plane.index().match(key, hashes, slotCount);
@@ -109,19 +115,21 @@ public final class ExactCacheIndex implements ExactPrefixSource {
         private final int[] tokenIds;
         private final int slots;
         private final long loraId;
+        private final String adapter;
 
-        Answers(int[] tokenIds, int slots, long loraId) {
+        Answers(int[] tokenIds, int slots, long loraId, String adapter) {
             this.tokenIds = tokenIds;
             this.slots = slots;
             this.loraId = loraId;
+            this.adapter = adapter;
         }
 
         void add(String workerId, KvEventsSnapshot.WorkerEvents e) {
             if (e == null || !e.live()) {
                 return;
             }
-            long[] hashes = hashesBySpec.computeIfAbsent(new Hashing(e.blockSize(), e.hashMode(), loraId),
-                    h -> hash(tokenIds, h));
+            long[] hashes = hashesBySpec.computeIfAbsent(
+                    new Hashing(e.blockSize(), e.hashMode(), loraId, adapter, e.vllmHashSeed()), h -> hash(tokenIds, h));
             int[] matched = matchByQuery.computeIfAbsent(
                     new Query(new BlockIndex.Key(e.model(), loraId, e.blockSize()), e.hashMode()),
                     q -> plane.index().match(q.key(), hashes, slots));
@@ -171,9 +179,19 @@ public final class ExactCacheIndex implements ExactPrefixSource {
         }
     }
 
+    /**
+     * A vLLM worker keyed by engine hashes gets vLLM's {@code sha256_cbor} chain with {@code (lora_name,)}
+     * as every block's extra keys for an adapter (vLLM {@code vllm/v1/core/kv_cache_utils.py},
+     * {@code generate_block_hash_extra_keys}). A request vLLM also salts (a {@code cache_salt}, multimodal
+     * items, prompt embeds) hashes differently on the engine, so it misses here: never a false match.
+     */
     private static long[] hash(int[] tokenIds, Hashing h) {
-        return h.mode() == KvHashMode.TOKENS
-                ? TokenChainHash.hashes(tokenIds, tokenIds.length, h.blockSize(), h.loraId())
-                : new PageHash(h.blockSize()).hashes(tokenIds, tokenIds.length);
+        if (h.mode() == KvHashMode.TOKENS) {
+            return TokenChainHash.hashes(tokenIds, tokenIds.length, h.blockSize(), h.loraId());
+        }
+        if (h.vllmHashSeed() != null) {
+            return new VllmBlockHash(h.vllmHashSeed(), h.blockSize()).hashes(tokenIds, tokenIds.length, h.adapter());
+        }
+        return new PageHash(h.blockSize()).hashes(tokenIds, tokenIds.length);
     }
 }

@@ -66,7 +66,8 @@ public final class KvEventsPlane implements AutoCloseable {
     private static final int MAX_FRAMES = 4;
 
     private record Add(String workerId, String workerLabel, String model, List<String> eventEndpoints,
-                       List<String> replayEndpoints, String topic, int blockSize, KvHashMode hashMode) {}
+                       List<String> replayEndpoints, String topic, int blockSize, KvHashMode hashMode,
+                       String vllmHashSeed) {}
 
     private final KvEventsConfig cfg;
     private final LongSupplier nanoClock;
@@ -122,6 +123,15 @@ public final class KvEventsPlane implements AutoCloseable {
      */
     public void addWorker(String workerId, String workerLabel, String model, List<String> eventEndpoints,
             List<String> replayEndpoints, String topic, int blockSize, KvHashMode hashMode) {
+        addWorker(workerId, workerLabel, model, eventEndpoints, replayEndpoints, topic, blockSize, hashMode, null);
+    }
+
+    /**
+     * As above, for a vLLM worker keyed by its engine hashes when {@code vllmHashSeed} (the engines'
+     * {@code PYTHONHASHSEED}, {@code sha256_cbor}) is not null: queries then follow vLLM's chain.
+     */
+    public void addWorker(String workerId, String workerLabel, String model, List<String> eventEndpoints,
+            List<String> replayEndpoints, String topic, int blockSize, KvHashMode hashMode, String vllmHashSeed) {
         requireNonNull(workerId, "workerId");
         requireNonNull(workerLabel, "workerLabel");
         requireNonNull(hashMode, "hashMode");
@@ -132,7 +142,8 @@ public final class KvEventsPlane implements AutoCloseable {
             throw new IllegalArgumentException("worker " + workerId + " advertises no block_size");
         }
         Add add = new Add(workerId, workerLabel, model == null ? "" : model, List.copyOf(eventEndpoints),
-                List.copyOf(replayEndpoints), topic == null ? "" : topic, blockSize, hashMode);
+                List.copyOf(replayEndpoints), topic == null ? "" : topic, blockSize, hashMode,
+                hashMode == KvHashMode.ENGINE ? vllmHashSeed : null);
         loop.execute(() -> subscribe(add));
     }
 
@@ -376,7 +387,8 @@ public final class KvEventsPlane implements AutoCloseable {
             }
             EventRank first = ranks.get(0);
             out.put(e.getKey(), new KvEventsSnapshot.WorkerEvents(first.model, first.blockSize, slots,
-                    List.copyOf(states), live, first.keying != null ? KvHashMode.TOKENS : KvHashMode.ENGINE));
+                    List.copyOf(states), live, first.keying != null ? KvHashMode.TOKENS : KvHashMode.ENGINE,
+                    adds.get(e.getKey()).vllmHashSeed()));
         }
         snapshot = new KvEventsSnapshot(snapshot.version() + 1, Map.copyOf(out));
     }

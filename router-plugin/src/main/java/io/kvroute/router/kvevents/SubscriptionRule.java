@@ -3,7 +3,9 @@ package io.kvroute.router.kvevents;
 import static java.util.Objects.requireNonNull;
 
 import io.kvroute.router.worker.EngineType;
+import io.kvroute.protocol.VllmBlockHash;
 import io.kvroute.router.worker.KvEventsAdvert;
+import io.kvroute.router.worker.VllmHashSpec;
 import io.kvroute.router.worker.Worker;
 import java.util.Locale;
 
@@ -23,15 +25,19 @@ import java.util.Locale;
  *   <li>{@code block_size_mismatch}: the advert's (or template's) block size differs from the one the
  *       engine reports ({@code vllm:cache_config_info{block_size}}, vLLM {@code vllm/v1/metrics/loggers.py});
  *       every query would be cut at the wrong boundaries.</li>
- *   <li>{@code engine_hash}: {@code --kv-events-hash engine} for a vLLM worker. vLLM chains its block
- *       hashes from {@code NONE_HASH}, 32 random bytes per process unless {@code PYTHONHASHSEED} is
- *       set, over pickle or CBOR of {@code (parent, tokens, extra_keys)} (vLLM
- *       {@code vllm/v1/core/kv_cache_utils.py} {@code init_none_hash}, {@code hash_block_tokens});
- *       the router computes SGLang's page hash only, so engine keys could never match a query.</li>
+ *   <li>{@code engine_hash}: {@code --kv-events-hash engine} for a vLLM worker whose template does not
+ *       state a hashing the router reproduces. vLLM chains its block hashes from {@code NONE_HASH}, 32
+ *       random bytes per process unless {@code PYTHONHASHSEED} is set, over pickle or CBOR of
+ *       {@code (parent, tokens, extra_keys)} (vLLM {@code vllm/v1/core/kv_cache_utils.py}
+ *       {@code init_none_hash}, {@code hash_block_tokens}); the router computes that chain
+ *       ({@link VllmBlockHash}) only for {@code hash-algo=sha256_cbor} with a stated {@code hash-seed}
+ *       ({@link VllmHashSpec#unreproducibleReason()}), so other engine keys could never match a query.</li>
  * </ul>
  *
  * <p><b>Hash mode.</b> {@code auto} keys a vLLM worker's blocks by their tokens and every other
- * worker's by the engine's hashes; {@code tokens} and {@code engine} apply to every worker. With
+ * worker's by the engine's hashes; {@code tokens} and {@code engine} apply to every worker (a vLLM
+ * worker is keyed by its engine hashes only when asked with {@code engine} <em>and</em> its template
+ * states a reproducible hashing: {@code auto} stays on tokens, which needs no engine settings). With
  * {@code auto} a worker whose engine type is not known yet {@link Verdict.Wait waits}: discovery
  * learns it together with the worker's model, moments later.
  */
@@ -48,8 +54,17 @@ public final class SubscriptionRule {
 
     /** The rule's answer for one worker. */
     public sealed interface Verdict {
-        /** Subscribe with these facts. */
-        record Subscribe(KvEventsAdvert advert, KvHashMode hashMode) implements Verdict {}
+        /**
+         * Subscribe with these facts.
+         *
+         * @param vllmHashSeed the {@code PYTHONHASHSEED} of a vLLM worker keyed by its engine hashes
+         *        ({@code sha256_cbor}): queries are hashed with {@link VllmBlockHash}; null otherwise
+         */
+        record Subscribe(KvEventsAdvert advert, KvHashMode hashMode, String vllmHashSeed) implements Verdict {
+            public Subscribe(KvEventsAdvert advert, KvHashMode hashMode) {
+                this(advert, hashMode, null);
+            }
+        }
 
         /** Refuse loudly. */
         record Refuse(Refusal reason, String message) implements Verdict {}
@@ -64,7 +79,7 @@ public final class SubscriptionRule {
     /** Description of {@code kvroute_kv_events_workers_refused_total}, the same wherever the meter is registered. */
     public static final String REFUSED_DESCRIPTION = "Workers not subscribed for the exact index, by reason: bigram_pages "
             + "(an EAGLE-family SGLang engine), no_block_size, block_size_mismatch (template or advert vs the engine's "
-            + "/metrics), engine_hash (--kv-events-hash engine on a vLLM worker)";
+            + "/metrics), engine_hash (--kv-events-hash engine on a vLLM worker without hash-algo=sha256_cbor and hash-seed)";
 
     private final String hashFlag;
 
@@ -105,9 +120,13 @@ public final class SubscriptionRule {
             case "tokens" -> mode = KvHashMode.TOKENS;
             case "engine" -> {
                 if (engine == EngineType.VLLM) {
-                    return new Verdict.Refuse(Refusal.ENGINE_HASH, "--kv-events-hash engine cannot match a vLLM "
-                            + "engine's block hashes (seeded per process, and computed by a recipe the router does not "
-                            + "implement); use --kv-events-hash auto or tokens");
+                    VllmHashSpec spec = advert.vllmHash() == null ? new VllmHashSpec(null, null) : advert.vllmHash();
+                    String why = spec.unreproducibleReason();
+                    if (why != null) {
+                        return new Verdict.Refuse(Refusal.ENGINE_HASH, "--kv-events-hash engine cannot compute this "
+                                + "vLLM engine's block hashes: " + why + " (or use --kv-events-hash auto or tokens)");
+                    }
+                    return new Verdict.Subscribe(advert, KvHashMode.ENGINE, spec.seed());
                 }
                 mode = KvHashMode.ENGINE;
             }

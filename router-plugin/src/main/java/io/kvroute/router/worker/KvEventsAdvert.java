@@ -35,10 +35,20 @@ import java.util.Objects;
  * @param rankHosts per-rank hosts (index = rank, {@code dpSize} entries) when the ranks run on several
  *        hosts (vLLM {@code --headless} nodes, stated by a template's {@code dp-hosts}); empty when every
  *        rank is on {@code endpointHost}. Rank {@code r} still uses port base + r on its host.
+ * @param vllmHash how a vLLM engine hashes its blocks, as its template states it ({@code hash-algo},
+ *        {@code hash-seed}), or null: never advertised by {@code /server_info}
  */
 public record KvEventsAdvert(String endpointHost, Integer eventPortBase, String topic, int blockSize, int dpSize,
                              Integer loadPortBase, String loadTopic, Integer replayPortBase,
-                             String speculativeAlgorithm, List<String> rankHosts) {
+                             String speculativeAlgorithm, List<String> rankHosts, VllmHashSpec vllmHash) {
+
+    /** An advert that states no vLLM hashing. */
+    public KvEventsAdvert(String endpointHost, Integer eventPortBase, String topic, int blockSize, int dpSize,
+                          Integer loadPortBase, String loadTopic, Integer replayPortBase, String speculativeAlgorithm,
+                          List<String> rankHosts) {
+        this(endpointHost, eventPortBase, topic, blockSize, dpSize, loadPortBase, loadTopic, replayPortBase,
+                speculativeAlgorithm, rankHosts, null);
+    }
 
     /** An advert of an engine without speculative decoding. */
     public KvEventsAdvert(String endpointHost, Integer eventPortBase, String topic, int blockSize, int dpSize,

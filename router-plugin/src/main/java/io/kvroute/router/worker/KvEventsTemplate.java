@@ -50,6 +50,11 @@ import java.util.Objects;
  * offset moves the sockets, never the header:
  * <pre>endpoint=tcp://*:5557;replay-endpoint=tcp://*:5600;block-size=16;dp-size=2;dp-start-rank=2</pre>
  *
+ * <p><b>vLLM's block hashes.</b> {@code hash-algo} and {@code hash-seed} state vLLM's
+ * {@code --prefix-caching-hash-algo} and the {@code PYTHONHASHSEED} every engine and rank runs with, so
+ * that {@code --kv-events-hash engine} can compute the engine's own block hashes ({@link VllmHashSpec}):
+ * <pre>endpoint=tcp://*:5557;block-size=16;hash-algo=sha256_cbor;hash-seed=42</pre>
+ *
  * <p>{@link #advert()} turns the template into the same {@link KvEventsAdvert} SGLang's
  * {@code /server_info} gives, so the KV-event plane treats both alike; an advert from
  * {@code /server_info} replaces the template's when the worker has both. Immutable; {@link #parse}
@@ -65,19 +70,28 @@ import java.util.Objects;
  *     spreads them over several hosts, else empty
  * @param dpStartRank the global rank of this URL's first rank ({@code --data-parallel-start-rank}): its
  *     sockets are at the bases + this + the local rank; 0 unless the node serves ranks from S on
+ * @param vllmHash {@code hash-algo} and {@code hash-seed}: vLLM's {@code --prefix-caching-hash-algo} and
+ *     the engines' {@code PYTHONHASHSEED}, which {@code --kv-events-hash engine} needs to compute the
+ *     engine's block hashes ({@link VllmHashSpec}); null when neither is stated
  */
 public record KvEventsTemplate(String host, int eventPortBase, Integer replayPortBase, String topic, int blockSize,
-                               int dpSize, List<String> rankHosts, int dpStartRank) {
+                               int dpSize, List<String> rankHosts, int dpStartRank, VllmHashSpec vllmHash) {
+
+    /** A template that states no vLLM hashing. */
+    public KvEventsTemplate(String host, int eventPortBase, Integer replayPortBase, String topic, int blockSize,
+            int dpSize, List<String> rankHosts, int dpStartRank) {
+        this(host, eventPortBase, replayPortBase, topic, blockSize, dpSize, rankHosts, dpStartRank, null);
+    }
 
     /** A template whose ranks all run on {@code host}. */
     public KvEventsTemplate(String host, int eventPortBase, Integer replayPortBase, String topic, int blockSize,
             int dpSize) {
-        this(host, eventPortBase, replayPortBase, topic, blockSize, dpSize, List.of(), 0);
+        this(host, eventPortBase, replayPortBase, topic, blockSize, dpSize, List.of(), 0, null);
     }
 
     public KvEventsTemplate(String host, int eventPortBase, Integer replayPortBase, String topic, int blockSize,
             int dpSize, List<String> rankHosts) {
-        this(host, eventPortBase, replayPortBase, topic, blockSize, dpSize, rankHosts, 0);
+        this(host, eventPortBase, replayPortBase, topic, blockSize, dpSize, rankHosts, 0, null);
     }
 
     /** Largest block size accepted (vLLM's largest supported block size is 256; room for forks). */
@@ -104,25 +118,26 @@ public record KvEventsTemplate(String host, int eventPortBase, Integer replayPor
             throw new IllegalArgumentException("port range from the bases + dp-start-rank " + dpStartRank
                     + " over dp-size " + dpSize + " ranks does not fit 1..65535");
         }
-        advert(host, eventPortBase, replayPortBase, topic, blockSize, dpSize, rankHosts, dpStartRank); // checks dp size
+        // checks dp size
+        advert(host, eventPortBase, replayPortBase, topic, blockSize, dpSize, rankHosts, dpStartRank, vllmHash);
     }
 
     /** The template as an advert whose wildcard host means the worker URL's host. */
     public KvEventsAdvert advert() {
-        return advert(host, eventPortBase, replayPortBase, topic, blockSize, dpSize, rankHosts, dpStartRank);
+        return advert(host, eventPortBase, replayPortBase, topic, blockSize, dpSize, rankHosts, dpStartRank, vllmHash);
     }
 
     /** Local rank r's sockets are at the bases + the start rank + r (vLLM offsets ports by the global rank). */
     private static KvEventsAdvert advert(String host, int eventPortBase, Integer replayPortBase, String topic,
-            int blockSize, int dpSize, List<String> rankHosts, int dpStartRank) {
+            int blockSize, int dpSize, List<String> rankHosts, int dpStartRank, VllmHashSpec vllmHash) {
         return new KvEventsAdvert(host, eventPortBase + dpStartRank, topic, blockSize, dpSize, null, null,
-                replayPortBase == null ? null : replayPortBase + dpStartRank, null, rankHosts);
+                replayPortBase == null ? null : replayPortBase + dpStartRank, null, rankHosts, vllmHash);
     }
 
     /**
      * Parses {@code key=value} parts separated by {@code ;}: {@code endpoint} (required),
      * {@code replay-endpoint}, {@code topic}, {@code block-size} (required), {@code dp-size},
-     * {@code dp-hosts}, {@code dp-start-rank}. Keys are
+     * {@code dp-hosts}, {@code dp-start-rank}, {@code hash-algo}, {@code hash-seed}. Keys are
      * case-insensitive and {@code _} may stand for {@code -} (vLLM writes {@code replay_endpoint}).
      */
     public static KvEventsTemplate parse(String text) {
@@ -140,9 +155,9 @@ public record KvEventsTemplate(String host, int eventPortBase, Integer replayPor
             String key = p.substring(0, eq).trim().toLowerCase(Locale.ROOT).replace('_', '-');
             if (!key.equals("endpoint") && !key.equals("replay-endpoint") && !key.equals("topic")
                     && !key.equals("block-size") && !key.equals("dp-size") && !key.equals("dp-hosts")
-                    && !key.equals("dp-start-rank")) {
-                throw new IllegalArgumentException("unknown key '" + key
-                        + "' (endpoint, replay-endpoint, topic, block-size, dp-size, dp-hosts, dp-start-rank)");
+                    && !key.equals("dp-start-rank") && !key.equals("hash-algo") && !key.equals("hash-seed")) {
+                throw new IllegalArgumentException("unknown key '" + key + "' (endpoint, replay-endpoint, topic, "
+                        + "block-size, dp-size, dp-hosts, dp-start-rank, hash-algo, hash-seed)");
             }
             if (parts.put(key, p.substring(eq + 1).trim()) != null) {
                 throw new IllegalArgumentException("'" + key + "' given twice");
@@ -174,8 +189,10 @@ public record KvEventsTemplate(String host, int eventPortBase, Integer replayPor
         List<String> rankHosts = parts.containsKey("dp-hosts")
                 ? rankHosts(parts.get("dp-hosts"), hostPort[0], dpSize) : List.of();
         int dpStartRank = parts.containsKey("dp-start-rank") ? number("dp-start-rank", parts.get("dp-start-rank")) : 0;
+        VllmHashSpec vllmHash = parts.containsKey("hash-algo") || parts.containsKey("hash-seed")
+                ? new VllmHashSpec(parts.get("hash-algo"), parts.get("hash-seed")) : null;
         KvEventsTemplate t = new KvEventsTemplate(hostPort[0], Integer.parseInt(hostPort[1]), replayPort,
-                parts.get("topic"), number("block-size", blockSize), dpSize, rankHosts, dpStartRank);
+                parts.get("topic"), number("block-size", blockSize), dpSize, rankHosts, dpStartRank, vllmHash);
         if (replayPort != null && rangesOverlap(t.eventPortBase, replayPort, dpSize)) {
             // vLLM binds both ranges on the engine's host: rank 1's PUB would collide with rank 0's replay
             throw new IllegalArgumentException("endpoint ports " + t.eventPortBase + ".." + (t.eventPortBase + dpSize - 1)
@@ -270,7 +287,8 @@ public record KvEventsTemplate(String host, int eventPortBase, Integer replayPor
                 + (replayPortBase == null ? "" : ";replay-endpoint=tcp://" + h + ":" + replayPortBase)
                 + (topic.isEmpty() ? "" : ";topic=" + topic) + ";block-size=" + blockSize + ";dp-size=" + dpSize
                 + (rankHosts.isEmpty() ? "" : ";dp-hosts=" + dpHostsText())
-                + (dpStartRank == 0 ? "" : ";dp-start-rank=" + dpStartRank);
+                + (dpStartRank == 0 ? "" : ";dp-start-rank=" + dpStartRank)
+                + (vllmHash == null ? "" : vllmHash.templateText());
     }
 
     /** {@code dp-hosts} as {@link #parse} reads it: every rank, in runs of one host. */

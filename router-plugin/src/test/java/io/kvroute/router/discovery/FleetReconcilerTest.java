@@ -5,6 +5,7 @@ import static io.kvroute.router.discovery.FleetReconcilerModelTest.DRAIN_TIMEOUT
 import static io.kvroute.router.discovery.FleetReconcilerModelTest.apply;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvroute.router.worker.VllmHashSpec;
 import io.kvroute.router.worker.Worker;
 import io.kvroute.router.worker.WorkerRegistry;
 import io.kvroute.router.worker.WorkerRole;
@@ -149,7 +150,8 @@ class FleetReconcilerTest {
                 io.kvroute.router.worker.KvEventsTemplates.parse("endpoint=tcp://*:5557;block-size=16", List.of()),
                 "kvroute.io/kv-events"), DRAIN_TIMEOUT_NANOS);
         withTemplates.upsert(ready("a", "10.1.0.7", Map.of("app", "llm"), Map.of("kvroute.io/kv-events",
-                "endpoint=tcp://*:6000;replay-endpoint=tcp://*:6100;topic=kv@a;block-size=32;dp-size=2")));
+                "endpoint=tcp://*:6000;replay-endpoint=tcp://*:6100;topic=kv@a;block-size=32;dp-size=2;"
+                        + "hash-algo=sha256_cbor;hash-seed=42")));
         withTemplates.upsert(ready("b", "10.1.0.8", Map.of("app", "llm"), Map.of()));
         withTemplates.upsert(ready("c", "10.1.0.9", Map.of("app", "llm"), Map.of("kvroute.io/kv-events", "endpoint=6000")));
         apply(withTemplates.plan(registry.fleet(), id -> 0, 0), registry);
@@ -158,8 +160,10 @@ class FleetReconcilerTest {
         assertThat(a.kvEvents().replayEndpoints(a.host())).containsExactly("tcp://10.1.0.7:6100", "tcp://10.1.0.7:6101");
         assertThat(a.kvEvents().topic()).isEqualTo("kv@a");
         assertThat(a.kvEvents().blockSize()).isEqualTo(32);
+        assertThat(a.kvEvents().vllmHash()).isEqualTo(new VllmHashSpec("sha256_cbor", "42"));
         Worker b = registry.get(Worker.idFor("http://10.1.0.8:8000")).orElseThrow();
         assertThat(b.kvEvents().eventEndpoints(b.host())).containsExactly("tcp://10.1.0.8:5557");
+        assertThat(b.kvEvents().vllmHash()).isNull();
         Worker c = registry.get(Worker.idFor("http://10.1.0.9:8000")).orElseThrow();
         assertThat(c.kvEvents()).as("a malformed annotation is not replaced by the default").isNull();
     }

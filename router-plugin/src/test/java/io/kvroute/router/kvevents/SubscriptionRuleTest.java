@@ -41,9 +41,18 @@ class SubscriptionRuleTest {
     }
 
     @Test
-    void engineHashes_forAVllmWorker_areRefused() {
+    void engineHashes_forAVllmWorker_areRefusedUnlessSha256CborAndTheSeedAreStated() {
         SubscriptionRule engine = new SubscriptionRule("ENGINE");
         assertThat(refusal(engine.decide(worker(EngineType.VLLM, TEMPLATE), 16))).isEqualTo(Refusal.ENGINE_HASH);
+        KvEventsAdvert stated = KvEventsTemplate.parse("endpoint=tcp://*:5557;block-size=16;hash-algo=sha256_cbor;"
+                + "hash-seed=42").advert();
+        assertThat(engine.decide(worker(EngineType.VLLM, stated), 16))
+                .isEqualTo(new Verdict.Subscribe(stated, KvHashMode.ENGINE, "42"));
+        assertThat(engine.decide(worker(EngineType.SGLANG, stated), 16)).as("SGLang's own page hash, no vLLM seed")
+                .isEqualTo(new Verdict.Subscribe(stated, KvHashMode.ENGINE));
+        KvEventsAdvert pickle = KvEventsTemplate.parse("endpoint=tcp://*:5557;block-size=16;hash-algo=sha256;"
+                + "hash-seed=42").advert();
+        assertThat(refusal(engine.decide(worker(EngineType.VLLM, pickle), 16))).isEqualTo(Refusal.ENGINE_HASH);
         assertThat(mode(engine.decide(worker(EngineType.SGLANG, TEMPLATE), 0))).isEqualTo(KvHashMode.ENGINE);
         assertThat(mode(engine.decide(worker(null, TEMPLATE), 0))).as("SGLang until told otherwise").isEqualTo(KvHashMode.ENGINE);
     }

@@ -7,9 +7,15 @@ import static io.kvroute.router.kvevents.VllmGoldenVectorsTest.vector;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.kvroute.protocol.KvEventWire;
+import io.kvroute.router.kvevents.SubscriptionRule.Verdict;
+import io.kvroute.router.worker.EngineType;
+import io.kvroute.router.worker.KvEventsTemplate;
 import io.kvroute.router.worker.Worker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -18,7 +24,8 @@ import org.zeromq.ZContext;
 /**
  * The events plane against engine-shaped vLLM publishers ({@link VllmEngineFake}: no heartbeat,
  * vLLM's replay answers with their topic frame) fed vLLM's own encoding (the golden vectors), keyed
- * {@code --kv-events-hash tokens} as vLLM's seeded hashes require.
+ * {@code --kv-events-hash tokens} as vLLM's seeded hashes require, and {@code engine} for a worker
+ * whose template states {@code hash-algo=sha256_cbor;hash-seed=N}.
  */
 class VllmKvEventsPlaneTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
@@ -223,6 +230,103 @@ class VllmKvEventsPlaneTest {
             await().atMost(WAIT).until(() -> plane.snapshot().get(worker.id()).slots().length == 1
                     && matched(T) != null && matched(T) == 2L * BS);
             assertThat(exact.bestRank(worker, T)).isEqualTo(-1); // one rank: nothing to choose
+        }
+    }
+
+    // --kv-events-hash engine for vLLM workers, end to end from the operator's template text to an exact
+    // match: the events' hashes come from the Python goldens (hashlib + cbor2, vLLM's recipe:
+    // vllm-hash/block_hashes.json), not from the router's hasher, and their token_ids are empty, so only
+    // the router's own computation of vLLM's chain over the request can find them.
+
+    /** The golden case: seed, block size, sequence name, LoRA name or null. */
+    private static JsonNode golden(String seed, int blockSize, String sequence, String lora) throws Exception {
+        for (JsonNode c : VllmBlockHashGoldenTest.goldens().get("cases")) {
+            if (c.get("seed").asText().equals(seed) && c.get("block_size").asInt() == blockSize
+                    && c.get("sequence").asText().equals(sequence)
+                    && (lora == null ? c.get("lora_name").isNull() : lora.equals(c.get("lora_name").asText()))) {
+                return c;
+            }
+        }
+        throw new IllegalStateException("no golden " + seed + "/" + blockSize + "/" + sequence + "/" + lora);
+    }
+
+    private static Worker vllmWorker(VllmEngineFake engine, String hashParts) {
+        String template = "endpoint=" + engine.pubEndpoint + ";replay-endpoint=" + engine.replayEndpoint + ";topic="
+                + "kv@pod@m" + ";block-size=4" + hashParts;
+        return Worker.regular("http://127.0.0.1:8000").withModelId("m").withEngine(EngineType.VLLM)
+                .withKvEvents(KvEventsTemplate.parse(template).advert());
+    }
+
+    /** What the wiring does with the rule's verdict (plugin {@code KvEventsWiring.subscribe}). */
+    private void subscribeAsTheWiringDoes(Worker w, Verdict verdict) {
+        Verdict.Subscribe s = (Verdict.Subscribe) verdict;
+        plane.addWorker(w.id(), w.url(), w.modelId(), s.advert().eventEndpoints(w.host()),
+                s.advert().replayEndpoints(w.host()), s.advert().topic(), s.advert().blockSize(), s.hashMode(),
+                s.vllmHashSeed());
+    }
+
+    private static byte[] stored(JsonNode golden, String lora) {
+        return KvEventWire.vllmBatch(1.0, List.of(KvEventWire.stored(VllmBlockHashGoldenTest.wire(golden), null,
+                new int[0], 4, lora == null ? null : 1, lora)), 0); // vLLM's lora_id is the adapter's int id
+    }
+
+    @Test
+    void statedSeedAndSha256Cbor_indexesEngineHashes_andARequestWithThoseTokensHits() throws Exception {
+        JsonNode base = golden("42", 4, "small", null);
+        JsonNode adapter = golden("42", 4, "small", "sql-lora");
+        int[] tokens = VllmBlockHashGoldenTest.tokens(base);
+        try (VllmEngineFake engine = new VllmEngineFake(ctx, "kv@pod@m")) {
+            engine.keep(stored(base, null)); // history the catch-up replay brings
+            engine.keep(stored(adapter, "sql-lora"));
+            start();
+            Worker w = vllmWorker(engine, ";hash-algo=sha256_cbor;hash-seed=42");
+            Verdict verdict = new SubscriptionRule("engine").decide(w, 4);
+            assertThat(verdict).isEqualTo(new Verdict.Subscribe(w.kvEvents(), KvHashMode.ENGINE, "42"));
+            subscribeAsTheWiringDoes(w, verdict);
+
+            await().atMost(WAIT).until(() -> Long.valueOf(16).equals(exact.matchedTokens(List.of(w), tokens).get(w.id())));
+            int[] divergent = tokens.clone();
+            divergent[9] = 999; // the third block differs: two blocks of four match
+            assertThat(exact.matchedTokens(List.of(w), divergent)).containsEntry(w.id(), 8L);
+            assertThat(exact.matchedTokens(List.of(w), Arrays.copyOf(tokens, 14))).containsEntry(w.id(), 12L);
+            assertThat(exact.matchedTokens(List.of(w), tokens, "sql-lora")).containsEntry(w.id(), 16L);
+            assertThat(exact.matchedTokens(List.of(w), tokens, "other-lora")).containsEntry(w.id(), 0L);
+        }
+    }
+
+    @Test
+    void anotherSeed_neverMatches() throws Exception {
+        JsonNode seed0 = golden("0", 4, "small", null); // the engines run PYTHONHASHSEED=0
+        int[] tokens = VllmBlockHashGoldenTest.tokens(seed0);
+        try (VllmEngineFake engine = new VllmEngineFake(ctx, "kv@pod@m")) {
+            engine.keep(stored(seed0, null));
+            start();
+            Worker w = vllmWorker(engine, ";hash-algo=sha256_cbor;hash-seed=42"); // the operator states 42
+            subscribeAsTheWiringDoes(w, new SubscriptionRule("engine").decide(w, 4));
+            await().atMost(WAIT).until(() -> !engine.replayRequests.isEmpty()
+                    && plane.snapshot().get(w.id()) != null && plane.snapshot().get(w.id()).live()
+                    && registry.find("kvroute.kv.events.replays").tag("outcome", "completed").counter() != null
+                    && registry.find("kvroute.kv.events.replays").tag("outcome", "completed").counter().count() >= 1);
+            assertThat(exact.matchedTokens(List.of(w), tokens)).containsEntry(w.id(), 0L);
+        }
+    }
+
+    @Test
+    void engineMode_refusesAVllmWorkerWithoutAStatedSeedOrReproducibleAlgo() throws Exception {
+        try (VllmEngineFake engine = new VllmEngineFake(ctx, "kv@pod@m")) {
+            SubscriptionRule rule = new SubscriptionRule("engine");
+            for (String parts : List.of("", ";hash-algo=sha256_cbor", ";hash-seed=42", ";hash-algo=sha256;hash-seed=42",
+                    ";hash-algo=xxhash_cbor;hash-seed=42")) {
+                Verdict v = rule.decide(vllmWorker(engine, parts), 4);
+                assertThat(v).as(parts).isInstanceOf(Verdict.Refuse.class);
+                Verdict.Refuse r = (Verdict.Refuse) v;
+                assertThat(r.reason()).isEqualTo(SubscriptionRule.Refusal.ENGINE_HASH);
+                assertThat(r.message()).as(parts).contains("sha256_cbor");
+            }
+            assertThat(((Verdict.Refuse) rule.decide(vllmWorker(engine, ""), 4)).message()).contains("hash-seed=");
+            Verdict auto = new SubscriptionRule("auto").decide(vllmWorker(engine, ";hash-algo=sha256_cbor;hash-seed=42"), 4);
+            assertThat(auto).as("auto keeps vLLM on tokens").isEqualTo(new Verdict.Subscribe(
+                    vllmWorker(engine, ";hash-algo=sha256_cbor;hash-seed=42").kvEvents(), KvHashMode.TOKENS));
         }
     }
 }

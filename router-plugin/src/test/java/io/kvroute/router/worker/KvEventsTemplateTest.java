@@ -83,6 +83,32 @@ class KvEventsTemplateTest {
                 .hasMessageContaining("differs");
     }
 
+    /** vLLM's hashing stated for --kv-events-hash engine: carried to the advert, read back, checked. */
+    @Test
+    void hashAlgoAndSeed_reachTheAdvert_readBack_andBadValuesAreRefusedNamingTheKey() {
+        KvEventsTemplate t = KvEventsTemplate.parse("endpoint=tcp://*:5557;block-size=16;HASH_ALGO=SHA256_CBOR;hash-seed=042");
+        assertThat(t.vllmHash()).isEqualTo(new VllmHashSpec("sha256_cbor", "042")); // the seed string as set
+        assertThat(t.advert().vllmHash()).isEqualTo(t.vllmHash());
+        assertThat(t.vllmHash().unreproducibleReason()).isNull();
+        assertThat(KvEventsTemplate.parse(t.toString())).isEqualTo(t);
+        assertThat(t.toString()).endsWith(";hash-algo=sha256_cbor;hash-seed=042");
+        assertThat(KvEventsTemplate.parse("endpoint=tcp://*:5557;block-size=16").advert().vllmHash()).isNull();
+        KvEventsTemplate seedOnly = KvEventsTemplate.parse("endpoint=tcp://*:5557;block-size=16;hash-seed=7");
+        assertThat(seedOnly.vllmHash().unreproducibleReason()).contains("hash-algo=sha256_cbor");
+        assertThat(KvEventsTemplate.parse(seedOnly.toString())).isEqualTo(seedOnly);
+        assertThat(KvEventsTemplate.parse("endpoint=tcp://*:1;block-size=1;hash-algo=sha256;hash-seed=1").vllmHash()
+                .unreproducibleReason()).contains("pickle");
+        assertThatThrownBy(() -> KvEventsTemplate.parse("endpoint=tcp://*:1;block-size=1;hash-algo=md5"))
+                .hasMessageContaining("hash-algo");
+        assertThatThrownBy(() -> KvEventsTemplate.parse("endpoint=tcp://*:1;block-size=1;hash-seed=random"))
+                .hasMessageContaining("hash-seed").hasMessageContaining("PYTHONHASHSEED");
+        assertThatThrownBy(() -> KvEventsTemplate.parse("endpoint=tcp://*:1;block-size=1;hash-seed=4294967296"))
+                .hasMessageContaining("hash-seed");
+        assertThat(KvEventsTemplates.parse(null, List.of("http://gpu-1:8000=endpoint=tcp://*:6000;block-size=16;"
+                + "hash-algo=sha256_cbor;hash-seed=42")).apply(Worker.regular("http://gpu-1:8000")).kvEvents().vllmHash())
+                .isEqualTo(new VllmHashSpec("sha256_cbor", "42"));
+    }
+
     @Test
     void perUrlTemplate_winsOverTheDefault_urlsNormalized() {
         KvEventsTemplates t = KvEventsTemplates.parse("endpoint=tcp://*:5557;block-size=16",

@@ -1,0 +1,175 @@
+package io.kvroute.protocol;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Locale;
+
+/**
+ * vLLM's chained prefix-cache block hash with {@code --prefix-caching-hash-algo sha256_cbor}, as the
+ * router must compute it to look a request up among a vLLM engine's own block hashes. Per full block
+ * of {@code blockSize} tokens (vLLM {@code vllm/v1/core/kv_cache_utils.py}, {@code hash_block_tokens}):
+ * <pre>digest = SHA-256(canonical CBOR of [parent digest or NONE_HASH, [token ids...], extra_keys])</pre>
+ * with {@code NONE_HASH = SHA-256(canonical CBOR of the PYTHONHASHSEED string)} ({@code init_none_hash};
+ * without the variable vLLM draws 32 random bytes per process, which no router can reproduce) and
+ * {@code sha256_cbor(x) = hashlib.sha256(cbor2.dumps(x, canonical=True)).digest()} (vLLM
+ * {@code vllm/utils/hashing.py}). {@code extra_keys} is None (CBOR null) for a plain text request and
+ * {@code (lora_name,)} on every block of a LoRA request ({@code generate_block_hash_extra_keys},
+ * {@code _gen_lora_extra_hash_keys}); multimodal ids, a cache salt and prompt embeds are not
+ * reproduced here (the caller declines such requests). The wire hash is the digest's last 8 bytes
+ * read big-endian ({@code maybe_convert_block_hash}: {@code int.from_bytes(digest, "big") & (2**64-1)}),
+ * which is also how the event decoder folds a raw-bytes hash ({@code VLLM_KV_EVENTS_USE_INT_BLOCK_HASHES=0}),
+ * so one key serves both.
+ *
+ * <p><b>Why hand-written CBOR.</b> The shape is fixed and tiny: a 3-array of a byte string, an array of
+ * non-negative integers and null or a 1-array of a text string. Canonical CBOR (RFC 8949 §4.2.1, as
+ * Python's {@code cbor2.dumps(canonical=True)} writes it) only asks for the shortest argument width,
+ * definite lengths and no map reordering here (there are no maps): about thirty lines, against a new
+ * dependency (Jackson's CBOR module is not in this build's repository) whose canonical output would
+ * need the same byte-for-byte check anyway. The goldens from cbor2 itself ({@code router-plugin/src/test/golden/generate_vllm_block_hashes.py}) check the
+ * encoding byte for byte.
+ *
+ * <p>vLLM's default {@code sha256} and {@code xxhash} hash a Python pickle (not reproducible outside
+ * CPython's pickler); {@code xxhash_cbor} uses XXH3-128, which has no Java implementation in this build:
+ * {@link #parseAlgo} refuses all three with a reason. Not thread-safe (one digest per instance);
+ * cheap to create.
+ */
+public final class VllmBlockHash {
+    /** The only algorithm reproduced: vLLM's {@code sha256_cbor}. */
+    public static final String SHA256_CBOR = "sha256_cbor";
+
+    private final MessageDigest sha256;
+    private final byte[] noneHash;
+    private final int blockSize;
+    private final ByteArrayOutputStream cbor = new ByteArrayOutputStream(256);
+
+    /**
+     * @param seed the engines' {@code PYTHONHASHSEED}, as the string vLLM hashes
+     * @param blockSize vLLM's {@code --block-size}
+     */
+    public VllmBlockHash(String seed, int blockSize) {
+        requireNonNull(seed, "seed");
+        if (blockSize < 1) {
+            throw new IllegalArgumentException("blockSize must be positive, got " + blockSize);
+        }
+        this.blockSize = blockSize;
+        try {
+            this.sha256 = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is always available", e);
+        }
+        cbor.reset();
+        writeText(cbor, seed);
+        this.noneHash = sha256.digest(cbor.toByteArray());
+    }
+
+    /**
+     * Null when vLLM's {@code --prefix-caching-hash-algo} value {@code algo} is reproduced by this
+     * class, else why not (for the operator's error message).
+     */
+    public static String parseAlgo(String algo) {
+        return switch (algo.toLowerCase(Locale.ROOT)) {
+            case SHA256_CBOR -> null;
+            case "sha256", "xxhash" -> "vLLM's " + algo + " hashes a Python pickle of the block, which the router "
+                    + "cannot reproduce; run vLLM with --prefix-caching-hash-algo sha256_cbor";
+            case "xxhash_cbor" -> "xxhash_cbor (XXH3-128) is not implemented by the router; run vLLM with "
+                    + "--prefix-caching-hash-algo sha256_cbor";
+            default -> "unknown hash algorithm '" + algo + "' (vLLM's are sha256, sha256_cbor, xxhash, xxhash_cbor)";
+        };
+    }
+
+    public int blockSize() {
+        return blockSize;
+    }
+
+    /** {@code NONE_HASH}, the parent of every first block (a copy). */
+    public byte[] noneHash() {
+        return noneHash.clone();
+    }
+
+    /**
+     * The 32-byte digest of the block {@code tokens[from, from + blockSize)} after {@code parentDigest}
+     * (null for the first block), with {@code extra_keys = (loraName,)} or None when {@code loraName} is null.
+     */
+    public byte[] digest(byte[] parentDigest, int[] tokens, int from, String loraName) {
+        return sha256.digest(blockCbor(parentDigest, tokens, from, loraName));
+    }
+
+    /** The canonical CBOR that {@link #digest} hashes: {@code cbor2.dumps((parent, tokens, extra_keys), canonical=True)}. */
+    public byte[] blockCbor(byte[] parentDigest, int[] tokens, int from, String loraName) {
+        cbor.reset();
+        cbor.write(0x83); // array(3): the tuple (parent, tokens, extra_keys)
+        byte[] parent = parentDigest == null ? noneHash : parentDigest;
+        writeHead(cbor, 2, parent.length); // byte string
+        cbor.writeBytes(parent);
+        writeHead(cbor, 4, blockSize); // array of the block's token ids
+        for (int i = 0; i < blockSize; i++) {
+            int t = tokens[from + i];
+            if (t < 0) {
+                throw new IllegalArgumentException("token id " + t + " at " + (from + i) + " is negative");
+            }
+            writeHead(cbor, 0, t);
+        }
+        if (loraName == null) {
+            cbor.write(0xf6); // None
+        } else {
+            cbor.write(0x81); // (lora_name,)
+            writeText(cbor, loraName);
+        }
+        return cbor.toByteArray();
+    }
+
+    /** The wire hashes of every full block of {@code tokens[0, length)}, first block first. */
+    public long[] hashes(int[] tokens, int length, String loraName) {
+        long[] out = new long[length / blockSize];
+        byte[] parent = null;
+        for (int b = 0; b < out.length; b++) {
+            parent = digest(parent, tokens, b * blockSize, loraName);
+            out[b] = wireHash(parent);
+        }
+        return out;
+    }
+
+    /** The digest's last 8 bytes, big-endian: vLLM's {@code maybe_convert_block_hash}. */
+    public static long wireHash(byte[] digest) {
+        long h = 0;
+        for (int i = digest.length - Long.BYTES; i < digest.length; i++) {
+            h = (h << 8) | (digest[i] & 0xff);
+        }
+        return h;
+    }
+
+    /** A CBOR head with the shortest argument (canonical): major type {@code major}, unsigned {@code value}. */
+    static void writeHead(ByteArrayOutputStream out, int major, long value) {
+        int m = major << 5;
+        if (value >= 0 && value < 24) {
+            out.write(m | (int) value);
+        } else if (value >= 0 && value <= 0xff) {
+            out.write(m | 24);
+            out.write((int) value);
+        } else if (value >= 0 && value <= 0xffff) {
+            out.write(m | 25);
+            out.write((int) (value >>> 8));
+            out.write((int) value);
+        } else if (value >= 0 && value <= 0xffffffffL) {
+            out.write(m | 26);
+            for (int s = 24; s >= 0; s -= 8) {
+                out.write((int) (value >>> s));
+            }
+        } else {
+            out.write(m | 27); // 8 bytes; a negative long is read as its unsigned value
+            for (int s = 56; s >= 0; s -= 8) {
+                out.write((int) (value >>> s));
+            }
+        }
+    }
+
+    private static void writeText(ByteArrayOutputStream out, String text) {
+        byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
+        writeHead(out, 3, utf8.length);
+        out.writeBytes(utf8);
+    }
+}
