@@ -262,19 +262,20 @@ public final class QosGate {
                 cs.arrivals.remove(t.seq);
                 t.state.set(QosTicket.DONE);
                 holderWaitEnded(t, QosListener.HOLDER_WAIT_GONE, after);
-                return;
+            } else {
+                if (s == QosTicket.ADMITTED) {
+                    t.state.compareAndSet(QosTicket.ADMITTED, QosTicket.DONE);
+                } else if (s == QosTicket.STARTED) {
+                    t.state.set(QosTicket.DONE);
+                }
+                if ((s != QosTicket.STARTED || failedUpstream) && !t.released
+                        && (t.chargedService != 0 || t.chargedRequests != 0)) {
+                    // aborted before any byte, or failed upstream: refund
+                    charge(t, -t.chargedService, -t.chargedRequests, after);
+                }
+                release(t);
+                drain(freed, cachedOn, after);
             }
-            if (s == QosTicket.ADMITTED) {
-                t.state.compareAndSet(QosTicket.ADMITTED, QosTicket.DONE);
-            } else if (s == QosTicket.STARTED) {
-                t.state.set(QosTicket.DONE);
-            }
-            if ((s != QosTicket.STARTED || failedUpstream) && !t.released
-                    && (t.chargedService != 0 || t.chargedRequests != 0)) {
-                charge(t, -t.chargedService, -t.chargedRequests, after); // aborted before any byte, or failed upstream: refund
-            }
-            release(t);
-            drain(freed, cachedOn, after);
         } finally {
             lock.unlock();
         }

@@ -146,6 +146,17 @@ class QosGateHolderWaitTest {
     }
 
     @Test
+    void aClientLeavingWhileItsRequestWaitsForTheHolder_isCountedGone() {
+        QosGate gate = gate(WAIT_NANOS);
+        fillHolder(gate);
+        Req chat = offer(gate, A, PriorityClass.DEFAULT, 500, Map.of("w1", 400L));
+        gate.finished(chat.ticket, null);
+        assertThat(chat.outcome).isEqualTo("pending");
+        assertThat(gate.queued(PriorityClass.DEFAULT)).isZero();
+        assertThat(holderWaits).containsExactly("default gone");
+    }
+
+    @Test
     void aHeadWaitingForItsHolder_holdsTheClassesBelow_onlyUntilTheBound() {
         QosGate gate = gate(WAIT_NANOS);
         fillHolder(gate);
