@@ -295,6 +295,9 @@ etc/kvroute-router.xml
 ## What --qos-worker-capacity-tokens bounds: each worker's tokens in flight (worker: a request is admitted onto a worker of its pool with room and routed only among such workers) or the fleet's total (fleet: the value times the usable workers, wherever the policy routes) (default worker).
 # kvroute.qos-capacity-scope=worker
 
+## Per-worker capacity: how long a request whose prefix holder (the worker with the most of its prompt cached) is full waits at the router for it instead of running uncached on another worker with room, when the holder saves at least 256 cached tokens and half the prompt; then it goes anywhere with room; 0 = never wait (default 200).
+# kvroute.qos-holder-wait-ms=200
+
 ## Fairness slack within which the tenant whose next request is cached on the freed worker goes first, in weighted tokens per unit of weight; 0 is pure VTC (default 2048).
 # kvroute.qos-locality-slack-tokens=2048
 

@@ -2,6 +2,7 @@ package io.kvroute.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvroute.mock.MockWorkerMain;
 import io.kvroute.router.tenant.TenantDirectory;
 import java.nio.file.Files;
@@ -10,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import org.eclipse.jetty.client.CompletableResponseListener;
 import org.eclipse.jetty.client.ContentResponse;
 import org.eclipse.jetty.client.StringRequestContent;
@@ -28,7 +30,10 @@ import org.junit.jupiter.api.io.TempDir;
  * the capacity filter cache_aware sends the whole burst to the holder (measured: 8 at once there, none on the other).
  *
  * <p>Sizes: each request costs its estimated input (body bytes / 4, about 200 tokens) plus {@code max_tokens} 1000,
- * so about 1,200 tokens; a worker holds 2,500, room for two at once and never three.
+ * so about 1,200 tokens; a worker holds 2,500, room for two at once and never three. That prompt is too short for
+ * the holder to be worth waiting for ({@code --qos-holder-wait-ms}: at least 256 cached tokens); the long prompt
+ * (about 610 shared tokens of 650, {@code max_tokens} 250: about 900 tokens, again two per worker) is, so with the
+ * wait on its burst waits for the holder and is served there, cached, instead of partly uncached on the other worker.
  */
 class QosPerWorkerCapacityE2ETest {
 
@@ -38,6 +43,7 @@ class QosPerWorkerCapacityE2ETest {
             + "  system: {reserved_share: 0}\n"
             + "  interactive: {reserved_share: 0}\n"
             + "  default: {reserved_share: 0, queue_timeout_ms: 60000}\n";
+    private static final ObjectMapper JSON = new ObjectMapper();
     private static final int BURST = 8;
     private static final int PER_WORKER = 2;
 
@@ -45,8 +51,13 @@ class QosPerWorkerCapacityE2ETest {
     Path dir;
 
     private static String chat(int question) {
-        return "{\"model\":\"mock-model\",\"max_tokens\":1000,\"messages\":[{\"role\":\"system\",\"content\":\""
-                + "You are the support assistant of a shop that sells kettles. ".repeat(10) + "\"},"
+        return chat(question, 10, 1000);
+    }
+
+    /** A chat whose system prompt repeats one sentence {@code repeats} times (about 15 tokens each). */
+    private static String chat(int question, int repeats, int maxTokens) {
+        return "{\"model\":\"mock-model\",\"max_tokens\":" + maxTokens + ",\"messages\":[{\"role\":\"system\",\"content\":\""
+                + "You are the support assistant of a shop that sells kettles. ".repeat(repeats) + "\"},"
                 + "{\"role\":\"user\",\"content\":\"question " + question + "\"}]}";
     }
 
@@ -57,11 +68,19 @@ class QosPerWorkerCapacityE2ETest {
         return new CompletableResponseListener(request, 1 << 20).send();
     }
 
-    /** What the burst did: the prefix holder's and the other worker's peak requests at once, and the scrape. */
-    private record Burst(MockWorkerMain.MockWorker holder, MockWorkerMain.MockWorker other, String scrape) {}
+    /**
+     * What the burst did: the prefix holder and the other worker, the scrape, and the cached prompt tokens the
+     * workers reported for the burst ({@code usage.prompt_tokens_details.cached_tokens}, summed).
+     */
+    private record Burst(MockWorkerMain.MockWorker holder, MockWorkerMain.MockWorker other, String scrape,
+            long cachedTokens) {}
 
     /** One request puts the prompt on a worker, then {@link #BURST} sharing it arrive at once; all must complete. */
     private Burst burst(String... extraRouterArgs) throws Exception {
+        return burst(QosPerWorkerCapacityE2ETest::chat, extraRouterArgs);
+    }
+
+    private Burst burst(IntFunction<String> chat, String... extraRouterArgs) throws Exception {
         Path file = dir.resolve("tenants.yaml");
         Files.writeString(file, TENANTS);
         List<String> routerArgs = new ArrayList<>(List.of("--policy", "cache_aware", "--cache-affinity-min-matched-tokens",
@@ -70,19 +89,23 @@ class QosPerWorkerCapacityE2ETest {
         try (TestFleet fleet = TestFleet.start(2, List.of("--decode-ms-per-step", "1"), routerArgs);
                 Http http = new Http()) {
             String url = fleet.url("/v1/chat/completions");
-            assertThat(send(http, url, chat(0)).get(30, TimeUnit.SECONDS).getStatus()).isEqualTo(200);
+            assertThat(send(http, url, chat.apply(0)).get(30, TimeUnit.SECONDS).getStatus()).isEqualTo(200);
             MockWorkerMain.MockWorker holder = fleet.workers.stream().filter(w -> w.handler().requests() == 1)
                     .findFirst().orElseThrow();
             MockWorkerMain.MockWorker other = fleet.workers.get(fleet.workers.get(0) == holder ? 1 : 0);
             List<CompletableFuture<ContentResponse>> burst = new ArrayList<>();
             for (int i = 1; i <= BURST; i++) {
-                burst.add(send(http, url, chat(i)));
+                burst.add(send(http, url, chat.apply(i)));
             }
+            long cached = 0;
             for (CompletableFuture<ContentResponse> reply : burst) {
-                assertThat(reply.get(60, TimeUnit.SECONDS).getStatus()).as("every request completes").isEqualTo(200);
+                ContentResponse r = reply.get(60, TimeUnit.SECONDS);
+                assertThat(r.getStatus()).as("every request completes").isEqualTo(200);
+                cached += JSON.readTree(r.getContentAsString()).path("usage").path("prompt_tokens_details")
+                        .path("cached_tokens").asLong();
             }
             assertThat(holder.handler().requests() + other.handler().requests()).isEqualTo(1 + BURST);
-            return new Burst(holder, other, http.get(fleet.url("/metrics")).getContentAsString());
+            return new Burst(holder, other, http.get(fleet.url("/metrics")).getContentAsString(), cached);
         }
     }
 
@@ -98,6 +121,32 @@ class QosPerWorkerCapacityE2ETest {
         assertThat(MetricSum.of(run.scrape(), "kvroute_qos_queue_wait_seconds_sum", "tenant=\"chat\""))
                 .as("the excess waited at the router").isPositive();
         assertThat(MetricSum.of(run.scrape(), "kvroute_qos_shed_total")).isZero();
+    }
+
+    /**
+     * A burst whose shared prompt is worth waiting for: with the wait on (5 s, longer than the burst takes) the excess
+     * waits for the holder and is served there, two at a time, every one cached; with 0 (today's placement) part of
+     * it runs on the other worker, the first there uncached.
+     */
+    @Test
+    void aBurstSharingALongPrompt_waitsForTheHolderAndIsServedThereCached_onlyWithTheWaitOn() throws Exception {
+        IntFunction<String> longChat = q -> chat(q, 40, 250);
+        Burst waited = burst(longChat, "--qos-holder-wait-ms", "5000");
+        Burst placedAtOnce = burst(longChat, "--qos-holder-wait-ms", "0");
+
+        assertThat(waited.holder().handler().requests()).as("the whole burst on the holder").isEqualTo(1 + BURST);
+        assertThat(waited.holder().handler().peakGenerationsInFlight()).isBetween(1, PER_WORKER);
+        assertThat(MetricSum.of(waited.scrape(), "kvroute_qos_holder_waits_total", "outcome=\"holder\""))
+                .as("the excess waited for the holder").isGreaterThanOrEqualTo(BURST - 2 * PER_WORKER);
+        assertThat(MetricSum.of(waited.scrape(), "kvroute_qos_holder_waits_total", "outcome=\"bound_passed\""))
+                .isZero();
+
+        assertThat(placedAtOnce.other().handler().requests()).as("without the wait the other worker takes some")
+                .isPositive();
+        assertThat(MetricSum.of(placedAtOnce.scrape(), "kvroute_qos_holder_waits_total")).isZero();
+        assertThat(waited.cachedTokens()).as("more of the burst's prompts cached with the wait")
+                .isGreaterThan(placedAtOnce.cachedTokens());
+        assertThat(MetricSum.of(waited.scrape(), "kvroute_qos_shed_total")).isZero();
     }
 
     /** The earlier, fleet-wide capacity, still a flag: the same burst goes where cache_aware sends it, the holder. */

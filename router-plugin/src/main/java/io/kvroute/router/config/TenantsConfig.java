@@ -24,6 +24,12 @@ public record TenantsConfig(
                         + "is admitted onto a worker of its pool with room and routed only among such workers) or the "
                         + "fleet's total (fleet: the value times the usable workers, wherever the policy routes)")
         String capacityScope,
+        @Setting(name = "qos-holder-wait-ms", defaultValue = "200", min = 0, max = 60_000,
+                description = "Per-worker capacity: how long a request whose prefix holder (the worker with the most of "
+                        + "its prompt cached) is full waits at the router for it instead of running uncached on another "
+                        + "worker with room, when the holder saves at least 256 cached tokens and half the prompt; "
+                        + "then it goes anywhere with room; 0 = never wait")
+        long holderWaitMillis,
         @Setting(name = "qos-locality-slack-tokens", defaultValue = "2048", min = 0, max = 1e12,
                 description = "Fairness slack within which the tenant whose next request is cached on the freed worker goes "
                         + "first, in weighted tokens per unit of weight; 0 is pure VTC")

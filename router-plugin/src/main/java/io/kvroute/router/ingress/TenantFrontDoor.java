@@ -130,7 +130,8 @@ final class TenantFrontDoor {
             CacheAwarePolicy cacheAware = policy instanceof CacheAwarePolicy c ? c : null;
             boolean gateConfigured = cacheAware != null && cacheAware.config().workerQueueLimit() > 0;
             gate = new QosGate(watcher::current, config.workerCapacityTokens(), config.localitySlackTokens(),
-                    config.fairnessMode(), new QosGate.Fleet() {
+                    config.fairnessMode(), config.perWorkerCapacity() ? config.holderWaitMillis() * 1_000_000L : 0,
+                    new QosGate.Fleet() {
                         @Override
                         public int usableWorkers() {
                             ReadyPool.Snapshot pool = readyPool.current();

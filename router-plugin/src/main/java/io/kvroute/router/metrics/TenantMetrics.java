@@ -33,6 +33,7 @@ public final class TenantMetrics implements QosListener {
     private final MeterMemo<MeterMemo.Triple, Counter> preempted;
     private final MeterMemo<MeterMemo.Pair, Counter> promoted;
     private final MeterMemo<String, Counter> localityPicks;
+    private final MeterMemo<MeterMemo.Pair, Counter> holderWaits;
     private final MeterMemo<MeterMemo.Pair, Gauge> queueDepths;
     /** The gate whose counts the queue depth gauges read; null until {@link #bindQueueDepth}. */
     private volatile QosGate queue;
@@ -65,6 +66,10 @@ public final class TenantMetrics implements QosListener {
         this.localityPicks = new MeterMemo<>(c -> Counter.builder("kvroute_qos_locality_picks_total")
                 .description("Picks inside the fairness slack that served a cached prefix instead of the minimum counter")
                 .tags("class", c).register(registry));
+        this.holderWaits = new MeterMemo<>(k -> Counter.builder("kvroute_qos_holder_waits_total")
+                .description("Requests that waited for their prefix holder under per-worker capacity, by outcome: "
+                        + "holder (admitted there), bound_passed (admitted elsewhere), gone (refused or client left)")
+                .tags("class", k.first(), "outcome", k.second()).register(registry));
     }
 
     /** The label for {@code tenant}: its name while fewer than the limit are labelled, else {@value #OTHER}. */
@@ -99,6 +104,10 @@ public final class TenantMetrics implements QosListener {
             }
             promoted.get(new MeterMemo.Pair(OTHER, c.label()));
             localityPicks.get(c.label());
+            for (String outcome : new String[] {QosListener.HOLDER_WAIT_ON_HOLDER, QosListener.HOLDER_WAIT_BOUND_PASSED,
+                    QosListener.HOLDER_WAIT_GONE}) {
+                holderWaits.get(new MeterMemo.Pair(c.label(), outcome));
+            }
         }
     }
 
@@ -202,5 +211,10 @@ public final class TenantMetrics implements QosListener {
     @Override
     public void localityPick(PriorityClass c) {
         localityPicks.get(c.label()).increment();
+    }
+
+    @Override
+    public void holderWait(PriorityClass c, String outcome) {
+        holderWaits.get(new MeterMemo.Pair(c.label(), outcome)).increment();
     }
 }

@@ -42,6 +42,9 @@ import java.util.function.Supplier;
  * takes the place of lower-class requests that are admitted but have not sent a byte (lowest class
  * first, newest first), only when that makes it fit.
  *
+ * <p>Placement and the bounded wait for a request's prefix holder ({@code --qos-holder-wait-ms}: a request whose
+ * holder is full waits for it, in its class's queue, rather than run uncached elsewhere) are {@link Placement}'s.
+ *
  * <p>Every request ends in exactly one callback: admitted (then possibly preempted before its first
  * byte), or rejected: 429 {@code queue_full} at arrival, 429 {@code queue_timeout} after its class's
  * timeout while workers exist, 503 {@code no_worker} when none does. Nothing waits forever: the
@@ -89,6 +92,7 @@ public final class QosGate {
     private final ReentrantLock lock = new ReentrantLock();
     private final EnumMap<PriorityClass, ClassState> classes = new EnumMap<>(PriorityClass.class); // guarded by lock
     private final CapacityLedger ledger = new CapacityLedger(); // guarded by lock
+    private final Placement placement; // guarded by lock
     private long seq; // guarded by lock
 
     /** Per-class state; guarded by the gate's lock. */
@@ -115,12 +119,19 @@ public final class QosGate {
         this(directory, workerCapacityTokens, slackTokens, Fairness.TOKENS, fleet, nanoTime, listener);
     }
 
+    /** A gate that never waits for a prefix holder ({@code --qos-holder-wait-ms 0}). */
+    public QosGate(Supplier<TenantDirectory> directory, long workerCapacityTokens, double slack, Fairness fairness,
+            Fleet fleet, LongSupplier nanoTime, QosListener listener) {
+        this(directory, workerCapacityTokens, slack, fairness, 0, fleet, nanoTime, listener);
+    }
+
     /**
      * @param slack the locality slack Δ per unit of weight, in the unit {@code fairness} counts (weighted
      *     tokens, or requests)
+     * @param holderWaitNanos how long a request whose prefix holder is full waits for it ({@link Placement}); 0: never
      */
     public QosGate(Supplier<TenantDirectory> directory, long workerCapacityTokens, double slack, Fairness fairness,
-            Fleet fleet, LongSupplier nanoTime, QosListener listener) {
+            long holderWaitNanos, Fleet fleet, LongSupplier nanoTime, QosListener listener) {
         this.fairness = Objects.requireNonNull(fairness, "fairness");
         this.directory = Objects.requireNonNull(directory, "directory");
         if (workerCapacityTokens < 1) {
@@ -131,6 +142,7 @@ public final class QosGate {
         this.fleet = Objects.requireNonNull(fleet, "fleet");
         this.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
         this.listener = listener == null ? QosListener.NONE : listener;
+        this.placement = new Placement(ledger, workerCapacityTokens, holderWaitNanos, fleet);
         for (PriorityClass c : PriorityClass.values()) {
             classes.put(c, new ClassState(slack));
         }
@@ -154,14 +166,15 @@ public final class QosGate {
             ClassState cs = classes.get(t.priority);
             t.seq = ++seq;
             t.enqueuedNanos = now;
-            Collection<String> bins = binsOf(t);
+            Collection<String> bins = placement.binsOf(t);
             String bin;
             if (bins.isEmpty()) {
                 reject(t, 503, "no_worker", 1, after);
-            } else if (!queuedAtOrAbove(t.priority) && (bin = roomFor(t, bins, false, null, dir)) != null) {
+            } else if (!queuedAtOrAbove(t.priority)
+                    && (bin = placement.place(t, bins, false, null, dir, now, cs.queue.size() < spec.queueCap())) != null) {
                 cs.queue.admitDirect(t.tenant.name(), t.tenant.weight());
                 admit(t, bin, now, false, after);
-            } else if (spec.canPreempt() && !queuedAtOrAbove(t.priority)
+            } else if (spec.canPreempt() && t.holderWaitFor == null && !queuedAtOrAbove(t.priority)
                     && (bin = preemptFor(t, bins, dir, after)) != null) {
                 cs.queue.admitDirect(t.tenant.name(), t.tenant.weight());
                 admit(t, bin, now, false, after);
@@ -248,19 +261,21 @@ public final class QosGate {
                 cs.queue.remove(t.tenant.name(), t);
                 cs.arrivals.remove(t.seq);
                 t.state.set(QosTicket.DONE);
-                return;
+                holderWaitEnded(t, QosListener.HOLDER_WAIT_GONE, after);
+            } else {
+                if (s == QosTicket.ADMITTED) {
+                    t.state.compareAndSet(QosTicket.ADMITTED, QosTicket.DONE);
+                } else if (s == QosTicket.STARTED) {
+                    t.state.set(QosTicket.DONE);
+                }
+                if ((s != QosTicket.STARTED || failedUpstream) && !t.released
+                        && (t.chargedService != 0 || t.chargedRequests != 0)) {
+                    // aborted before any byte, or failed upstream: refund
+                    charge(t, -t.chargedService, -t.chargedRequests, after);
+                }
+                release(t);
+                drain(freed, cachedOn, after);
             }
-            if (s == QosTicket.ADMITTED) {
-                t.state.compareAndSet(QosTicket.ADMITTED, QosTicket.DONE);
-            } else if (s == QosTicket.STARTED) {
-                t.state.set(QosTicket.DONE);
-            }
-            if ((s != QosTicket.STARTED || failedUpstream) && !t.released
-                    && (t.chargedService != 0 || t.chargedRequests != 0)) {
-                charge(t, -t.chargedService, -t.chargedRequests, after); // aborted before any byte, or failed upstream: refund
-            }
-            release(t);
-            drain(freed, cachedOn, after);
         } finally {
             lock.unlock();
         }
@@ -281,7 +296,7 @@ public final class QosGate {
                     }
                     it.remove();
                     cs.queue.remove(t.tenant.name(), t);
-                    if (binsOf(t).isEmpty()) {
+                    if (placement.binsOf(t).isEmpty()) {
                         reject(t, 503, "no_worker", 1, after);
                     } else {
                         reject(t, 429, "queue_timeout", retryAfterSeconds(cs), after);
@@ -425,22 +440,6 @@ public final class QosGate {
 
     // ---- everything below runs under the lock ----
 
-    /** The capacity bins {@code t} may hold on now: its candidate workers, or the fleet's one bin; empty when none is usable. */
-    private Collection<String> binsOf(QosTicket t) {
-        if (t.candidates == null) {
-            return fleet.usableWorkers() > 0 ? FLEET_BIN : List.of();
-        }
-        Collection<String> c = t.candidates.get();
-        return c == null ? List.of() : c;
-    }
-
-    private static final List<String> FLEET_BIN = List.of(CapacityLedger.FLEET);
-
-    private long capacityOf(String bin) {
-        return bin.equals(CapacityLedger.FLEET) ? Math.max(0, fleet.usableWorkers()) * workerCapacityTokens
-                : workerCapacityTokens;
-    }
-
     private boolean queuedAtOrAbove(PriorityClass c) {
         for (PriorityClass k : PriorityClass.highToLow()) {
             if (!classes.get(k).queue.isEmpty()) {
@@ -454,36 +453,6 @@ public final class QosGate {
     }
 
     /**
-     * The bin of {@code bins} where {@code t}'s tokens fit now, or null: {@code prefer} when it fits there, else
-     * the one with the most of its prompt cached, then the least tokens in flight, then the first listed.
-     */
-    private String roomFor(QosTicket t, Collection<String> bins, boolean ignoreReservations, String prefer,
-            TenantDirectory dir) {
-        if (fleet.engineSaturated()) {
-            return null;
-        }
-        String best = null;
-        long bestCached = -1;
-        long bestLoad = Long.MAX_VALUE;
-        for (String bin : bins) {
-            if (!ledger.fits(bin, t.priority, t.costTokens, capacityOf(bin), ignoreReservations, dir)) {
-                continue;
-            }
-            if (bin.equals(prefer) || bins.size() == 1) {
-                return bin;
-            }
-            long cached = t.cachedOn(bin);
-            long load = ledger.inFlightTokens(bin);
-            if (cached > bestCached || (cached == bestCached && load < bestLoad)) {
-                best = bin;
-                bestCached = cached;
-                bestLoad = load;
-            }
-        }
-        return best;
-    }
-
-    /**
      * Preempts lower-class requests that have sent nothing from one of {@code t}'s bins (lowest class first, newest
      * first, at most {@link #MAX_VICTIMS}), only where that makes {@code t} fit; the bin, or null when none would.
      */
@@ -492,7 +461,7 @@ public final class QosGate {
             return null; // nothing fits however much is freed: preempting would waste the victims
         }
         for (String bin : bins) {
-            long capacity = capacityOf(bin);
+            long capacity = placement.capacityOf(bin);
             long needFreed = ledger.shortfall(bin, t.priority, t.costTokens, capacity, dir);
             List<QosTicket> victims = new ArrayList<>(MAX_VICTIMS);
             long freed = 0;
@@ -586,7 +555,7 @@ public final class QosGate {
             TenantDirectory dir, long now, List<Runnable> after) {
         FairQueue.Pick<QosTicket> pick = cs.queue.pick(cachedOn == null ? null : t -> t.cachedOn(cachedOn));
         QosTicket t = pick.item();
-        String bin = roomFor(t, binsOf(t), promoted, freedWorker, dir);
+        String bin = placement.place(t, placement.binsOf(t), promoted, freedWorker, dir, now, true);
         if (bin == null) {
             return false; // its workers are full (or gone: its timeout answers it); strict order holds the classes below
         }
@@ -604,6 +573,8 @@ public final class QosGate {
         t.admittedOnce = true;
         t.holder = bin;
         t.promoted = promoted;
+        holderWaitEnded(t, bin.equals(t.holderWaitFor) ? QosListener.HOLDER_WAIT_ON_HOLDER
+                : QosListener.HOLDER_WAIT_BOUND_PASSED, after);
         ClassState cs = classes.get(t.priority);
         ledger.hold(bin, t.priority, t.costTokens);
         cs.notStarted.put(t.seq, t);
@@ -645,10 +616,19 @@ public final class QosGate {
 
     private void reject(QosTicket t, int status, String reason, long retryAfterSeconds, List<Runnable> after) {
         t.state.set(QosTicket.DONE);
+        holderWaitEnded(t, QosListener.HOLDER_WAIT_GONE, after);
         String tenant = t.tenant.name();
         PriorityClass c = t.priority;
         after.add(() -> listener.shed(tenant, c, reason));
         after.add(() -> t.callbacks.rejected(status, reason, retryAfterSeconds));
+    }
+
+    /** Reports how {@code t}'s wait for its prefix holder ended, when it waited for one. */
+    private void holderWaitEnded(QosTicket t, String outcome, List<Runnable> after) {
+        if (t.holderWaitFor != null) {
+            PriorityClass c = t.priority;
+            after.add(() -> listener.holderWait(c, outcome));
+        }
     }
 
     private static long retryAfterSeconds(ClassState cs) {

@@ -29,6 +29,19 @@ public interface QosListener {
     /** {@code weightedTokens} of service charged to a tenant (negative for a refund). */
     default void service(String tenant, PriorityClass c, double weightedTokens) {}
 
+    /** {@link #holderWait} outcome: admitted onto the prefix holder it waited for. */
+    String HOLDER_WAIT_ON_HOLDER = "holder";
+    /** {@link #holderWait} outcome: the wait's bound passed and it was admitted onto another worker. */
+    String HOLDER_WAIT_BOUND_PASSED = "bound_passed";
+    /** {@link #holderWait} outcome: refused (queue timeout, no worker) or its client left while it waited. */
+    String HOLDER_WAIT_GONE = "gone";
+
+    /**
+     * A request of class {@code c} that waited for its prefix holder ({@code --qos-holder-wait-ms}) left the queue;
+     * {@code outcome} is one of the {@code HOLDER_WAIT_*} labels.
+     */
+    default void holderWait(PriorityClass c, String outcome) {}
+
     /** Locality inside the fairness slack picked a tenant other than the one with the minimum counter. */
     default void localityPick(PriorityClass c) {}
 }

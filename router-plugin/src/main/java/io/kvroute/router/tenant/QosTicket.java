@@ -55,6 +55,10 @@ public final class QosTicket {
     volatile String prefixWorker;
     /** Admitted by starvation promotion: it may use capacity held back for higher classes wherever it moves. */
     boolean promoted; // guarded by the gate's lock
+    /** The prefix holder it waits (or waited) for before it may go elsewhere ({@link Placement}), or null. */
+    String holderWaitFor; // guarded by the gate's lock
+    /** When its wait for {@link #holderWaitFor} ends; meaningful only when that is set. */
+    long holderWaitUntilNanos; // guarded by the gate's lock
 
     /**
      * @param costTokens the tokens the request holds in flight while admitted (input plus reserved output)

@@ -20,7 +20,7 @@ class TenantsOptionsTest {
         RouterConfig config = RouterOptions.parse(new String[] {"--worker-urls", "http://127.0.0.1:1",
                 "--tenants-file", "/etc/kvroute/tenants.yaml", "--trusted-tenant-header", "x-tenant",
                 "--qos-worker-capacity-tokens", "65536", "--qos-locality-slack-tokens", "0", "--qos-max-tenant-labels", "7"});
-        assertThat(config.tenants()).isEqualTo(new TenantsConfig("/etc/kvroute/tenants.yaml", "x-tenant", 65_536, "worker", 0, "tokens", 7, false));
+        assertThat(config.tenants()).isEqualTo(new TenantsConfig("/etc/kvroute/tenants.yaml", "x-tenant", 65_536, "worker", 200, 0, "tokens", 7, false));
         assertThat(config.tenants().queueEnabled()).isTrue();
         assertThat(config.tenants().perWorkerCapacity()).as("per worker unless asked otherwise").isTrue();
     }

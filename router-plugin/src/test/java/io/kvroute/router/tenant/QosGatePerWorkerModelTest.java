@@ -24,7 +24,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  *   <li>no worker holds more than {@code CAPACITY} tokens, except a worker holding exactly one request: a request
  *       larger than a worker is admitted alone on an empty worker rather than never (the one rule that lets a
  *       worker go over);</li>
- *   <li>no worker of the pool is idle while requests wait (an empty worker always has room for the head);</li>
+ *   <li>no worker of the pool is idle while requests wait (an empty worker always has room for the head), unless
+ *       a waiter is inside its wait for its prefix holder ({@code --qos-holder-wait-ms}, the runs with the wait on);
+ *       </li>
+ *   <li>a request admitted while inside its wait for its holder is admitted onto that holder, unless the holder
+ *       left the pool;</li>
  *   <li>{@link QosGate#placeable} and {@link QosGate#place} agree: a worker outside the placeable set is refused,
  *       one inside it accepted;</li>
  *   <li>every request gets exactly one of admitted or rejected (none when its client left while it waited), and
@@ -64,6 +68,9 @@ class QosGatePerWorkerModelTest {
             admitted++;
             worker = ticket.holder;
             assertThat(worker).isNotNull();
+            if (waitingForHolder(ticket) && pool.contains(ticket.holderWaitFor)) { // a holder that left is not waited for
+                assertThat(worker).as("inside its holder wait: only on its holder").isEqualTo(ticket.holderWaitFor);
+            }
         }
 
         @Override
@@ -92,9 +99,25 @@ class QosGatePerWorkerModelTest {
     @ParameterizedTest
     @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
     void perWorkerTokensInFlight_matchTheModel_andStayWithinCapacity(long seed) {
+        run(seed, 0);
+    }
+
+    /** The same with the wait for the prefix holder on (1.5 s: about one of the clock's random steps). */
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
+    void withTheHolderWaitOn_perWorkerTokensInFlight_matchTheModel_andNothingWaitsPastItsBound(long seed) {
+        run(seed, 1_500_000_000L);
+    }
+
+    private boolean waitingForHolder(QosTicket t) {
+        return t.holderWaitFor != null && nanos.get() - t.holderWaitUntilNanos < 0;
+    }
+
+    private void run(long seed, long holderWaitNanos) {
         Random random = new Random(seed);
         TenantDirectory dir = TenantDirectory.empty(); // the default classes: reservations, preemption, timeouts
-        QosGate gate = new QosGate(() -> dir, CAPACITY, 500, new FakeFleet(pool::size), nanos::get, QosListener.NONE);
+        QosGate gate = new QosGate(() -> dir, CAPACITY, 500, QosGate.Fairness.TOKENS, holderWaitNanos,
+                new FakeFleet(pool::size), nanos::get, QosListener.NONE);
         List<Req> all = new ArrayList<>();
         for (int step = 0; step < 3_000; step++) {
             int op = random.nextInt(100);
@@ -187,7 +210,8 @@ class QosGatePerWorkerModelTest {
             }
         });
         boolean anyWaiting = all.stream().anyMatch(Req::waiting);
-        if (anyWaiting) {
+        boolean anyWaitingForHolder = all.stream().anyMatch(r -> r.waiting() && waitingForHolder(r.ticket));
+        if (anyWaiting && !anyWaitingForHolder) {
             for (String w : pool) {
                 assertThat(modelTokens.getOrDefault(w, 0L)).as("step %d: %s idle while requests wait", step, w)
                         .isPositive();
