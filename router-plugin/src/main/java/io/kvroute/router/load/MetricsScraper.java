@@ -51,8 +51,8 @@ import org.eclipse.jetty.util.thread.Invocable;
  * (Jetty 12.1 {@code HttpConnection.RequestTimeouts} and {@code HttpDestination.RequestTimeouts},
  * {@code CyclicTimeouts} rescheduling a task on the client's scheduler) ran on every scrape; the tick
  * already visits every worker (49 → 43 µs of CPU per small scrape, ScrapeCostProbe on a loaded box,
- * 2026-12-06, docs/benchmarks-load.md). A scrape of a worker removed while in flight is no longer visited: a
- * silent engine then holds it until the connection's idle timeout (30 s by default) fails it.
+ * 2026-12-06, docs/benchmarks-load.md). Removing a worker aborts its scrape in flight, which the tick no longer
+ * visits.
  *
  * <p>Outcomes are counted as {@code kvroute_load_scrapes_total{outcome}}: {@code ok}, {@code timeout},
  * {@code connect}, {@code http_status}, {@code too_large}, {@code malformed}, {@code missing_metric},
@@ -150,7 +150,7 @@ public final class MetricsScraper implements AutoCloseable {
      * listeners run on the selector thread ({@code InvocationType.NON_BLOCKING}: the body is parsed as it
      * is read, and the completion only queues the reading for the load plane), which saves a hand-off to
      * the client's pool per read. The caller starts and stops it. With the per-worker URI and Host header
-     * (see Target) this took a scrape from 43 to 30 µs of CPU (715 B body) and 118 to 87 µs (62 KB), medians,,
+     * (see Target) this took a scrape from 43 to 30 µs of CPU (715 B body) and 118 to 87 µs (62 KB), medians,
      * ScrapeCostProbe on a loaded box, 2026-12-06 (docs/benchmarks-load.md).
      */
     public static HttpClient newHttpClient(long connectTimeoutMillis) {
@@ -212,8 +212,19 @@ public final class MetricsScraper implements AutoCloseable {
 
     /** Stops scraping the worker; the caller removes it from the load plane (or re-adds it there as LoadStat). */
     public void removeWorker(String workerId) {
-        targets.remove(workerId);
+        Target t = targets.remove(workerId);
         staleReasons.forget(workerId);
+        if (t != null) {
+            Request inFlight;
+            synchronized (t) {
+                inFlight = t.inFlight;
+                t.inFlight = null;
+            }
+            if (inFlight != null) {
+                // the tick no longer visits it: end it now rather than at the connection's idle timeout
+                inFlight.abort(new java.util.concurrent.CancellationException("worker " + workerId + " removed"));
+            }
+        }
     }
 
     public boolean isScraping(String workerId) {
@@ -261,9 +272,11 @@ public final class MetricsScraper implements AutoCloseable {
                 }
                 t.schedule.finish(startedAtNanos, ok);
             }
-            outcomes.get(outcome).increment();
             if (targets.get(t.workerId) == t) {
+                outcomes.get(outcome).increment();
                 staleReasons.record(t.workerId, outcome);
+            } else if (!result.isFailed()) {
+                outcomes.get(outcome).increment(); // a scrape that ended as its worker left; an aborted one counts nothing
             }
         });
     }

@@ -280,6 +280,25 @@ class MetricsScraperTest {
     }
 
     /**
+     * Removing a worker ends its hanging scrape (the tick no longer visits it): re-added at the same address, whose
+     * one connection the hanging scrape would otherwise keep, it is scraped again at once.
+     */
+    @Test
+    void removingAWorker_abortsItsHangingScrape_soTheConnectionServesItsNextRegistration() {
+        hold.set(true);
+        scraper.addWorker("w-v", baseUrl, EngineMetricNames.VLLM);
+        scraper.tick();
+        await().atMost(WAIT).until(() -> held.size() == 1);
+        scraper.removeWorker("w-v");
+
+        hold.set(false);
+        body.set("vllm:num_requests_waiting 1\nvllm:num_requests_running 0\n");
+        scraper.addWorker("w-v", baseUrl, EngineMetricNames.VLLM);
+        scrapeOnce("ok");
+        assertThat(outcome("timeout")).isZero();
+    }
+
+    /**
      * The router's scrape client sends the worker's Host and the text format's Accept, and no User-Agent
      * or Accept-Encoding: prometheus_client then answers uncompressed, so the body bound counts wire bytes.
      */
