@@ -11,11 +11,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.AbstractList;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.RandomAccess;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.stream.IntStream;
 import java.util.zip.GZIPInputStream;
 
@@ -24,7 +26,8 @@ import java.util.zip.GZIPInputStream;
  * or not): one JSON object per line with {@code timestamp} (ms), {@code input_length},
  * {@code output_length} and {@code hash_ids}. Also the two transforms the benchmark needs: fleet
  * scaling by trace copies whose hash ids are disjoint, and the offline reuse bound of an infinite
- * shared cache. Stateless.
+ * shared cache, and the seeded reordering of same-millisecond bursts that a real-time client causes.
+ * Stateless.
  */
 public final class MooncakeTrace {
 
@@ -143,6 +146,31 @@ public final class MooncakeTrace {
         public int size() {
             return positions.length;
         }
+    }
+
+    /**
+     * {@code requests} with each run of consecutive requests at the same timestamp (a burst) in an order
+     * drawn from {@code seed}, everything else as given. A real-time client does not keep a burst's order:
+     * its dispatch threads hand the burst's requests to the HTTP client concurrently and the router
+     * serves each on its own thread, so the order in which a burst reaches the policy (which is what
+     * round robin assigns by) differs from run to run. Replaying in trace order is one such order; a
+     * few seeds show how much an arm's figures depend on it. Same seed, same order.
+     */
+    public static List<TraceRequest> shuffleBursts(List<TraceRequest> requests, long seed) {
+        List<TraceRequest> out = new ArrayList<>(requests);
+        SplittableRandom random = new SplittableRandom(seed);
+        for (int from = 0; from < out.size(); ) {
+            long t = out.get(from).timestampMs();
+            int to = from + 1;
+            while (to < out.size() && out.get(to).timestampMs() == t) {
+                to++;
+            }
+            for (int i = to - 1; i > from; i--) { // Fisher-Yates within [from, to)
+                Collections.swap(out, i, from + random.nextInt(i - from + 1));
+            }
+            from = to;
+        }
+        return out;
     }
 
     /**

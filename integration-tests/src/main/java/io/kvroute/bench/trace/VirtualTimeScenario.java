@@ -37,7 +37,7 @@ import java.util.random.RandomGenerator;
  *
  * <p>Parameters as {@link MooncakeTraceScenario}'s ({@code trace}, {@code requests}, {@code speed},
  * {@code kv-blocks}, {@code max-output}) plus {@code fleets} (comma-separated worker counts, multiples
- * of 8) and {@code load-reports} ({@code pin} or {@code all}). Writes {@code trace-vt-report.md}, one table per fleet size, updated after every arm.
+ * of 8), {@code load-reports} ({@code pin} or {@code all}) and {@code burst-seed} ({@link #burstSeed}). Writes {@code trace-vt-report.md}, one table per fleet size, updated after every arm.
  * Not thread-safe; arms run one after another.
  */
 public final class VirtualTimeScenario implements Scenario {
@@ -109,6 +109,15 @@ public final class VirtualTimeScenario implements Scenario {
         };
     }
 
+    /**
+     * {@code --param burst-seed=N}: replay each same-millisecond burst in an order drawn from seed N
+     * ({@link MooncakeTrace#shuffleBursts}), as a real-time client delivers it; absent (default): trace
+     * order. The bursts of the slice are shuffled before it is copied for larger fleets.
+     */
+    static Integer burstSeed(Map<String, String> p) {
+        return p.containsKey("burst-seed") ? TraceParams.intParam(p, "burst-seed", 0, 0, Integer.MAX_VALUE) : null;
+    }
+
     static List<Integer> fleets(Map<String, String> p, boolean quick) {
         String spec = p.getOrDefault("fleets", quick ? QUICK_FLEETS : FULL_FLEETS);
         List<Integer> out = new ArrayList<>();
@@ -142,6 +151,10 @@ public final class VirtualTimeScenario implements Scenario {
         List<TraceRequest> slice = new ArrayList<>(base.size());
         for (TraceRequest r : base) { // arrival times / speed, as in real time
             slice.add(new TraceRequest(Math.round(r.timestampMs() / p.speed()), r.inputLength(), r.outputLength(), r.hashIds()));
+        }
+        Integer burstSeed = burstSeed(ctx.params());
+        if (burstSeed != null) {
+            slice = MooncakeTrace.shuffleBursts(slice, burstSeed);
         }
         List<RequestRecord> firstFleetRecords = List.of();
         long firstFleetNanos = 0;
@@ -227,8 +240,9 @@ public final class VirtualTimeScenario implements Scenario {
             }
             sb.append('\n');
         }
-        String heading = String.format(Locale.ROOT, "## mooncake-trace-vt (virtual time)%n%n%s; %s%n%n", p.describe(),
-                timeModel(ctx.quick()));
+        Integer burstSeed = burstSeed(ctx.params());
+        String heading = String.format(Locale.ROOT, "## mooncake-trace-vt (virtual time)%n%n%s; %s; bursts %s%n%n",
+                p.describe(), timeModel(ctx.quick()), burstSeed == null ? "in trace order" : "shuffled, seed " + burstSeed);
         TraceReport.write(ctx.outDir().resolve("trace-vt-report.md"), heading + sb);
     }
 

@@ -148,4 +148,30 @@ class MooncakeTraceTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> MooncakeTraceScenario.rounds(Map.of("rounds", "11"), false))
                 .hasMessageContaining("--param rounds");
     }
+
+    /**
+     * Shuffling bursts, against a naive model: the requests grouped by timestamp in order of first
+     * appearance; each group's multiset is kept and the groups' sequence is unchanged; a seed gives one
+     * order every time, and some seed moves a request inside a burst.
+     */
+    @Test
+    void shuffleBursts_permutesOnlyInsideEachBurst_sameSeedSameOrder() throws Exception {
+        List<TraceRequest> trace = MooncakeTrace.read(TraceParams.of(Map.of(), false, 0, 1, 8, 16).trace(), 600);
+        java.util.Map<Long, List<TraceRequest>> model = new java.util.LinkedHashMap<>();
+        trace.forEach(r -> model.computeIfAbsent(r.timestampMs(), t -> new ArrayList<>()).add(r));
+        assertThat(model.values().stream().mapToInt(List::size).max().orElse(0)).as("the slice has bursts").isGreaterThan(4);
+        boolean moved = false;
+        for (long seed = 1; seed <= 3; seed++) {
+            List<TraceRequest> shuffled = MooncakeTrace.shuffleBursts(trace, seed);
+            assertThat(MooncakeTrace.shuffleBursts(trace, seed)).as("same seed").containsExactlyElementsOf(shuffled);
+            java.util.Map<Long, List<TraceRequest>> groups = new java.util.LinkedHashMap<>();
+            shuffled.forEach(r -> groups.computeIfAbsent(r.timestampMs(), t -> new ArrayList<>()).add(r));
+            assertThat(groups.keySet()).containsExactlyElementsOf(model.keySet());
+            for (Map.Entry<Long, List<TraceRequest>> e : model.entrySet()) {
+                assertThat(groups.get(e.getKey())).containsExactlyInAnyOrderElementsOf(e.getValue());
+                moved |= !groups.get(e.getKey()).equals(e.getValue());
+            }
+        }
+        assertThat(moved).as("some burst reordered").isTrue();
+    }
 }
