@@ -70,6 +70,25 @@ class Llama3KvEventsE2ETest {
                 Llama3KvEventsE2ETest::completion, List.of(), (http, tok) -> { });
     }
 
+    /**
+     * A completion whose prompt is token ids (as vLLM's and SGLang's {@code /v1/completions} take them) routes on
+     * those ids: the engines cache exactly them, so the exact index finds the holder. Before, the router had no
+     * ids for such a prompt and keyed nothing.
+     */
+    @Test
+    void llama31Fleet_exactIndexRoutesARepeatedTokenIdPromptToItsHolder() throws Exception {
+        repeatedRequestsGoToTheirHolder(BundledTokenizer.of("llama3_1").toString(), "/v1/completions",
+                Llama3KvEventsE2ETest::tokenIdCompletion, List.of(), (http, tok) -> { });
+    }
+
+    private static String tokenIdCompletion(int i) {
+        StringBuilder ids = new StringBuilder();
+        for (int k = 0; k < 160; k++) { // ten 16-token pages, ids inside Llama 3's regular vocabulary
+            ids.append(k == 0 ? "" : ",").append(1_000 + (i * 7_919 + k * 104_729) % 100_000);
+        }
+        return "{\"prompt\":[" + ids + "],\"max_tokens\":2}";
+    }
+
     private static String completion(int i) {
         return "{\"prompt\":\"" + ("Document " + i + " describes how a routing fleet keeps its caches warm. ").repeat(8)
                 + "Summarize document " + i + ":\",\"max_tokens\":2}";

@@ -251,7 +251,9 @@ public final class InferenceFrontDoor {
                     + adapter + "' of model '" + model + "'");
         }
         String sessionKey = headers.apply(config.session().idHeader());
-        boolean callerSentIds = probe.inputIds == JsonToken.START_ARRAY;
+        // the caller tokenized: input_ids, or a completion prompt of token ids (routed on as they are)
+        boolean callerSentIds = probe.inputIds == JsonToken.START_ARRAY
+                || (endpoint == Endpoint.COMPLETIONS && IngressTokenization.isTokenPrompt(root));
         String modelLabel = model == null ? "default" : model;
         if (pd) {
             IngressTokenization.Result tokens = tokenize(sink, endpoint, model, body, root,

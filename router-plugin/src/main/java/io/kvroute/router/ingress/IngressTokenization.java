@@ -85,7 +85,8 @@ final class IngressTokenization {
     /**
      * @param body the request's bytes as they would be forwarded
      * @param root the same body, parsed once by the front door (never parsed again here)
-     * @param callerSentIds the body already carries {@code input_ids}: the caller tokenized, so the
+     * @param callerSentIds the body already carries {@code input_ids}, or is a completion whose prompt is token
+     *     ids ({@link #isTokenPrompt}): the caller tokenized, so the
      *     router never tokenizes again; a token-hungry policy routes on the caller's ids, and nothing
      *     is forwarded (the ids are already there)
      */
@@ -264,9 +265,30 @@ final class IngressTokenization {
         }
     }
 
-    /** The caller's flat {@code input_ids} (a batch of arrays routes on its first), or null when unusable. */
+    /**
+     * Whether {@code root} is a completion whose {@code prompt} is token ids: an array of integers (one token prompt)
+     * or of arrays (a batch of them), as vLLM ({@code parse_and_batch_prompt}, vllm/inputs/parse.py: a list of ints
+     * is one tokens prompt, a list of lists one per element) and SGLang's {@code /v1/completions} take it. The
+     * engine runs those ids as they are (no special tokens added, nothing tokenized), so the router routes on them
+     * as on a caller's {@code input_ids}.
+     */
+    static boolean isTokenPrompt(JsonNode root) {
+        JsonNode prompt = root.path("prompt");
+        if (!prompt.isArray() || prompt.isEmpty()) {
+            return false;
+        }
+        JsonNode first = prompt.get(0);
+        return first.isNumber() || first.isArray();
+    }
+
+    /**
+     * The caller's flat token ids: {@code input_ids}, else a token-id {@code prompt} ({@link #isTokenPrompt}); a
+     * batch of arrays routes on its first. Null when unusable; a 400 naming the field when an id is not an
+     * integer of 32 bits (as the engines refuse it).
+     */
     static int[] callerIds(JsonNode root) throws ApiException {
-        JsonNode ids = root.path("input_ids");
+        String field = root.path("input_ids").isArray() ? "input_ids" : "prompt";
+        JsonNode ids = root.path(field);
         if (ids.isArray() && ids.size() > 0 && ids.get(0).isArray()) {
             ids = ids.get(0);
         }
@@ -275,10 +297,11 @@ final class IngressTokenization {
         }
         int[] out = new int[ids.size()];
         for (int i = 0; i < out.length; i++) {
-            if (!ids.get(i).canConvertToInt()) {
-                throw new ApiException(400, "'input_ids' must be integers");
+            JsonNode id = ids.get(i);
+            if (!id.canConvertToInt() || !(id.isIntegralNumber() || id.asDouble() == Math.rint(id.asDouble()))) {
+                throw new ApiException(400, "'" + field + "' must be integers");
             }
-            out[i] = ids.get(i).asInt();
+            out[i] = id.asInt();
         }
         return out;
     }

@@ -77,4 +77,45 @@ class IngressTokenizationTest {
         assertThat(metrics.registry().get("kvroute.ingress.tokenize.errors").tag("model_id", MODEL).counter().count())
                 .isEqualTo(1.0);
     }
+
+    /** A completion body as the front door hands it over: parsed once, token prompts sent as the caller's ids. */
+    private static IngressTokenization.Result completion(IngressTokenization tokenization, String json) throws Exception {
+        byte[] body = json.getBytes(StandardCharsets.UTF_8);
+        JsonNode root = RequestJson.parse(body);
+        return tokenization.apply(Endpoint.COMPLETIONS, MODEL, body, root, true, IngressTokenization.isTokenPrompt(root));
+    }
+
+    /**
+     * A prompt of token ids is never tokenized (the broken tokenizer would throw): the router routes on the ids as
+     * they are, engine-equivalent, a batch on its first, and forwards the body unchanged.
+     */
+    @Test
+    void tokenIdPrompt_routesOnItsIds_withoutTokenizing() throws Exception {
+        IngressTokenization tokenization = new IngressTokenization(TokenizerRegistry.of(Map.of(MODEL, BROKEN)), false,
+                new RouterMetrics());
+        IngressTokenization.Result one = completion(tokenization, "{\"prompt\":[5,6,7,5.0]}");
+        assertThat(one.tokens().ids()).containsExactly(5, 6, 7, 5);
+        assertThat(one.tokens().engineEquivalent()).isTrue();
+        assertThat(one.inputTokens()).isEqualTo(4);
+        assertThat(one.forwardingOutcome()).isNull();
+        IngressTokenization.Result batch = completion(tokenization, "{\"prompt\":[[9,8],[7]]}");
+        assertThat(batch.tokens().ids()).containsExactly(9, 8);
+        assertThat(IngressTokenization.isTokenPrompt(RequestJson.parse("{\"prompt\":[\"a\",\"b\"]}".getBytes(StandardCharsets.UTF_8))))
+                .as("a batch of strings is text").isFalse();
+        assertThat(IngressTokenization.isTokenPrompt(RequestJson.parse("{\"prompt\":[]}".getBytes(StandardCharsets.UTF_8))))
+                .isFalse();
+    }
+
+    @Test
+    void tokenIdPrompt_withAnIdThatIsNotA32BitInteger_isA400NamingPrompt() throws Exception {
+        IngressTokenization tokenization = new IngressTokenization(TokenizerRegistry.of(Map.of(MODEL, BROKEN)), false,
+                new RouterMetrics());
+        for (String prompt : new String[] {"[5,\"a\"]", "[5,1.5]", "[5,3000000000]", "[[5,true]]", "[5,null]"}) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> completion(tokenization, "{\"prompt\":" + prompt + "}"))
+                    .as(prompt).isInstanceOfSatisfying(ApiException.class, e -> {
+                        assertThat(e.status).isEqualTo(400);
+                        assertThat(e.param).isEqualTo("prompt");
+                    });
+        }
+    }
 }

@@ -42,10 +42,43 @@ final class RequestBodies {
                 }
                 return encoder.encodeChat(body);
             case COMPLETIONS:
-                return encoder.encodePrompt(joinText(body.get("prompt"), "prompt"), body);
+                int[] promptIds = promptTokenIds(body.get("prompt"));
+                return promptIds != null ? promptIds : encoder.encodePrompt(joinText(body.get("prompt"), "prompt"), body);
             default:
                 return encoder.encodePrompt(joinText(body.get("text"), "text"), body);
         }
+    }
+
+    /**
+     * A completion prompt of token ids, run as given (no special tokens, nothing tokenized), or null when the
+     * prompt is text. vLLM's {@code parse_and_batch_prompt} (vllm/inputs/parse.py): a list of integers is one
+     * tokens prompt, a list of lists one tokens prompt each. This mock serves one sequence per request, so a
+     * batch of token prompts is run as their concatenation, as a batch of text prompts is joined
+     * ({@link #joinText}); both engines would run each element as its own request.
+     */
+    static int[] promptTokenIds(JsonNode prompt) {
+        if (prompt == null || !prompt.isArray() || prompt.isEmpty() || !(prompt.get(0).isNumber() || prompt.get(0).isArray())) {
+            return null;
+        }
+        List<Integer> ids = new ArrayList<>();
+        for (JsonNode element : prompt) {
+            if (element.isArray()) {
+                element.forEach(id -> ids.add(tokenId(id)));
+            } else {
+                ids.add(tokenId(element));
+            }
+        }
+        if (ids.isEmpty()) {
+            throw new BadRequest("please provide at least one prompt");
+        }
+        return ids.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    private static int tokenId(JsonNode id) {
+        if (!id.isIntegralNumber() || !id.canConvertToInt()) {
+            throw new BadRequest("'prompt' must be a string, an array of strings, an array of integers or an array of integer arrays");
+        }
+        return id.asInt();
     }
 
     static String joinText(JsonNode text, String field) {

@@ -70,4 +70,23 @@ class CompletionPromptTokensTest {
         assertThat(ids("llama3_1", EngineType.SGLANG, ApiKind.COMPLETIONS, "{\"prompt\":\"x\",\"input_ids\":[791,9457]}"))
                 .containsExactly(791, 9457);
     }
+
+    /**
+     * A prompt of token ids runs as given, with no BOS added (vLLM {@code parse_and_batch_prompt},
+     * vllm/inputs/parse.py); before, the mock joined the ids as text and tokenized that.
+     */
+    @Test
+    void tokenIdPrompt_isRunAsGiven_andABadIdIsA400() throws Exception {
+        for (EngineType engine : new EngineType[] {EngineType.SGLANG, EngineType.VLLM}) {
+            assertThat(ids("llama3_1", engine, ApiKind.COMPLETIONS, "{\"prompt\":[791,9457,13912]}"))
+                    .containsExactly(791, 9457, 13912);
+            assertThat(ids("llama3_1", engine, ApiKind.COMPLETIONS, "{\"prompt\":[[791],[9457,13912]]}"))
+                    .as("a batch runs as one sequence in this mock").containsExactly(791, 9457, 13912);
+        }
+        for (String bad : new String[] {"[791,\"a\"]", "[791,1.5]", "[[]]"}) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(
+                    () -> ids("llama3_1", EngineType.VLLM, ApiKind.COMPLETIONS, "{\"prompt\":" + bad + "}"))
+                    .as(bad).isInstanceOf(Replies.BadRequest.class);
+        }
+    }
 }
