@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Golden vLLM prefix-cache block hashes from the real Python stack (hashlib + cbor2 + xxhash).
 
-Reproduces vLLM's recipe with the libraries vLLM itself calls, three lines:
+Reproduces vLLM's recipe with the libraries vLLM itself calls, for both CBOR algorithms of
+--prefix-caching-hash-algo (vllm/utils/hashing.py get_hash_fn_by_name):
     sha256_cbor(x)  = hashlib.sha256(cbor2.dumps(x, canonical=True)).digest()   # vllm/utils/hashing.py
-    NONE_HASH       = sha256_cbor(os.environ["PYTHONHASHSEED"])                   # kv_cache_utils.py init_none_hash
-    block_hash(b)   = sha256_cbor((parent or NONE_HASH, tuple(tokens_b), extra_keys_b))  # hash_block_tokens
+    xxhash_cbor(x)  = xxhash.xxh3_128_digest(cbor2.dumps(x, canonical=True))     # same file, _xxhash_digest
+    NONE_HASH       = hash_fn(os.environ["PYTHONHASHSEED"])                       # kv_cache_utils.py init_none_hash
+    block_hash(b)   = hash_fn((parent or NONE_HASH, tuple(tokens_b), extra_keys_b))  # hash_block_tokens
 where extra_keys_b is None for a plain text request and (lora_name,) for every block of a LoRA request
 (vllm/v1/core/kv_cache_utils.py generate_block_hash_extra_keys, _gen_lora_extra_hash_keys), and
-the wire value is int.from_bytes(digest, "big") & (2**64 - 1) (maybe_convert_block_hash). The
-xxhash_cbor chain (xxhash.xxh3_128_digest of the same CBOR) is recorded too, for a future hasher.
+the wire value is int.from_bytes(digest, "big") & (2**64 - 1) (maybe_convert_block_hash), for a
+16-byte XXH3-128 digest as for a 32-byte SHA-256 one.
 
 Environment:
     pip install --index-url file:///opt/pypi/simple cbor2==6.1.4 xxhash==4.0.1
@@ -71,10 +73,10 @@ for seed, block_size, name, tokens, lora in CASES:
     case = {"seed": seed, "block_size": block_size, "sequence": name, "tokens": tokens, "lora_name": lora}
     for algo, fn in (("sha256_cbor", sha256_cbor), ("xxhash_cbor", xxhash_cbor)):
         none_hash, digests = chain(fn, seed, block_size, tokens, lora)
-        case[algo] = {"none_hash": none_hash.hex(), "digests": [d.hex() for d in digests],
-                      "wire": [str(wire(d)) for d in digests]}
-    case["first_block_cbor"] = cbor2.dumps(
-        (sha256_cbor(seed), tuple(tokens[:block_size]), (lora,) if lora else None), canonical=True).hex()
+        first_block_cbor = cbor2.dumps(
+            (none_hash, tuple(tokens[:block_size]), (lora,) if lora else None), canonical=True).hex()
+        case[algo] = {"none_hash": none_hash.hex(), "first_block_cbor": first_block_cbor,
+                      "digests": [d.hex() for d in digests], "wire": [str(wire(d)) for d in digests]}
     out["cases"].append(case)
 print("{\"cbor_uint\": " + json.dumps(out["cbor_uint"]) + ",\n \"cases\": [")
 print(",\n".join("  " + json.dumps(c) for c in out["cases"]))

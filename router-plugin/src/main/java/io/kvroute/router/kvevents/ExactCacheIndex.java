@@ -6,6 +6,7 @@ import io.kvroute.protocol.KvEventWire;
 import io.kvroute.protocol.PageHash;
 import io.kvroute.protocol.VllmBlockHash;
 import io.kvroute.router.policy.ExactPrefixSource;
+import io.kvroute.router.worker.VllmHashSpec;
 import io.kvroute.router.worker.Worker;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -36,9 +37,9 @@ public final class ExactCacheIndex implements ExactPrefixSource {
     /**
      * How one request is hashed: per page size, keying mode and adapter (own hashes fold it into their
      * root, vLLM's engine hashes into every block's extra keys), and for a vLLM worker keyed by engine
-     * hashes the engines' {@code PYTHONHASHSEED} (null: SGLang's page hash).
+     * hashes the engines' algorithm and {@code PYTHONHASHSEED} (null: SGLang's page hash).
      */
-    private record Hashing(int blockSize, KvHashMode mode, long loraId, String adapter, String vllmHashSeed) {}
+    private record Hashing(int blockSize, KvHashMode mode, long loraId, String adapter, VllmHashSpec vllmHash) {}
 
     /** One index answer: a table and a hashing (own and engine hashes share a table, never a slot). */
     private record Query(BlockIndex.Key key, KvHashMode mode) {}
@@ -88,7 +89,7 @@ public final class ExactCacheIndex implements ExactPrefixSource {
         if (e == null || !e.live() || e.slots().length < 2 || tokenIds == null) {
             return -1;
         }
-        long[] hashes = hash(tokenIds, new Hashing(e.blockSize(), e.hashMode(), -1, null, e.vllmHashSeed())); // base model
+        long[] hashes = hash(tokenIds, new Hashing(e.blockSize(), e.hashMode(), -1, null, e.vllmHash())); // base model
         BlockIndex.Key key = new BlockIndex.Key(e.model(), -1, e.blockSize());
         int slotCount = plane.slotCount();
         int[] matched = plane.index().match(key, hashes, slotCount);
@@ -129,7 +130,7 @@ public final class ExactCacheIndex implements ExactPrefixSource {
                 return;
             }
             long[] hashes = hashesBySpec.computeIfAbsent(
-                    new Hashing(e.blockSize(), e.hashMode(), loraId, adapter, e.vllmHashSeed()), h -> hash(tokenIds, h));
+                    new Hashing(e.blockSize(), e.hashMode(), loraId, adapter, e.vllmHash()), h -> hash(tokenIds, h));
             int[] matched = matchByQuery.computeIfAbsent(
                     new Query(new BlockIndex.Key(e.model(), loraId, e.blockSize()), e.hashMode()),
                     q -> plane.index().match(q.key(), hashes, slots));
@@ -180,7 +181,7 @@ public final class ExactCacheIndex implements ExactPrefixSource {
     }
 
     /**
-     * A vLLM worker keyed by engine hashes gets vLLM's {@code sha256_cbor} chain with {@code (lora_name,)}
+     * A vLLM worker keyed by engine hashes gets vLLM's {@code sha256_cbor} or {@code xxhash_cbor} chain with {@code (lora_name,)}
      * as every block's extra keys for an adapter (vLLM {@code vllm/v1/core/kv_cache_utils.py},
      * {@code generate_block_hash_extra_keys}). A request vLLM also salts (a {@code cache_salt}, multimodal
      * items, prompt embeds) hashes differently on the engine, so it misses here: never a false match.
@@ -189,8 +190,9 @@ public final class ExactCacheIndex implements ExactPrefixSource {
         if (h.mode() == KvHashMode.TOKENS) {
             return TokenChainHash.hashes(tokenIds, tokenIds.length, h.blockSize(), h.loraId());
         }
-        if (h.vllmHashSeed() != null) {
-            return new VllmBlockHash(h.vllmHashSeed(), h.blockSize()).hashes(tokenIds, tokenIds.length, h.adapter());
+        if (h.vllmHash() != null) {
+            return new VllmBlockHash(h.vllmHash().algo(), h.vllmHash().seed(), h.blockSize())
+                    .hashes(tokenIds, tokenIds.length, h.adapter());
         }
         return new PageHash(h.blockSize()).hashes(tokenIds, tokenIds.length);
     }

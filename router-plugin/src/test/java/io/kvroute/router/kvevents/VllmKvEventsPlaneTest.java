@@ -12,6 +12,7 @@ import io.kvroute.protocol.KvEventWire;
 import io.kvroute.router.kvevents.SubscriptionRule.Verdict;
 import io.kvroute.router.worker.EngineType;
 import io.kvroute.router.worker.KvEventsTemplate;
+import io.kvroute.router.worker.VllmHashSpec;
 import io.kvroute.router.worker.Worker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -19,13 +20,15 @@ import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.zeromq.ZContext;
 
 /**
  * The events plane against engine-shaped vLLM publishers ({@link VllmEngineFake}: no heartbeat,
  * vLLM's replay answers with their topic frame) fed vLLM's own encoding (the golden vectors), keyed
  * {@code --kv-events-hash tokens} as vLLM's seeded hashes require, and {@code engine} for a worker
- * whose template states {@code hash-algo=sha256_cbor;hash-seed=N}.
+ * whose template states {@code hash-algo=sha256_cbor;hash-seed=N} or {@code hash-algo=xxhash_cbor;hash-seed=N}.
  */
 class VllmKvEventsPlaneTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
@@ -234,7 +237,7 @@ class VllmKvEventsPlaneTest {
     }
 
     // --kv-events-hash engine for vLLM workers, end to end from the operator's template text to an exact
-    // match: the events' hashes come from the Python goldens (hashlib + cbor2, vLLM's recipe:
+    // match: the events' hashes come from the Python goldens (hashlib or python-xxhash + cbor2, vLLM's recipe:
     // vllm-hash/block_hashes.json), not from the router's hasher, and their token_ids are empty, so only
     // the router's own computation of vLLM's chain over the request can find them.
 
@@ -262,26 +265,28 @@ class VllmKvEventsPlaneTest {
         Verdict.Subscribe s = (Verdict.Subscribe) verdict;
         plane.addWorker(w.id(), w.url(), w.modelId(), s.advert().eventEndpoints(w.host()),
                 s.advert().replayEndpoints(w.host()), s.advert().topic(), s.advert().blockSize(), s.hashMode(),
-                s.vllmHashSeed());
+                s.vllmHash());
     }
 
-    private static byte[] stored(JsonNode golden, String lora) {
-        return KvEventWire.vllmBatch(1.0, List.of(KvEventWire.stored(VllmBlockHashGoldenTest.wire(golden), null,
+    /** A BlockStored batch of the golden's wire hashes under {@code algo}, without token ids (engine keying). */
+    private static byte[] stored(JsonNode golden, String algo, String lora) {
+        return KvEventWire.vllmBatch(1.0, List.of(KvEventWire.stored(VllmBlockHashGoldenTest.wire(golden, algo), null,
                 new int[0], 4, lora == null ? null : 1, lora)), 0); // vLLM's lora_id is the adapter's int id
     }
 
-    @Test
-    void statedSeedAndSha256Cbor_indexesEngineHashes_andARequestWithThoseTokensHits() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"sha256_cbor", "xxhash_cbor"})
+    void statedSeedAndCborAlgo_indexesEngineHashes_andARequestWithThoseTokensHits(String algo) throws Exception {
         JsonNode base = golden("42", 4, "small", null);
         JsonNode adapter = golden("42", 4, "small", "sql-lora");
         int[] tokens = VllmBlockHashGoldenTest.tokens(base);
         try (VllmEngineFake engine = new VllmEngineFake(ctx, "kv@pod@m")) {
-            engine.keep(stored(base, null)); // history the catch-up replay brings
-            engine.keep(stored(adapter, "sql-lora"));
+            engine.keep(stored(base, algo, null)); // history the catch-up replay brings
+            engine.keep(stored(adapter, algo, "sql-lora"));
             start();
-            Worker w = vllmWorker(engine, ";hash-algo=sha256_cbor;hash-seed=42");
+            Worker w = vllmWorker(engine, ";hash-algo=" + algo + ";hash-seed=42");
             Verdict verdict = new SubscriptionRule("engine").decide(w, 4);
-            assertThat(verdict).isEqualTo(new Verdict.Subscribe(w.kvEvents(), KvHashMode.ENGINE, "42"));
+            assertThat(verdict).isEqualTo(new Verdict.Subscribe(w.kvEvents(), KvHashMode.ENGINE, new VllmHashSpec(algo, "42")));
             subscribeAsTheWiringDoes(w, verdict);
 
             await().atMost(WAIT).until(() -> Long.valueOf(16).equals(exact.matchedTokens(List.of(w), tokens).get(w.id())));
@@ -294,14 +299,15 @@ class VllmKvEventsPlaneTest {
         }
     }
 
-    @Test
-    void anotherSeed_neverMatches() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"sha256_cbor", "xxhash_cbor"})
+    void anotherSeed_neverMatches(String algo) throws Exception {
         JsonNode seed0 = golden("0", 4, "small", null); // the engines run PYTHONHASHSEED=0
         int[] tokens = VllmBlockHashGoldenTest.tokens(seed0);
         try (VllmEngineFake engine = new VllmEngineFake(ctx, "kv@pod@m")) {
-            engine.keep(stored(seed0, null));
+            engine.keep(stored(seed0, algo, null));
             start();
-            Worker w = vllmWorker(engine, ";hash-algo=sha256_cbor;hash-seed=42"); // the operator states 42
+            Worker w = vllmWorker(engine, ";hash-algo=" + algo + ";hash-seed=42"); // the operator states 42
             subscribeAsTheWiringDoes(w, new SubscriptionRule("engine").decide(w, 4));
             await().atMost(WAIT).until(() -> !engine.replayRequests.isEmpty()
                     && plane.snapshot().get(w.id()) != null && plane.snapshot().get(w.id()).live()
@@ -315,8 +321,8 @@ class VllmKvEventsPlaneTest {
     void engineMode_refusesAVllmWorkerWithoutAStatedSeedOrReproducibleAlgo() throws Exception {
         try (VllmEngineFake engine = new VllmEngineFake(ctx, "kv@pod@m")) {
             SubscriptionRule rule = new SubscriptionRule("engine");
-            for (String parts : List.of("", ";hash-algo=sha256_cbor", ";hash-seed=42", ";hash-algo=sha256;hash-seed=42",
-                    ";hash-algo=xxhash_cbor;hash-seed=42")) {
+            for (String parts : List.of("", ";hash-algo=sha256_cbor", ";hash-algo=xxhash_cbor", ";hash-seed=42",
+                    ";hash-algo=sha256;hash-seed=42", ";hash-algo=xxhash;hash-seed=42")) {
                 Verdict v = rule.decide(vllmWorker(engine, parts), 4);
                 assertThat(v).as(parts).isInstanceOf(Verdict.Refuse.class);
                 Verdict.Refuse r = (Verdict.Refuse) v;
@@ -324,6 +330,8 @@ class VllmKvEventsPlaneTest {
                 assertThat(r.message()).as(parts).contains("sha256_cbor");
             }
             assertThat(((Verdict.Refuse) rule.decide(vllmWorker(engine, ""), 4)).message()).contains("hash-seed=");
+            assertThat(((Verdict.Refuse) rule.decide(vllmWorker(engine, ";hash-algo=xxhash;hash-seed=42"), 4)).message())
+                    .as("xxhash pickles the block").contains("pickle", "xxhash_cbor");
             Verdict auto = new SubscriptionRule("auto").decide(vllmWorker(engine, ";hash-algo=sha256_cbor;hash-seed=42"), 4);
             assertThat(auto).as("auto keeps vLLM on tokens").isEqualTo(new Verdict.Subscribe(
                     vllmWorker(engine, ";hash-algo=sha256_cbor;hash-seed=42").kvEvents(), KvHashMode.TOKENS));
