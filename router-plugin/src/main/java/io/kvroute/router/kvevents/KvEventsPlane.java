@@ -156,6 +156,15 @@ public final class KvEventsPlane implements AutoCloseable {
         metrics.refusedBigram.increment();
     }
 
+    /**
+     * Counts an exact lookup that left out workers keyed by vLLM's own hashes because the request carries
+     * what vLLM folds into them and the router cannot compute ({@link io.kvroute.router.policy.PromptExtras#unhashable}).
+     * Any thread.
+     */
+    void lookupDeclined(String reason) {
+        metrics.lookupDeclined(reason);
+    }
+
     /** Unsubscribes a worker and removes its blocks from the index. */
     public void removeWorker(String workerId) {
         requireNonNull(workerId, "workerId");

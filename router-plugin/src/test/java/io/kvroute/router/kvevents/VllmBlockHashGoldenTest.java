@@ -21,7 +21,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * {@code router-plugin/src/test/golden/generate_vllm_block_hashes.py}. The same cases for both
  * algorithms: three seeds, block sizes 1, 4 and 16, token ids at every CBOR width boundary up to
  * 2^31 - 1, zeros, lengths that are and are not multiples of the block size, with and without a LoRA
- * name: NONE_HASH, the first block's CBOR, every digest and every wire hash must match byte for byte.
+ * name, and with a {@code cache_salt} (short, 43 characters, multi-byte UTF-8, empty) with and without
+ * the name: NONE_HASH, the first block's CBOR, every digest and every wire hash must match byte for byte.
  */
 class VllmBlockHashGoldenTest {
 
@@ -29,6 +30,16 @@ class VllmBlockHashGoldenTest {
         try (InputStream in = VllmBlockHashGoldenTest.class.getResourceAsStream("/vllm-hash/block_hashes.json")) {
             return new ObjectMapper().readTree(in);
         }
+    }
+
+    /** The case's LoRA name, or null. */
+    static String lora(JsonNode c) {
+        return c.get("lora_name").isNull() ? null : c.get("lora_name").asText();
+    }
+
+    /** The case's cache salt, or null. */
+    static String salt(JsonNode c) {
+        return c.get("cache_salt").isNull() ? null : c.get("cache_salt").asText();
     }
 
     static int[] tokens(JsonNode c) {
@@ -54,29 +65,31 @@ class VllmBlockHashGoldenTest {
     void chains_equalPythonsByteForByte(String algo) throws IOException {
         HexFormat hex = HexFormat.of();
         JsonNode cases = goldens().get("cases");
-        assertThat(cases.size()).isGreaterThan(50);
+        assertThat(cases.size()).isGreaterThan(150);
         int digestBytes = algo.equals(VllmBlockHash.SHA256_CBOR) ? 32 : 16;
         for (JsonNode c : cases) {
-            String lora = c.get("lora_name").isNull() ? null : c.get("lora_name").asText();
+            String lora = lora(c);
+            String salt = salt(c);
             int[] tokens = tokens(c);
             VllmBlockHash h = new VllmBlockHash(algo, c.get("seed").asText(), c.get("block_size").asInt());
-            String what = algo + " " + c.get("seed") + "/" + c.get("block_size") + "/" + c.get("sequence") + "/" + lora;
+            String what = algo + " " + c.get("seed") + "/" + c.get("block_size") + "/" + c.get("sequence") + "/" + lora
+                    + "/" + salt;
             JsonNode expected = c.get(algo);
             assertThat(h.noneHash()).as("NONE_HASH " + what).hasSize(digestBytes);
             assertThat(hex.formatHex(h.noneHash())).as("NONE_HASH " + what)
                     .isEqualTo(expected.get("none_hash").asText());
-            assertThat(hex.formatHex(h.blockCbor(null, tokens, 0, lora))).as("first block CBOR " + what)
+            assertThat(hex.formatHex(h.blockCbor(null, tokens, 0, lora, salt))).as("first block CBOR " + what)
                     .isEqualTo(expected.get("first_block_cbor").asText());
             List<String> digests = new ArrayList<>();
             byte[] parent = null;
             for (int b = 0; b < tokens.length / h.blockSize(); b++) {
-                parent = h.digest(parent, tokens, b * h.blockSize(), lora);
+                parent = h.digest(parent, tokens, b * h.blockSize(), lora, b == 0 ? salt : null); // vLLM salts block 0
                 digests.add(hex.formatHex(parent));
             }
             List<String> expectedDigests = new ArrayList<>();
             expected.get("digests").forEach(d -> expectedDigests.add(d.asText()));
             assertThat(digests).as("digests " + what).isEqualTo(expectedDigests);
-            assertThat(h.hashes(tokens, tokens.length, lora)).as("wire " + what).containsExactly(wire(c, algo));
+            assertThat(h.hashes(tokens, tokens.length, lora, salt)).as("wire " + what).containsExactly(wire(c, algo));
         }
     }
 }

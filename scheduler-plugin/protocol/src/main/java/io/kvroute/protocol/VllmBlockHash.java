@@ -30,16 +30,19 @@ import java.util.Locale;
  *       that high half.</li>
  * </ul>
  * The parent of a block is its parent's whole digest (16 bytes for xxhash_cbor), so the two chains
- * differ from the first block on. {@code extra_keys} is None (CBOR null) for a plain text request and
- * {@code (lora_name,)} on every block of a LoRA request ({@code generate_block_hash_extra_keys},
- * {@code _gen_lora_extra_hash_keys}); multimodal ids, a cache salt and prompt embeds are not
- * reproduced here (the caller declines such requests). The wire hash is the digest's last 8 bytes read big-endian
+ * differ from the first block on. {@code extra_keys} is None (CBOR null) for a plain text request,
+ * else the tuple {@code lora_extra_keys + mm_extra_keys + cache_salt_keys + prompt_embeds_keys}
+ * ({@code generate_block_hash_extra_keys}): {@code (lora_name,)} on every block of a LoRA request
+ * ({@code _gen_lora_extra_hash_keys}), then the request's {@code cache_salt} on the first block only,
+ * when it is a non-empty string ({@code [request.cache_salt] if (start_token_idx == 0 and
+ * request.cache_salt)}). Multimodal ids and prompt-embedding hashes are not reproduced here (the
+ * caller declines such requests). The wire hash is the digest's last 8 bytes read big-endian
  * ({@code maybe_convert_block_hash}: {@code int.from_bytes(digest, "big") & (2**64-1)}), for both
  * algorithms (for xxhash_cbor: XXH3-128's low 64 bits), which is also how the event decoder folds a
  * raw-bytes hash ({@code VLLM_KV_EVENTS_USE_INT_BLOCK_HASHES=0}), so one key serves both.
  *
  * <p><b>Why hand-written CBOR.</b> The shape is fixed and tiny: a 3-array of a byte string, an array of
- * non-negative integers and null or a 1-array of a text string. Canonical CBOR (RFC 8949 §4.2.1, as
+ * non-negative integers and null or an array of one or two text strings. Canonical CBOR (RFC 8949 §4.2.1, as
  * Python's {@code cbor2.dumps(canonical=True)} writes it) only asks for the shortest argument width,
  * definite lengths and no map reordering here (there are no maps): about thirty lines, against a new
  * dependency (Jackson's CBOR module is not in this build's repository) whose canonical output would
@@ -113,15 +116,18 @@ public final class VllmBlockHash {
 
     /**
      * The digest (32 bytes for sha256_cbor, 16 for xxhash_cbor) of the block {@code tokens[from, from + blockSize)}
-     * after {@code parentDigest} (null for the first block), with {@code extra_keys = (loraName,)} or None
-     * when {@code loraName} is null.
+     * after {@code parentDigest} (null for the first block); {@link #blockCbor} says which extra keys.
      */
-    public byte[] digest(byte[] parentDigest, int[] tokens, int from, String loraName) {
-        return hash(blockCbor(parentDigest, tokens, from, loraName));
+    public byte[] digest(byte[] parentDigest, int[] tokens, int from, String loraName, String cacheSalt) {
+        return hash(blockCbor(parentDigest, tokens, from, loraName, cacheSalt));
     }
 
-    /** The canonical CBOR that {@link #digest} hashes: {@code cbor2.dumps((parent, tokens, extra_keys), canonical=True)}. */
-    public byte[] blockCbor(byte[] parentDigest, int[] tokens, int from, String loraName) {
+    /**
+     * The canonical CBOR that {@link #digest} hashes: {@code cbor2.dumps((parent, tokens, extra_keys), canonical=True)}
+     * with {@code extra_keys = (loraName, cacheSalt)} less a null name and a null or empty salt, None when
+     * neither is left. vLLM salts the first block only: the caller passes null for every other.
+     */
+    public byte[] blockCbor(byte[] parentDigest, int[] tokens, int from, String loraName, String cacheSalt) {
         cbor.reset();
         cbor.write(0x83); // array(3): the tuple (parent, tokens, extra_keys)
         byte[] parent = parentDigest == null ? noneHash : parentDigest;
@@ -135,21 +141,32 @@ public final class VllmBlockHash {
             }
             writeHead(cbor, 0, t);
         }
-        if (loraName == null) {
+        boolean salted = cacheSalt != null && !cacheSalt.isEmpty(); // vLLM: `and request.cache_salt`, "" is falsy
+        int extraKeys = (loraName == null ? 0 : 1) + (salted ? 1 : 0);
+        if (extraKeys == 0) {
             cbor.write(0xf6); // None
         } else {
-            cbor.write(0x81); // (lora_name,)
-            writeText(cbor, loraName);
+            writeHead(cbor, 4, extraKeys); // the tuple lora_extra_keys + cache_salt_keys
+            if (loraName != null) {
+                writeText(cbor, loraName);
+            }
+            if (salted) {
+                writeText(cbor, cacheSalt);
+            }
         }
         return cbor.toByteArray();
     }
 
-    /** The wire hashes of every full block of {@code tokens[0, length)}, first block first. */
-    public long[] hashes(int[] tokens, int length, String loraName) {
+    /**
+     * The wire hashes of every full block of {@code tokens[0, length)}, first block first, for a request
+     * naming {@code loraName} (null: the base model) and carrying {@code cacheSalt} (null: none), which
+     * the first block alone folds in.
+     */
+    public long[] hashes(int[] tokens, int length, String loraName, String cacheSalt) {
         long[] out = new long[length / blockSize];
         byte[] parent = null;
         for (int b = 0; b < out.length; b++) {
-            parent = digest(parent, tokens, b * blockSize, loraName);
+            parent = digest(parent, tokens, b * blockSize, loraName, b == 0 ? cacheSalt : null);
             out[b] = wireHash(parent);
         }
         return out;

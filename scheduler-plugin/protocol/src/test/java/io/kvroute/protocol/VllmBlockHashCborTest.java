@@ -61,7 +61,7 @@ class VllmBlockHashCborTest {
         assertThat(VllmBlockHash.parseAlgo("md5")).contains("unknown");
         assertThatThrownBy(() -> new VllmBlockHash("xxhash", "0", 1)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("pickle");
-        assertThatThrownBy(() -> new VllmBlockHash("sha256_cbor", "0", 1).hashes(new int[] {-1}, 1, null))
+        assertThatThrownBy(() -> new VllmBlockHash("sha256_cbor", "0", 1).hashes(new int[] {-1}, 1, null, null))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
