@@ -35,7 +35,7 @@ public record KvEventsSettings(
                         + "for SGLang), tokens (the router's own chained hash of each event's token_ids, for engines with "
                         + "unreproducible hashes such as vLLM's per-process seed), auto (tokens for vLLM workers, engine for "
                         + "the rest); engine keys a vLLM worker by vLLM's own hashes only when its template states "
-                        + "hash-algo=sha256_cbor and hash-seed=<the engines' PYTHONHASHSEED>, and refuses it otherwise "
+                        + "hash-algo=sha256_cbor or xxhash_cbor and hash-seed=<the engines' PYTHONHASHSEED>, and refuses it otherwise "
                         + "(kvroute_kv_events_workers_refused_total{reason=\"engine_hash\"})")
         String hash,
         @Setting(name = "kv-events-lower-tier-weight", defaultValue = "0", min = 0, max = 1,
@@ -49,7 +49,7 @@ public record KvEventsSettings(
                         + "of vLLM's --kv-events-config: endpoint=tcp://*:5557;replay-endpoint=tcp://*:5600;topic=kv;"
                         + "block-size=16;dp-size=2 (rank r on port + r; * or {host} is the worker URL's host; "
                         + "dp-hosts=2-3@HOST puts ranks 2-3 on another host, as vLLM's --headless nodes; dp-start-rank=S for a node "
-                        + "serving ranks S.. at its own URL, vLLM's hybrid load balancing; hash-algo=sha256_cbor;hash-seed=N "
+                        + "serving ranks S.. at its own URL, vLLM's hybrid load balancing; hash-algo=sha256_cbor|xxhash_cbor;hash-seed=N "
                         + "state vLLM's --prefix-caching-hash-algo and PYTHONHASHSEED for --kv-events-hash engine). A "
                         + "/server_info kv_events block wins over it. Unset = no template")
         String template,

@@ -206,7 +206,7 @@ public final class Dispatch implements Abortable {
         long selectStart = deps.clock().nanoTime();
         Decision decision = policy.select(new RoutingRequest(candidates, deps.inFlight()::get, route.inputTokens(),
                 hints.sessionKey(), route.tokenIds(), route.loads(), hints.routingText(), hints.adapter(),
-                route.engineTokenIds()));
+                route.engineTokenIds(), hints.extras()));
         deps.metrics().overheadStage("select", route.api().path, deps.clock().nanoTime() - selectStart);
         facts.decision(policy.name(), decision.reason().label(),
                 decision.cacheAware() == null ? -1 : decision.cacheAware().selectedMatchedTokens(), decision.worker().url());

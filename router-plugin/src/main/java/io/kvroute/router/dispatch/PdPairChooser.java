@@ -48,7 +48,8 @@ final class PdPairChooser {
         RoutingPolicy prefillChooser = routing.prefillFor(hints.sessionKey());
         long selectStart = deps.clock().nanoTime();
         Decision p = prefillChooser.select(new RoutingRequest(prefills, deps.inFlight()::get, route.inputTokens(),
-                hints.sessionKey(), route.tokenIds(), route.loads(), hints.routingText(), hints.adapter()));
+                hints.sessionKey(), route.tokenIds(), route.loads(), hints.routingText(), hints.adapter(), null,
+                hints.extras()));
         if (p.cacheAware() != null) {
             deps.metrics().cacheAware(hints.modelLabel(), p.cacheAware());
         }

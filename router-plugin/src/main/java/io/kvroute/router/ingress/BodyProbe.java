@@ -3,6 +3,7 @@ package io.kvroute.router.ingress;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvroute.router.policy.PromptExtras;
 
 /**
  * Validation of the fields the router reads (model, stream, the shape of messages/prompt/text/input_ids,
@@ -35,6 +36,18 @@ final class BodyProbe {
     boolean routerOnlyField;
     /** The body names the engine's {@code priority} (vLLM, SGLang); dropped while tenants are on. */
     boolean enginePriorityField;
+    /**
+     * vLLM's {@code cache_salt} when the body gives a string, else null (absent, JSON null, or SGLang's
+     * per-prompt list of a batch, sglang {@code python/sglang/srt/entrypoints/openai/protocol.py}).
+     */
+    String cacheSalt;
+    /**
+     * What vLLM folds into this request's block hashes that the router cannot compute
+     * ({@link PromptExtras#MULTIMODAL}, {@link PromptExtras#PROMPT_EMBEDS}), or null.
+     */
+    String unhashable;
+    /** {@code prompt_embeds} is given (not null): vLLM then needs no {@code prompt}. */
+    boolean promptEmbeds;
 
     /** Parses {@code body} ({@link RequestJson#parse}) and probes it: for tests of the probe alone. */
     static BodyProbe parse(byte[] body) throws ApiException {
@@ -121,6 +134,24 @@ final class BodyProbe {
                     }
                 }
                 break;
+            case "cache_salt":
+                // vLLM refuses anything but a non-empty string (check_cache_salt_support, vllm
+                // vllm/entrypoints/openai/chat_completion/protocol.py and completion/protocol.py); SGLang also
+                // takes a list of strings. A number, boolean or object neither takes is refused here.
+                if (value.isTextual()) {
+                    cacheSalt = value.textValue();
+                } else if (!value.isNull() && !value.isArray()) {
+                    throw new ApiException(400, "'cache_salt' must be a string (SGLang also takes a list of strings)");
+                }
+                break;
+            case "prompt_embeds":
+                // vLLM hashes each block's embeddings into its block hash (kv_cache_utils.py
+                // _gen_prompt_embeds_extra_hash_keys): not computable from the request's tokens
+                if (!value.isNull() && !(value.isArray() && value.isEmpty())) { // vLLM: an empty list is none
+                    promptEmbeds = true;
+                    unhashable = unhashable == null ? PromptExtras.PROMPT_EMBEDS : unhashable;
+                }
+                break;
             case "lora_path":
                 // a batch's per-prompt list names no single adapter: route as the base
                 if (value.isTextual()) {
@@ -143,7 +174,31 @@ final class BodyProbe {
             if (!element.isObject() || !element.path("role").isTextual()) {
                 messageProblem = "each message must be an object with a string 'role'";
             }
+            if (unhashable == null && hasNonTextPart(element.path("content"))) {
+                unhashable = PromptExtras.MULTIMODAL;
+            }
         }
+    }
+
+    /**
+     * A content part other than text: an image, audio or video item, whose hash vLLM folds into the
+     * blocks it overlaps (kv_cache_utils.py {@code _gen_mm_extra_hash_keys}).
+     */
+    private static boolean hasNonTextPart(JsonNode content) {
+        if (!content.isArray()) {
+            return false;
+        }
+        for (JsonNode part : content) {
+            if (part.isObject() && part.path("type").isTextual() && !part.path("type").textValue().equals("text")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The request's {@link PromptExtras}, for the exact KV index. */
+    PromptExtras extras() {
+        return PromptExtras.of(cacheSalt, unhashable);
     }
 
     /** An integer the client wrote that fits a long (a big integer or a fraction does not). */

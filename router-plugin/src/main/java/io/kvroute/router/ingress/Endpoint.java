@@ -23,6 +23,12 @@ enum Endpoint {
     COMPLETIONS(ApiKind.COMPLETIONS) {
         @Override
         void validate(BodyProbe body) throws ApiException {
+            // vLLM takes prompt_embeds in place of a prompt (CompletionRequest.validate_prompt_and_prompt_embeds,
+            // vllm vllm/entrypoints/openai/completion/protocol.py)
+            boolean noPrompt = body.prompt == null || body.prompt == JsonToken.VALUE_NULL;
+            if (noPrompt && body.promptEmbeds) {
+                return;
+            }
             if (body.prompt != JsonToken.VALUE_STRING && body.prompt != JsonToken.START_ARRAY) {
                 throw new ApiException(400, "'prompt' must be a string or an array");
             }

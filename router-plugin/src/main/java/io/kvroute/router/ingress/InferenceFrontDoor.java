@@ -274,7 +274,7 @@ public final class InferenceFrontDoor {
             JsonFields.dropNulls(tree); // null means absent: the PD path rewrites this body, so say so once
             Route route = new Route(endpoint.api, tokens.outgoingBody(), tree.path("stream").asBoolean(false),
                     tokens.inputTokens(), tokens.tokens() == null ? null : tokens.tokens().ids(), deps.loads().snapshot(),
-                    new RouteHints(sessionKey, tokens.routingText(), modelLabel, adapter), decodes,
+                    new RouteHints(sessionKey, tokens.routingText(), modelLabel, adapter, probe.extras()), decodes,
                     routerIds ? body : null); // non-null: the tree's input_ids are the router's, left out for vLLM legs
             if (identity == null) {
                 new PdDispatch(deps, pdRouting, route, tree, prefills, decodes, sink, startNanos).start();
@@ -300,7 +300,7 @@ public final class InferenceFrontDoor {
                 callerSentIds);
         Route route = new Route(endpoint.api, tokens.outgoingBody(), probe.stream, tokens.inputTokens(),
                 tokens.tokens() == null ? null : tokens.tokens().ids(), deps.loads().snapshot(),
-                new RouteHints(sessionKey, tokens.routingText(), modelLabel, adapter), eligible,
+                new RouteHints(sessionKey, tokens.routingText(), modelLabel, adapter, probe.extras()), eligible,
                 tokens.outgoingBody() == body ? null : body, enginePriority, tokens.engineTokenIds());
         if (identity == null) {
             new Dispatch(deps, plainRouting, route, sink, startNanos).start();

@@ -6,6 +6,8 @@ import io.kvroute.protocol.KvEventWire;
 import io.kvroute.protocol.PageHash;
 import io.kvroute.protocol.VllmBlockHash;
 import io.kvroute.router.policy.ExactPrefixSource;
+import io.kvroute.router.policy.PromptExtras;
+import io.kvroute.router.worker.VllmHashSpec;
 import io.kvroute.router.worker.Worker;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -31,17 +33,28 @@ import java.util.Map;
  * {@code --router-disk-cache-hit-weight} (ai-dynamo/dynamo {@code lib/kv-router/src/scheduling/overlap.rs},
  * {@code build_overlap_scores_response}); here one weight serves every lower tier. Matched tokens
  * are then the credit in blocks × block size, rounded.
+ *
+ * <p><b>What vLLM adds to a block's hash.</b> A worker keyed by vLLM's own hashes is looked up with the
+ * request's {@link PromptExtras}: its {@code cache_salt} is folded into the first block as vLLM does; a
+ * request with multimodal items or prompt embeddings, whose hashes vLLM computes from the decoded media
+ * and tensors, gets no answer for such a worker (the tree answers in {@code --cache-index auto}), counted
+ * per lookup in {@code kvroute_kv_events_lookups_declined_total{reason}}. Workers keyed by tokens ignore
+ * the extras.
  */
 public final class ExactCacheIndex implements ExactPrefixSource {
     /**
      * How one request is hashed: per page size, keying mode and adapter (own hashes fold it into their
      * root, vLLM's engine hashes into every block's extra keys), and for a vLLM worker keyed by engine
-     * hashes the engines' {@code PYTHONHASHSEED} (null: SGLang's page hash).
+     * hashes the engines' algorithm and {@code PYTHONHASHSEED} (null: SGLang's page hash).
      */
-    private record Hashing(int blockSize, KvHashMode mode, long loraId, String adapter, String vllmHashSeed) {}
+    private record Hashing(int blockSize, KvHashMode mode, long loraId, String adapter, VllmHashSpec vllmHash,
+                           String cacheSalt) {}
 
-    /** One index answer: a table and a hashing (own and engine hashes share a table, never a slot). */
-    private record Query(BlockIndex.Key key, KvHashMode mode) {}
+    /**
+     * One index answer: a table and a hashing (own and engine hashes share a table, never a slot; two vLLM
+     * workers of one model hashing with other algorithms or seeds share it too, with other hashes).
+     */
+    private record Query(BlockIndex.Key key, KvHashMode mode, VllmHashSpec vllmHash) {}
 
     private final KvEventsPlane plane;
     private final double lowerTierWeight;
@@ -63,13 +76,19 @@ public final class ExactCacheIndex implements ExactPrefixSource {
      */
     @Override
     public Map<String, Long> matchedTokens(List<Worker> candidates, int[] tokenIds, String adapter) {
+        return matchedTokens(candidates, tokenIds, adapter, PromptExtras.NONE);
+    }
+
+    @Override
+    public Map<String, Long> matchedTokens(List<Worker> candidates, int[] tokenIds, String adapter,
+            PromptExtras extras) {
         long loraId = adapter == null ? -1 : KvEventWire.loraIdOf(adapter);
         KvEventsSnapshot snap = plane.snapshot();
         Map<String, KvEventsSnapshot.WorkerEvents> subscribed = snap.workers();
         if (subscribed.isEmpty()) {
             return Map.of(); // no worker publishes: nothing to hash, nothing to scan
         }
-        Answers answers = new Answers(tokenIds, plane.slotCount(), loraId, adapter);
+        Answers answers = new Answers(tokenIds, plane.slotCount(), loraId, adapter, extras);
         if (subscribed.size() < candidates.size()) {
             // walk the smaller side: answers for subscribed workers outside the candidates are dropped by
             // the caller, which keys the answers by its candidates (ExactPrefixSource's contract)
@@ -79,17 +98,27 @@ public final class ExactCacheIndex implements ExactPrefixSource {
                 answers.add(w.id(), snap.get(w.id()));
             }
         }
+        if (answers.declined) {
+            plane.lookupDeclined(extras.unhashable());
+        }
         return answers.out;
     }
 
     @Override
     public int bestRank(Worker worker, int[] tokenIds) {
+        return bestRank(worker, tokenIds, null, PromptExtras.NONE);
+    }
+
+    @Override
+    public int bestRank(Worker worker, int[] tokenIds, String adapter, PromptExtras extras) {
         KvEventsSnapshot.WorkerEvents e = plane.snapshot().get(worker.id());
-        if (e == null || !e.live() || e.slots().length < 2 || tokenIds == null) {
+        if (e == null || !e.live() || e.slots().length < 2 || tokenIds == null || unhashable(e, extras)) {
             return -1;
         }
-        long[] hashes = hash(tokenIds, new Hashing(e.blockSize(), e.hashMode(), -1, null, e.vllmHashSeed())); // base model
-        BlockIndex.Key key = new BlockIndex.Key(e.model(), -1, e.blockSize());
+        long loraId = adapter == null ? -1 : KvEventWire.loraIdOf(adapter);
+        long[] hashes = hash(tokenIds, new Hashing(e.blockSize(), e.hashMode(), loraId, adapter, e.vllmHash(),
+                extras.cacheSalt()));
+        BlockIndex.Key key = new BlockIndex.Key(e.model(), loraId, e.blockSize());
         int slotCount = plane.slotCount();
         int[] matched = plane.index().match(key, hashes, slotCount);
         Extensions extensions = new Extensions(key, hashes, slotCount);
@@ -116,25 +145,33 @@ public final class ExactCacheIndex implements ExactPrefixSource {
         private final int slots;
         private final long loraId;
         private final String adapter;
+        private final PromptExtras extras;
+        /** A worker was left out: its engine hashes cannot be computed for this request. */
+        boolean declined;
 
-        Answers(int[] tokenIds, int slots, long loraId, String adapter) {
+        Answers(int[] tokenIds, int slots, long loraId, String adapter, PromptExtras extras) {
             this.tokenIds = tokenIds;
             this.slots = slots;
             this.loraId = loraId;
             this.adapter = adapter;
+            this.extras = extras;
         }
 
         void add(String workerId, KvEventsSnapshot.WorkerEvents e) {
             if (e == null || !e.live()) {
                 return;
             }
-            long[] hashes = hashesBySpec.computeIfAbsent(
-                    new Hashing(e.blockSize(), e.hashMode(), loraId, adapter, e.vllmHashSeed()), h -> hash(tokenIds, h));
+            if (unhashable(e, extras)) {
+                declined = true;
+                return;
+            }
+            long[] hashes = hashesBySpec.computeIfAbsent(new Hashing(e.blockSize(), e.hashMode(), loraId, adapter,
+                    e.vllmHash(), extras.cacheSalt()), h -> hash(tokenIds, h));
             int[] matched = matchByQuery.computeIfAbsent(
-                    new Query(new BlockIndex.Key(e.model(), loraId, e.blockSize()), e.hashMode()),
+                    new Query(new BlockIndex.Key(e.model(), loraId, e.blockSize()), e.hashMode(), e.vllmHash()),
                     q -> plane.index().match(q.key(), hashes, slots));
             Extensions extensions = lowerTierWeight == 0 ? null : extensionsByQuery.computeIfAbsent(
-                    new Query(new BlockIndex.Key(e.model(), loraId, e.blockSize()), e.hashMode()),
+                    new Query(new BlockIndex.Key(e.model(), loraId, e.blockSize()), e.hashMode(), e.vllmHash()),
                     q -> new Extensions(q.key(), hashes, slots));
             double best = 0;
             for (int slot : e.slots()) {
@@ -179,18 +216,25 @@ public final class ExactCacheIndex implements ExactPrefixSource {
         }
     }
 
+    /** A worker keyed by vLLM's own hashes, which this request's multimodal items or embeddings make unknowable. */
+    private static boolean unhashable(KvEventsSnapshot.WorkerEvents e, PromptExtras extras) {
+        return e.vllmHash() != null && extras.unhashable() != null;
+    }
+
     /**
-     * A vLLM worker keyed by engine hashes gets vLLM's {@code sha256_cbor} chain with {@code (lora_name,)}
-     * as every block's extra keys for an adapter (vLLM {@code vllm/v1/core/kv_cache_utils.py},
-     * {@code generate_block_hash_extra_keys}). A request vLLM also salts (a {@code cache_salt}, multimodal
-     * items, prompt embeds) hashes differently on the engine, so it misses here: never a false match.
+     * A vLLM worker keyed by engine hashes gets vLLM's {@code sha256_cbor} or {@code xxhash_cbor} chain with
+     * {@code (lora_name,)} as every block's extra keys for an adapter and the request's {@code cache_salt}
+     * after it on the first block (vLLM {@code vllm/v1/core/kv_cache_utils.py},
+     * {@code generate_block_hash_extra_keys}); requests with multimodal items or prompt embeddings never get
+     * here ({@link #unhashable}).
      */
     private static long[] hash(int[] tokenIds, Hashing h) {
         if (h.mode() == KvHashMode.TOKENS) {
             return TokenChainHash.hashes(tokenIds, tokenIds.length, h.blockSize(), h.loraId());
         }
-        if (h.vllmHashSeed() != null) {
-            return new VllmBlockHash(h.vllmHashSeed(), h.blockSize()).hashes(tokenIds, tokenIds.length, h.adapter());
+        if (h.vllmHash() != null) {
+            return new VllmBlockHash(h.vllmHash().algo(), h.vllmHash().seed(), h.blockSize())
+                    .hashes(tokenIds, tokenIds.length, h.adapter(), h.cacheSalt());
         }
         return new PageHash(h.blockSize()).hashes(tokenIds, tokenIds.length);
     }

@@ -1,6 +1,7 @@
 package io.kvroute.router.kvevents;
 
 import io.kvroute.protocol.KvMalformedReason;
+import io.kvroute.router.policy.PromptExtras;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -36,6 +37,8 @@ final class KvEventsMetrics {
     final Counter ignoredGroup;
     final Counter refusedBigram;
     private final EnumMap<KvMalformedReason, Counter> malformed = new EnumMap<>(KvMalformedReason.class);
+    /** Per {@link PromptExtras#unhashable} reason: lookups that left vLLM engine-hash workers out. */
+    private final Map<String, Counter> lookupsDeclined = new HashMap<>();
     /** Per publisher (an engine dp rank): its silent and age gauges. Events thread only. */
     private final Map<Object, List<Gauge>> publisherGauges = new HashMap<>();
 
@@ -66,6 +69,13 @@ final class KvEventsMetrics {
         refusedBigram = register(Counter.builder("kvroute.kv.events.workers.refused").tag("reason", "bigram_pages")
                 .description(SubscriptionRule.REFUSED_DESCRIPTION)
                 .register(registry));
+        for (String reason : List.of(PromptExtras.MULTIMODAL, PromptExtras.PROMPT_EMBEDS)) {
+            lookupsDeclined.put(reason, register(Counter.builder("kvroute.kv.events.lookups.declined").tag("reason", reason)
+                    .description("Exact-index lookups that left out vLLM workers keyed by engine hashes (--kv-events-hash "
+                            + "engine): the request carries what vLLM folds into its block hashes and the router cannot "
+                            + "compute, multimodal (a chat content part other than text) or prompt_embeds")
+                    .register(registry)));
+        }
         for (KvMalformedReason r : KvMalformedReason.values()) {
             malformed.put(r, register(Counter.builder("kvroute.kv.events.malformed").tag("reason", r.label())
                     .description("KV-event messages or events dropped").register(registry)));
@@ -120,6 +130,14 @@ final class KvEventsMetrics {
 
     void malformed(KvMalformedReason reason) {
         malformed.get(reason).increment();
+    }
+
+    void lookupDeclined(String reason) {
+        Counter c = lookupsDeclined.get(reason);
+        if (c == null) {
+            throw new IllegalStateException("no declined-lookup counter for reason " + reason);
+        }
+        c.increment();
     }
 
     private Counter counter(String name, String description) {

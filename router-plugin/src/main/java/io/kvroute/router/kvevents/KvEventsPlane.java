@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.kvroute.protocol.KvEventBatch;
 import io.kvroute.protocol.KvEventWire;
 import io.kvroute.protocol.KvMalformedReason;
+import io.kvroute.router.worker.VllmHashSpec;
 import io.kvroute.router.zmq.SubscriberLoop.Subscription;
 import io.kvroute.router.zmq.SubscriberLoop;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -67,7 +68,7 @@ public final class KvEventsPlane implements AutoCloseable {
 
     private record Add(String workerId, String workerLabel, String model, List<String> eventEndpoints,
                        List<String> replayEndpoints, String topic, int blockSize, KvHashMode hashMode,
-                       String vllmHashSeed) {}
+                       VllmHashSpec vllmHash) {}
 
     private final KvEventsConfig cfg;
     private final LongSupplier nanoClock;
@@ -127,11 +128,11 @@ public final class KvEventsPlane implements AutoCloseable {
     }
 
     /**
-     * As above, for a vLLM worker keyed by its engine hashes when {@code vllmHashSeed} (the engines'
-     * {@code PYTHONHASHSEED}, {@code sha256_cbor}) is not null: queries then follow vLLM's chain.
+     * As above, for a vLLM worker keyed by its engine hashes when {@code vllmHash} (a reproducible
+     * algorithm and the engines' {@code PYTHONHASHSEED}) is not null: queries then follow vLLM's chain.
      */
     public void addWorker(String workerId, String workerLabel, String model, List<String> eventEndpoints,
-            List<String> replayEndpoints, String topic, int blockSize, KvHashMode hashMode, String vllmHashSeed) {
+            List<String> replayEndpoints, String topic, int blockSize, KvHashMode hashMode, VllmHashSpec vllmHash) {
         requireNonNull(workerId, "workerId");
         requireNonNull(workerLabel, "workerLabel");
         requireNonNull(hashMode, "hashMode");
@@ -143,7 +144,7 @@ public final class KvEventsPlane implements AutoCloseable {
         }
         Add add = new Add(workerId, workerLabel, model == null ? "" : model, List.copyOf(eventEndpoints),
                 List.copyOf(replayEndpoints), topic == null ? "" : topic, blockSize, hashMode,
-                hashMode == KvHashMode.ENGINE ? vllmHashSeed : null);
+                hashMode == KvHashMode.ENGINE ? vllmHash : null);
         loop.execute(() -> subscribe(add));
     }
 
@@ -153,6 +154,15 @@ public final class KvEventsPlane implements AutoCloseable {
      */
     public void refuseBigramWorker() {
         metrics.refusedBigram.increment();
+    }
+
+    /**
+     * Counts an exact lookup that left out workers keyed by vLLM's own hashes because the request carries
+     * what vLLM folds into them and the router cannot compute ({@link io.kvroute.router.policy.PromptExtras#unhashable}).
+     * Any thread.
+     */
+    void lookupDeclined(String reason) {
+        metrics.lookupDeclined(reason);
     }
 
     /** Unsubscribes a worker and removes its blocks from the index. */
@@ -388,7 +398,7 @@ public final class KvEventsPlane implements AutoCloseable {
             EventRank first = ranks.get(0);
             out.put(e.getKey(), new KvEventsSnapshot.WorkerEvents(first.model, first.blockSize, slots,
                     List.copyOf(states), live, first.keying != null ? KvHashMode.TOKENS : KvHashMode.ENGINE,
-                    adds.get(e.getKey()).vllmHashSeed()));
+                    adds.get(e.getKey()).vllmHash()));
         }
         snapshot = new KvEventsSnapshot(snapshot.version() + 1, Map.copyOf(out));
     }

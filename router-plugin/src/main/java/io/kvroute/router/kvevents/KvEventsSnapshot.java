@@ -1,5 +1,6 @@
 package io.kvroute.router.kvevents;
 
+import io.kvroute.router.worker.VllmHashSpec;
 import java.util.List;
 import java.util.Map;
 
@@ -16,11 +17,11 @@ public record KvEventsSnapshot(long version, Map<String, WorkerEvents> workers) 
      * @param live true when every rank's stream is LIVE, or NEW (it has sent nothing and has nothing to
      *        catch up from, so it holds nothing): the index is exact for this worker
      * @param hashMode how its blocks are keyed, so a query hashes the request the same way
-     * @param vllmHashSeed for a vLLM worker keyed by its engine hashes, the engines' {@code PYTHONHASHSEED}
-     *        (queries follow vLLM's chain, {@link io.kvroute.protocol.VllmBlockHash}); null otherwise
+     * @param vllmHash for a vLLM worker keyed by its engine hashes, the engines' algorithm and
+     *        {@code PYTHONHASHSEED} (queries follow vLLM's chain, {@link io.kvroute.protocol.VllmBlockHash}); null otherwise
      */
     public record WorkerEvents(String model, int blockSize, int[] slots, List<String> states, boolean live,
-                               KvHashMode hashMode, String vllmHashSeed) {
+                               KvHashMode hashMode, VllmHashSpec vllmHash) {
         public WorkerEvents(String model, int blockSize, int[] slots, List<String> states, boolean live,
                 KvHashMode hashMode) {
             this(model, blockSize, slots, states, live, hashMode, null);

@@ -30,7 +30,8 @@ import java.util.Locale;
  *       random bytes per process unless {@code PYTHONHASHSEED} is set, over pickle or CBOR of
  *       {@code (parent, tokens, extra_keys)} (vLLM {@code vllm/v1/core/kv_cache_utils.py}
  *       {@code init_none_hash}, {@code hash_block_tokens}); the router computes that chain
- *       ({@link VllmBlockHash}) only for {@code hash-algo=sha256_cbor} with a stated {@code hash-seed}
+ *       ({@link VllmBlockHash}) only for {@code hash-algo=sha256_cbor} or {@code xxhash_cbor} with a stated
+ *       {@code hash-seed}
  *       ({@link VllmHashSpec#unreproducibleReason()}), so other engine keys could never match a query.</li>
  * </ul>
  *
@@ -57,10 +58,10 @@ public final class SubscriptionRule {
         /**
          * Subscribe with these facts.
          *
-         * @param vllmHashSeed the {@code PYTHONHASHSEED} of a vLLM worker keyed by its engine hashes
-         *        ({@code sha256_cbor}): queries are hashed with {@link VllmBlockHash}; null otherwise
+         * @param vllmHash how a vLLM worker keyed by its engine hashes hashes its blocks (a reproducible
+         *        algorithm and the {@code PYTHONHASHSEED}): queries are hashed with {@link VllmBlockHash}; null otherwise
          */
-        record Subscribe(KvEventsAdvert advert, KvHashMode hashMode, String vllmHashSeed) implements Verdict {
+        record Subscribe(KvEventsAdvert advert, KvHashMode hashMode, VllmHashSpec vllmHash) implements Verdict {
             public Subscribe(KvEventsAdvert advert, KvHashMode hashMode) {
                 this(advert, hashMode, null);
             }
@@ -79,7 +80,7 @@ public final class SubscriptionRule {
     /** Description of {@code kvroute_kv_events_workers_refused_total}, the same wherever the meter is registered. */
     public static final String REFUSED_DESCRIPTION = "Workers not subscribed for the exact index, by reason: bigram_pages "
             + "(an EAGLE-family SGLang engine), no_block_size, block_size_mismatch (template or advert vs the engine's "
-            + "/metrics), engine_hash (--kv-events-hash engine on a vLLM worker without hash-algo=sha256_cbor and hash-seed)";
+            + "/metrics), engine_hash (--kv-events-hash engine on a vLLM worker without hash-algo=sha256_cbor or xxhash_cbor and hash-seed)";
 
     private final String hashFlag;
 
@@ -126,7 +127,7 @@ public final class SubscriptionRule {
                         return new Verdict.Refuse(Refusal.ENGINE_HASH, "--kv-events-hash engine cannot compute this "
                                 + "vLLM engine's block hashes: " + why + " (or use --kv-events-hash auto or tokens)");
                     }
-                    return new Verdict.Subscribe(advert, KvHashMode.ENGINE, spec.seed());
+                    return new Verdict.Subscribe(advert, KvHashMode.ENGINE, spec);
                 }
                 mode = KvHashMode.ENGINE;
             }

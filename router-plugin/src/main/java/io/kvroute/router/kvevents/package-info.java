@@ -11,8 +11,8 @@
  * {@link io.kvroute.protocol.KvEventWire} (both wire encodings, shared with the scheduler plugin),
  * {@link io.kvroute.router.kvevents.PublisherStream} (sequence, gaps, replay, restarts),
  * {@link io.kvroute.protocol.PageHash} (SGLang's chained page hash),
- * {@link io.kvroute.protocol.VllmBlockHash} (vLLM's {@code sha256_cbor} chain, for a vLLM worker
- * whose template states its seed; {@link io.kvroute.router.kvevents.SubscriptionRule} decides) and
+ * {@link io.kvroute.protocol.VllmBlockHash} (vLLM's {@code sha256_cbor} and {@code xxhash_cbor} chains, for a
+ * vLLM worker whose template states its algorithm and seed; {@link io.kvroute.router.kvevents.SubscriptionRule} decides) and
  * the index. For
  * engines whose hashes cannot be reproduced ({@code --kv-events-hash tokens}):
  * {@link io.kvroute.router.kvevents.TokenChainHash} (the router's own hash of token ids, used for

@@ -102,7 +102,7 @@ final class KvEventsWiring {
                 KvEventsAdvert advert = s.advert();
                 String host = worker.host();
                 plane.addWorker(worker.id(), worker.url(), worker.modelId(), advert.eventEndpoints(host),
-                        advert.replayEndpoints(host), advert.topic(), advert.blockSize(), s.hashMode(), s.vllmHashSeed());
+                        advert.replayEndpoints(host), advert.topic(), advert.blockSize(), s.hashMode(), s.vllmHash());
                 subscribed.add(worker.id());
                 // new endpoints may be refused again later: that is a new fact, logged and counted anew
                 reported.removeIf(key -> key.startsWith(worker.id() + " "));

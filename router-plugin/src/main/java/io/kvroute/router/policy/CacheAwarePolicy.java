@@ -267,7 +267,7 @@ public final class CacheAwarePolicy implements RoutingPolicy {
         ExactPrefixSource exactSource = exact;
         Map<String, Long> exactTokens = exactSource == null || request.tokenIds() == null ? Map.of()
                 : EngineTokenIds.matchedTokens(exactSource, pool, request.tokenIds(), request.engineTokenIds(),
-                        request.adapter());
+                        request.adapter(), request.extras());
         if (!exactTokens.isEmpty() && match != null && key != null) {
             exactTokens = withInflightClaims(exactTokens, match, key);
         }
@@ -405,7 +405,8 @@ public final class CacheAwarePolicy implements RoutingPolicy {
             // rank by header (vLLM's X-data-parallel-rank); SGLang's own DP controller places requests itself
             ExactPrefixSource exactSource = exact;
             int rank = selected > 0 && exactSource != null && exactlyMatched.contains(worker.id())
-                    && worker.engine() == EngineType.VLLM ? exactSource.bestRank(worker, idsOf(worker)) : -1;
+                    && worker.engine() == EngineType.VLLM
+                    ? exactSource.bestRank(worker, idsOf(worker), request.adapter(), request.extras()) : -1;
             CacheAwareDetail detail = new CacheAwareDetail(label, gateRejections, admissionRejections, overrides,
                     selected, bestMatched, match, gateBlind,
                     exactIndexOnly || exactlyMatched.contains(worker.id())

@@ -97,9 +97,9 @@ public final class EngineTokenIds {
      * @param byEngine the request's per-engine ids, or null: {@code tokenIds} for every worker
      */
     static Map<String, Long> matchedTokens(ExactPrefixSource source, List<Worker> candidates, int[] tokenIds,
-            EngineTokenIds byEngine, String adapter) {
+            EngineTokenIds byEngine, String adapter, PromptExtras extras) {
         if (byEngine == null) {
-            return source.matchedTokens(candidates, tokenIds, adapter);
+            return source.matchedTokens(candidates, tokenIds, adapter, extras);
         }
         Map<int[], List<Worker>> groups = null;
         EngineType lastEngine = null;
@@ -121,11 +121,11 @@ public final class EngineTokenIds {
             }
         }
         if (groups == null) {
-            return source.matchedTokens(candidates, byEngine.primary, adapter);
+            return source.matchedTokens(candidates, byEngine.primary, adapter, extras);
         }
         Map<String, Long> out = new HashMap<>();
         groups.forEach((ids, workers) -> {
-            Map<String, Long> answers = source.matchedTokens(workers, ids, adapter);
+            Map<String, Long> answers = source.matchedTokens(workers, ids, adapter, extras);
             for (Worker w : workers) {
                 Long matched = answers.get(w.id());
                 if (matched != null) {

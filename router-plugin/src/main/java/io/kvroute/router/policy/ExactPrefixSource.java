@@ -34,11 +34,31 @@ public interface ExactPrefixSource {
     }
 
     /**
+     * As {@link #bestRank(Worker, int[])} for a request naming {@code adapter} (null: the base model) and
+     * carrying {@code extras}: the rank holding the longest prefix of the blocks this request would reuse. A
+     * source that keys blocks by neither answers as for the base model.
+     */
+    default int bestRank(Worker worker, int[] tokenIds, String adapter, PromptExtras extras) {
+        return bestRank(worker, tokenIds);
+    }
+
+    /**
      * As {@link #matchedTokens(List, int[])} for a request naming LoRA adapter {@code adapter} (null:
      * the base model): only blocks stored under that adapter count. A source that does not key
      * blocks by adapter answers for the base model only, and nothing for an adapter.
      */
     default Map<String, Long> matchedTokens(List<Worker> candidates, int[] tokenIds, String adapter) {
         return adapter == null ? matchedTokens(candidates, tokenIds) : Map.of();
+    }
+
+    /**
+     * As {@link #matchedTokens(List, int[], String)} for a request that also carries {@code extras}: a source
+     * keyed by an engine's own block hashes counts only blocks hashed with them (vLLM folds a cache salt
+     * into the first block), and answers nothing for a worker whose hashes it cannot compute for this
+     * request (multimodal items, prompt embeddings). A source keyed by tokens ignores them.
+     */
+    default Map<String, Long> matchedTokens(List<Worker> candidates, int[] tokenIds, String adapter,
+            PromptExtras extras) {
+        return matchedTokens(candidates, tokenIds, adapter);
     }
 }

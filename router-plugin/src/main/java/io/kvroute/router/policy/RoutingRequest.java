@@ -23,11 +23,20 @@ import java.util.function.ToIntFunction;
  *     scoped by it, so the same prompt under two adapters is never a hit for the other
  * @param engineTokenIds a chat's ids as each engine computes them, for the exact KV index (whose primary ids
  *     are {@code tokenIds}), or null when {@code tokenIds} hold for every engine
+ * @param extras what else vLLM folds into the request's block hashes (a cache salt, multimodal items, prompt
+ *     embeddings), for the exact KV index; never null ({@link PromptExtras#NONE})
  */
 public record RoutingRequest(
         List<Worker> candidates, ToIntFunction<String> inFlight, long inputTokens, String sessionKey, int[] tokenIds,
         io.kvroute.router.load.EngineLoadSnapshot loads, String routingText, String adapter,
-        EngineTokenIds engineTokenIds) {
+        EngineTokenIds engineTokenIds, PromptExtras extras) {
+
+    public RoutingRequest(List<Worker> candidates, ToIntFunction<String> inFlight, long inputTokens, String sessionKey,
+            int[] tokenIds, io.kvroute.router.load.EngineLoadSnapshot loads, String routingText, String adapter,
+            EngineTokenIds engineTokenIds) {
+        this(candidates, inFlight, inputTokens, sessionKey, tokenIds, loads, routingText, adapter, engineTokenIds,
+                PromptExtras.NONE);
+    }
 
     public RoutingRequest(List<Worker> candidates, ToIntFunction<String> inFlight, long inputTokens, String sessionKey,
             int[] tokenIds, io.kvroute.router.load.EngineLoadSnapshot loads, String routingText, String adapter) {
@@ -61,11 +70,12 @@ public record RoutingRequest(
         }
         candidates = List.copyOf(candidates);
         inFlight = FrozenInFlight.of(candidates, inFlight);
+        extras = extras == null ? PromptExtras.NONE : extras;
     }
 
     /** The same request over another candidate list (a fallback over a subset). */
     RoutingRequest withCandidates(List<Worker> subset) {
         return new RoutingRequest(subset, inFlight, inputTokens, sessionKey, tokenIds, loads, routingText, adapter,
-                engineTokenIds);
+                engineTokenIds, extras);
     }
 }

@@ -6,6 +6,7 @@
  * checks in {@code CacheAdmission}, keys in {@code CacheKey}); session affinity wraps any policy in
  * {@link io.kvroute.router.policy.StickySessionPolicy}. docs/routing.md draws the ladder. The exact KV index
  * ({@link io.kvroute.router.policy.ExactPrefixSource}) asks each worker with its own engine's ids
- * ({@link io.kvroute.router.policy.EngineTokenIds}).
+ * ({@link io.kvroute.router.policy.EngineTokenIds}) and what else the engine hashes into the request's blocks
+ * ({@link io.kvroute.router.policy.PromptExtras}).
  */
 package io.kvroute.router.policy;

@@ -39,8 +39,8 @@ public record VllmHashSpec(String algo, String seed) {
     /** Null when the router can compute these hashes, else what the operator must state or change. */
     public String unreproducibleReason() {
         if (algo == null || seed == null) {
-            return "state how vLLM hashes its blocks in the worker's KV-event template: hash-algo=sha256_cbor "
-                    + "(vLLM --prefix-caching-hash-algo sha256_cbor) and hash-seed=<the PYTHONHASHSEED every engine "
+            return "state how vLLM hashes its blocks in the worker's KV-event template: hash-algo=sha256_cbor or "
+                    + "xxhash_cbor (vLLM --prefix-caching-hash-algo) and hash-seed=<the PYTHONHASHSEED every engine "
                     + "and rank runs with>; without a seed vLLM's hashes are random per process";
         }
         return VllmBlockHash.parseAlgo(algo);

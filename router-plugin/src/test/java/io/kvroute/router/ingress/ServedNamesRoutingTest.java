@@ -5,23 +5,17 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvroute.router.LoopbackServer;
+import io.kvroute.router.VllmStubWorker;
 import io.kvroute.router.plugin.RouterMain;
 import io.kvroute.router.worker.Worker;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.eclipse.jetty.io.Content;
-import org.eclipse.jetty.server.Handler;
-import org.eclipse.jetty.server.Request;
-import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.util.Callback;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,41 +30,6 @@ class ServedNamesRoutingTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
-    /** A vLLM-shaped worker whose /v1/models lists {@code names} as base cards; records the bodies it gets. */
-    private static Server vllmStub(List<String> names, List<String> received) throws Exception {
-        StringBuilder cards = new StringBuilder();
-        for (String n : names) {
-            cards.append(cards.length() == 0 ? "" : ",").append("{\"id\":\"").append(n)
-                    .append("\",\"object\":\"model\",\"owned_by\":\"vllm\",\"root\":\"/models/x\",\"parent\":null}");
-        }
-        String models = "{\"object\":\"list\",\"data\":[" + cards + "]}";
-        return LoopbackServer.start(new Handler.Abstract() {
-            @Override
-            public boolean handle(Request request, Response response, Callback callback) throws Exception {
-                String path = Request.getPathInContext(request);
-                String answer;
-                if (path.equals("/v1/models")) {
-                    answer = models;
-                } else if (path.equals("/health")) {
-                    answer = "";
-                } else if (path.equals("/v1/chat/completions")) {
-                    received.add(Content.Source.asString(request, StandardCharsets.UTF_8));
-                    answer = "{\"id\":\"c\",\"object\":\"chat.completion\",\"model\":\"m\",\"choices\":[{\"index\":0,"
-                            + "\"message\":{\"role\":\"assistant\",\"content\":\"hi\"},\"finish_reason\":\"stop\"}],"
-                            + "\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1,\"total_tokens\":2}}";
-                } else {
-                    response.setStatus(404); // no /server_info: vLLM in production
-                    callback.succeeded();
-                    return true;
-                }
-                response.setStatus(200);
-                response.getHeaders().put("Content-Type", "application/json");
-                response.write(true, ByteBuffer.wrap(answer.getBytes(StandardCharsets.UTF_8)), callback);
-                return true;
-            }
-        });
-    }
-
     private static HttpResponse<String> chat(RouterMain.RunningRouter router, String model) throws Exception {
         String body = "{\"model\":\"" + model + "\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":1}";
         return HTTP.send(HttpRequest.newBuilder(URI.create(router.baseUrl() + "/v1/chat/completions"))
@@ -82,8 +41,8 @@ class ServedNamesRoutingTest {
     void everyServedNameOfAModel_routesToItsWorker_withTheNameTheClientSent() throws Exception {
         List<String> atQwen = new CopyOnWriteArrayList<>();
         List<String> atLlama = new CopyOnWriteArrayList<>();
-        Server qwen = vllmStub(List.of("qwen3", "qwen3-chat"), atQwen);
-        Server llama = vllmStub(List.of("llama"), atLlama);
+        Server qwen = VllmStubWorker.start(List.of("qwen3", "qwen3-chat"), atQwen);
+        Server llama = VllmStubWorker.start(List.of("llama"), atLlama);
         try (RouterMain.RunningRouter router = RouterMain.start("--port", "0", "--load-source", "none",
                 "--worker-urls", LoopbackServer.url(qwen) + "," + LoopbackServer.url(llama),
                 "--health-check-interval-secs", "0.2")) {

@@ -7,6 +7,7 @@ import io.kvroute.router.kvevents.SubscriptionRule.Verdict;
 import io.kvroute.router.worker.EngineType;
 import io.kvroute.router.worker.KvEventsAdvert;
 import io.kvroute.router.worker.KvEventsTemplate;
+import io.kvroute.router.worker.VllmHashSpec;
 import io.kvroute.router.worker.Worker;
 import org.junit.jupiter.api.Test;
 
@@ -41,18 +42,25 @@ class SubscriptionRuleTest {
     }
 
     @Test
-    void engineHashes_forAVllmWorker_areRefusedUnlessSha256CborAndTheSeedAreStated() {
+    void engineHashes_forAVllmWorker_areRefusedUnlessACborAlgorithmAndTheSeedAreStated() {
         SubscriptionRule engine = new SubscriptionRule("ENGINE");
         assertThat(refusal(engine.decide(worker(EngineType.VLLM, TEMPLATE), 16))).isEqualTo(Refusal.ENGINE_HASH);
         KvEventsAdvert stated = KvEventsTemplate.parse("endpoint=tcp://*:5557;block-size=16;hash-algo=sha256_cbor;"
                 + "hash-seed=42").advert();
         assertThat(engine.decide(worker(EngineType.VLLM, stated), 16))
-                .isEqualTo(new Verdict.Subscribe(stated, KvHashMode.ENGINE, "42"));
+                .isEqualTo(new Verdict.Subscribe(stated, KvHashMode.ENGINE, new VllmHashSpec("sha256_cbor", "42")));
+        KvEventsAdvert xxh3 = KvEventsTemplate.parse("endpoint=tcp://*:5557;block-size=16;hash-algo=xxhash_cbor;"
+                + "hash-seed=7").advert();
+        assertThat(engine.decide(worker(EngineType.VLLM, xxh3), 16))
+                .isEqualTo(new Verdict.Subscribe(xxh3, KvHashMode.ENGINE, new VllmHashSpec("xxhash_cbor", "7")));
         assertThat(engine.decide(worker(EngineType.SGLANG, stated), 16)).as("SGLang's own page hash, no vLLM seed")
                 .isEqualTo(new Verdict.Subscribe(stated, KvHashMode.ENGINE));
         KvEventsAdvert pickle = KvEventsTemplate.parse("endpoint=tcp://*:5557;block-size=16;hash-algo=sha256;"
                 + "hash-seed=42").advert();
         assertThat(refusal(engine.decide(worker(EngineType.VLLM, pickle), 16))).isEqualTo(Refusal.ENGINE_HASH);
+        KvEventsAdvert xxhashPickle = KvEventsTemplate.parse("endpoint=tcp://*:5557;block-size=16;hash-algo=xxhash;"
+                + "hash-seed=42").advert();
+        assertThat(refusal(engine.decide(worker(EngineType.VLLM, xxhashPickle), 16))).isEqualTo(Refusal.ENGINE_HASH);
         assertThat(mode(engine.decide(worker(EngineType.SGLANG, TEMPLATE), 0))).isEqualTo(KvHashMode.ENGINE);
         assertThat(mode(engine.decide(worker(null, TEMPLATE), 0))).as("SGLang until told otherwise").isEqualTo(KvHashMode.ENGINE);
     }

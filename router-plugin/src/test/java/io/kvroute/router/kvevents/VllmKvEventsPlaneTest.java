@@ -10,22 +10,27 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.kvroute.protocol.KvEventWire;
 import io.kvroute.router.kvevents.SubscriptionRule.Verdict;
+import io.kvroute.router.policy.PromptExtras;
 import io.kvroute.router.worker.EngineType;
 import io.kvroute.router.worker.KvEventsTemplate;
+import io.kvroute.router.worker.VllmHashSpec;
 import io.kvroute.router.worker.Worker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.zeromq.ZContext;
 
 /**
  * The events plane against engine-shaped vLLM publishers ({@link VllmEngineFake}: no heartbeat,
  * vLLM's replay answers with their topic frame) fed vLLM's own encoding (the golden vectors), keyed
  * {@code --kv-events-hash tokens} as vLLM's seeded hashes require, and {@code engine} for a worker
- * whose template states {@code hash-algo=sha256_cbor;hash-seed=N}.
+ * whose template states {@code hash-algo=sha256_cbor;hash-seed=N} or {@code hash-algo=xxhash_cbor;hash-seed=N}.
  */
 class VllmKvEventsPlaneTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
@@ -234,26 +239,35 @@ class VllmKvEventsPlaneTest {
     }
 
     // --kv-events-hash engine for vLLM workers, end to end from the operator's template text to an exact
-    // match: the events' hashes come from the Python goldens (hashlib + cbor2, vLLM's recipe:
+    // match: the events' hashes come from the Python goldens (hashlib or python-xxhash + cbor2, vLLM's recipe:
     // vllm-hash/block_hashes.json), not from the router's hasher, and their token_ids are empty, so only
     // the router's own computation of vLLM's chain over the request can find them.
 
-    /** The golden case: seed, block size, sequence name, LoRA name or null. */
-    private static JsonNode golden(String seed, int blockSize, String sequence, String lora) throws Exception {
+    /** The golden case without a cache salt: seed, block size, sequence name, LoRA name or null. */
+    static JsonNode golden(String seed, int blockSize, String sequence, String lora) throws Exception {
+        return golden(seed, blockSize, sequence, lora, null);
+    }
+
+    /** The golden case: seed, block size, sequence name, LoRA name or null, cache salt or null. */
+    static JsonNode golden(String seed, int blockSize, String sequence, String lora, String salt) throws Exception {
         for (JsonNode c : VllmBlockHashGoldenTest.goldens().get("cases")) {
             if (c.get("seed").asText().equals(seed) && c.get("block_size").asInt() == blockSize
-                    && c.get("sequence").asText().equals(sequence)
-                    && (lora == null ? c.get("lora_name").isNull() : lora.equals(c.get("lora_name").asText()))) {
+                    && c.get("sequence").asText().equals(sequence) && Objects.equals(lora, VllmBlockHashGoldenTest.lora(c))
+                    && Objects.equals(salt, VllmBlockHashGoldenTest.salt(c))) {
                 return c;
             }
         }
-        throw new IllegalStateException("no golden " + seed + "/" + blockSize + "/" + sequence + "/" + lora);
+        throw new IllegalStateException("no golden " + seed + "/" + blockSize + "/" + sequence + "/" + lora + "/" + salt);
     }
 
     private static Worker vllmWorker(VllmEngineFake engine, String hashParts) {
+        return vllmWorker("http://127.0.0.1:8000", engine, hashParts);
+    }
+
+    private static Worker vllmWorker(String url, VllmEngineFake engine, String hashParts) {
         String template = "endpoint=" + engine.pubEndpoint + ";replay-endpoint=" + engine.replayEndpoint + ";topic="
                 + "kv@pod@m" + ";block-size=4" + hashParts;
-        return Worker.regular("http://127.0.0.1:8000").withModelId("m").withEngine(EngineType.VLLM)
+        return Worker.regular(url).withModelId("m").withEngine(EngineType.VLLM)
                 .withKvEvents(KvEventsTemplate.parse(template).advert());
     }
 
@@ -262,26 +276,28 @@ class VllmKvEventsPlaneTest {
         Verdict.Subscribe s = (Verdict.Subscribe) verdict;
         plane.addWorker(w.id(), w.url(), w.modelId(), s.advert().eventEndpoints(w.host()),
                 s.advert().replayEndpoints(w.host()), s.advert().topic(), s.advert().blockSize(), s.hashMode(),
-                s.vllmHashSeed());
+                s.vllmHash());
     }
 
-    private static byte[] stored(JsonNode golden, String lora) {
-        return KvEventWire.vllmBatch(1.0, List.of(KvEventWire.stored(VllmBlockHashGoldenTest.wire(golden), null,
+    /** A BlockStored batch of the golden's wire hashes under {@code algo}, without token ids (engine keying). */
+    private static byte[] stored(JsonNode golden, String algo, String lora) {
+        return KvEventWire.vllmBatch(1.0, List.of(KvEventWire.stored(VllmBlockHashGoldenTest.wire(golden, algo), null,
                 new int[0], 4, lora == null ? null : 1, lora)), 0); // vLLM's lora_id is the adapter's int id
     }
 
-    @Test
-    void statedSeedAndSha256Cbor_indexesEngineHashes_andARequestWithThoseTokensHits() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"sha256_cbor", "xxhash_cbor"})
+    void statedSeedAndCborAlgo_indexesEngineHashes_andARequestWithThoseTokensHits(String algo) throws Exception {
         JsonNode base = golden("42", 4, "small", null);
         JsonNode adapter = golden("42", 4, "small", "sql-lora");
         int[] tokens = VllmBlockHashGoldenTest.tokens(base);
         try (VllmEngineFake engine = new VllmEngineFake(ctx, "kv@pod@m")) {
-            engine.keep(stored(base, null)); // history the catch-up replay brings
-            engine.keep(stored(adapter, "sql-lora"));
+            engine.keep(stored(base, algo, null)); // history the catch-up replay brings
+            engine.keep(stored(adapter, algo, "sql-lora"));
             start();
-            Worker w = vllmWorker(engine, ";hash-algo=sha256_cbor;hash-seed=42");
+            Worker w = vllmWorker(engine, ";hash-algo=" + algo + ";hash-seed=42");
             Verdict verdict = new SubscriptionRule("engine").decide(w, 4);
-            assertThat(verdict).isEqualTo(new Verdict.Subscribe(w.kvEvents(), KvHashMode.ENGINE, "42"));
+            assertThat(verdict).isEqualTo(new Verdict.Subscribe(w.kvEvents(), KvHashMode.ENGINE, new VllmHashSpec(algo, "42")));
             subscribeAsTheWiringDoes(w, verdict);
 
             await().atMost(WAIT).until(() -> Long.valueOf(16).equals(exact.matchedTokens(List.of(w), tokens).get(w.id())));
@@ -294,14 +310,15 @@ class VllmKvEventsPlaneTest {
         }
     }
 
-    @Test
-    void anotherSeed_neverMatches() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"sha256_cbor", "xxhash_cbor"})
+    void anotherSeed_neverMatches(String algo) throws Exception {
         JsonNode seed0 = golden("0", 4, "small", null); // the engines run PYTHONHASHSEED=0
         int[] tokens = VllmBlockHashGoldenTest.tokens(seed0);
         try (VllmEngineFake engine = new VllmEngineFake(ctx, "kv@pod@m")) {
-            engine.keep(stored(seed0, null));
+            engine.keep(stored(seed0, algo, null));
             start();
-            Worker w = vllmWorker(engine, ";hash-algo=sha256_cbor;hash-seed=42"); // the operator states 42
+            Worker w = vllmWorker(engine, ";hash-algo=" + algo + ";hash-seed=42"); // the operator states 42
             subscribeAsTheWiringDoes(w, new SubscriptionRule("engine").decide(w, 4));
             await().atMost(WAIT).until(() -> !engine.replayRequests.isEmpty()
                     && plane.snapshot().get(w.id()) != null && plane.snapshot().get(w.id()).live()
@@ -311,12 +328,124 @@ class VllmKvEventsPlaneTest {
         }
     }
 
+    /**
+     * vLLM folds a request's {@code cache_salt} into the first block's extra keys, after the adapter's
+     * name, so every hash of a salted chain differs: the stored chains (Python's, salted "tenant-a", one of
+     * them under an adapter) match a lookup carrying that salt only; a request without it, with another
+     * salt or with the empty salt (falsy in vLLM: no key) finds none of them, and a request whose second
+     * block differs keeps the salted first block.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"sha256_cbor", "xxhash_cbor"})
+    void cacheSalt_matchesTheChainsOfThatSaltOnly(String algo) throws Exception {
+        JsonNode salted = golden("42", 4, "small", null, "tenant-a");
+        JsonNode saltedAdapter = golden("42", 4, "small", "sql-lora", "tenant-a");
+        int[] tokens = VllmBlockHashGoldenTest.tokens(salted);
+        PromptExtras tenantA = PromptExtras.of("tenant-a", null);
+        try (VllmEngineFake engine = new VllmEngineFake(ctx, "kv@pod@m")) {
+            engine.keep(stored(salted, algo, null));
+            engine.keep(stored(saltedAdapter, algo, "sql-lora"));
+            start();
+            Worker w = vllmWorker(engine, ";hash-algo=" + algo + ";hash-seed=42");
+            subscribeAsTheWiringDoes(w, new SubscriptionRule("engine").decide(w, 4));
+
+            await().atMost(WAIT).until(() -> Long.valueOf(16).equals(
+                    exact.matchedTokens(List.of(w), tokens, null, tenantA).get(w.id())));
+            assertThat(exact.matchedTokens(List.of(w), tokens, "sql-lora", tenantA)).containsEntry(w.id(), 16L);
+            assertThat(exact.matchedTokens(List.of(w), tokens)).containsEntry(w.id(), 0L);
+            assertThat(exact.matchedTokens(List.of(w), tokens, null, PromptExtras.of("tenant-b", null)))
+                    .containsEntry(w.id(), 0L);
+            assertThat(exact.matchedTokens(List.of(w), tokens, null, PromptExtras.of("", null)))
+                    .containsEntry(w.id(), 0L);
+            int[] divergent = tokens.clone();
+            divergent[5] = 999; // the second block differs: the salted first one still matches
+            assertThat(exact.matchedTokens(List.of(w), divergent, null, tenantA)).containsEntry(w.id(), 4L);
+        }
+    }
+
+    /**
+     * vLLM hashes multimodal items and prompt embeddings into the blocks they touch, which the router
+     * cannot: such a lookup leaves an engine-hash worker out (no answer, so the tree answers in auto)
+     * instead of answering for hashes the engine never computed, and counts why, once per lookup.
+     */
+    @Test
+    void multimodalOrEmbedsRequest_leavesAnEngineHashWorkerOut_andIsCounted() throws Exception {
+        JsonNode base = golden("42", 4, "small", null);
+        int[] tokens = VllmBlockHashGoldenTest.tokens(base);
+        try (VllmEngineFake engine = new VllmEngineFake(ctx, "kv@pod@m")) {
+            engine.keep(stored(base, "xxhash_cbor", null));
+            start();
+            Worker w = vllmWorker(engine, ";hash-algo=xxhash_cbor;hash-seed=42");
+            subscribeAsTheWiringDoes(w, new SubscriptionRule("engine").decide(w, 4));
+            await().atMost(WAIT).until(() -> Long.valueOf(16).equals(exact.matchedTokens(List.of(w), tokens).get(w.id())));
+
+            assertThat(exact.matchedTokens(List.of(w), tokens, null, PromptExtras.of("tenant-a", PromptExtras.MULTIMODAL)))
+                    .doesNotContainKey(w.id());
+            assertThat(exact.matchedTokens(List.of(w), tokens, null, PromptExtras.of(null, PromptExtras.PROMPT_EMBEDS)))
+                    .doesNotContainKey(w.id());
+            assertThat(exact.bestRank(w, tokens, null, PromptExtras.of(null, PromptExtras.MULTIMODAL))).isEqualTo(-1);
+            assertThat(count("kvroute.kv.events.lookups.declined", "reason", "multimodal")).isEqualTo(1);
+            assertThat(count("kvroute.kv.events.lookups.declined", "reason", "prompt_embeds")).isEqualTo(1);
+            assertThat(exact.matchedTokens(List.of(w), tokens)).containsEntry(w.id(), 16L);
+            assertThat(count("kvroute.kv.events.lookups.declined", "reason", "multimodal")).isEqualTo(1);
+        }
+    }
+
+    /**
+     * A DP-2 engine whose rank 1 holds the salted chain and rank 0 the plain one: a request with the salt
+     * is pinned to rank 1, one without it to rank 0.
+     */
+    @Test
+    void bestRank_followsTheSalt() throws Exception {
+        JsonNode plain = golden("42", 4, "small", null);
+        JsonNode salted = golden("42", 4, "small", null, "tenant-a");
+        int[] tokens = VllmBlockHashGoldenTest.tokens(plain);
+        try (VllmEngineFake r0 = new VllmEngineFake(ctx, "kv@pod@m"); VllmEngineFake r1 = new VllmEngineFake(ctx, "kv@pod@m")) {
+            r0.keep(stored(plain, "sha256_cbor", null));
+            r1.keep(stored(salted, "sha256_cbor", null));
+            start();
+            Worker w = vllmWorker(r0, ";hash-algo=sha256_cbor;hash-seed=42");
+            plane.addWorker(w.id(), w.url(), "m", List.of(r0.pubEndpoint, r1.pubEndpoint),
+                    List.of(r0.replayEndpoint, r1.replayEndpoint), "kv@pod@m", 4, KvHashMode.ENGINE,
+                    new VllmHashSpec("sha256_cbor", "42"));
+            PromptExtras tenantA = PromptExtras.of("tenant-a", null);
+            await().atMost(WAIT).until(() -> Long.valueOf(16).equals(exact.matchedTokens(List.of(w), tokens).get(w.id()))
+                    && Long.valueOf(16).equals(exact.matchedTokens(List.of(w), tokens, null, tenantA).get(w.id())));
+            assertThat(exact.bestRank(w, tokens)).isZero();
+            assertThat(exact.bestRank(w, tokens, null, tenantA)).isEqualTo(1);
+        }
+    }
+
+    /**
+     * Two vLLM workers of one model whose engines hash differently (sha256_cbor, xxhash_cbor) share the
+     * index's table: one lookup hashes the request once per hashing and matches each worker with its own
+     * hashes, not with the first one's.
+     */
+    @Test
+    void twoWorkersOfOneModel_hashingDifferently_eachMatchInOneLookup() throws Exception {
+        JsonNode base = golden("42", 4, "small", null);
+        int[] tokens = VllmBlockHashGoldenTest.tokens(base);
+        try (VllmEngineFake sha = new VllmEngineFake(ctx, "kv@pod@m"); VllmEngineFake xxh = new VllmEngineFake(ctx, "kv@pod@m")) {
+            sha.keep(stored(base, "sha256_cbor", null));
+            xxh.keep(stored(base, "xxhash_cbor", null));
+            start();
+            Worker a = vllmWorker("http://127.0.0.1:8000", sha, ";hash-algo=sha256_cbor;hash-seed=42");
+            Worker b = vllmWorker("http://127.0.0.1:8001", xxh, ";hash-algo=xxhash_cbor;hash-seed=42");
+            subscribeAsTheWiringDoes(a, new SubscriptionRule("engine").decide(a, 4));
+            subscribeAsTheWiringDoes(b, new SubscriptionRule("engine").decide(b, 4));
+            await().atMost(WAIT).until(() -> exact.matchedTokens(List.of(a), tokens).getOrDefault(a.id(), -1L) == 16
+                    && exact.matchedTokens(List.of(b), tokens).getOrDefault(b.id(), -1L) == 16);
+            assertThat(exact.matchedTokens(List.of(a, b), tokens)).containsEntry(a.id(), 16L).containsEntry(b.id(), 16L);
+            assertThat(exact.matchedTokens(List.of(b, a), tokens)).containsEntry(a.id(), 16L).containsEntry(b.id(), 16L);
+        }
+    }
+
     @Test
     void engineMode_refusesAVllmWorkerWithoutAStatedSeedOrReproducibleAlgo() throws Exception {
         try (VllmEngineFake engine = new VllmEngineFake(ctx, "kv@pod@m")) {
             SubscriptionRule rule = new SubscriptionRule("engine");
-            for (String parts : List.of("", ";hash-algo=sha256_cbor", ";hash-seed=42", ";hash-algo=sha256;hash-seed=42",
-                    ";hash-algo=xxhash_cbor;hash-seed=42")) {
+            for (String parts : List.of("", ";hash-algo=sha256_cbor", ";hash-algo=xxhash_cbor", ";hash-seed=42",
+                    ";hash-algo=sha256;hash-seed=42", ";hash-algo=xxhash;hash-seed=42")) {
                 Verdict v = rule.decide(vllmWorker(engine, parts), 4);
                 assertThat(v).as(parts).isInstanceOf(Verdict.Refuse.class);
                 Verdict.Refuse r = (Verdict.Refuse) v;
@@ -324,6 +453,8 @@ class VllmKvEventsPlaneTest {
                 assertThat(r.message()).as(parts).contains("sha256_cbor");
             }
             assertThat(((Verdict.Refuse) rule.decide(vllmWorker(engine, ""), 4)).message()).contains("hash-seed=");
+            assertThat(((Verdict.Refuse) rule.decide(vllmWorker(engine, ";hash-algo=xxhash;hash-seed=42"), 4)).message())
+                    .as("xxhash pickles the block").contains("pickle", "xxhash_cbor");
             Verdict auto = new SubscriptionRule("auto").decide(vllmWorker(engine, ";hash-algo=sha256_cbor;hash-seed=42"), 4);
             assertThat(auto).as("auto keeps vLLM on tokens").isEqualTo(new Verdict.Subscribe(
                     vllmWorker(engine, ";hash-algo=sha256_cbor;hash-seed=42").kvEvents(), KvHashMode.TOKENS));

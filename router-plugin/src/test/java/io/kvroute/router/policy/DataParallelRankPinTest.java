@@ -59,6 +59,31 @@ class DataParallelRankPinTest {
         assertThat(source.rankAsked).isEmpty();
     }
 
+    /** The rank is asked for the blocks the request would reuse: its adapter and its extras (a cache salt). */
+    @Test
+    void rankIsAskedWithTheRequestsAdapterAndExtras() {
+        CacheAwareFixture f = new CacheAwareFixture(CacheAwareConfig.defaults());
+        List<String> asked = new ArrayList<>();
+        RankedSource source = new RankedSource() {
+            @Override
+            public Map<String, Long> matchedTokens(List<Worker> candidates, int[] tokenIds, String adapter,
+                    PromptExtras extras) {
+                return matchedTokens(candidates, tokenIds); // the adapter's and salt's blocks, held as before
+            }
+
+            @Override
+            public int bestRank(Worker worker, int[] tokenIds, String adapter, PromptExtras extras) {
+                asked.add(adapter + "/" + extras.cacheSalt());
+                return super.bestRank(worker, tokenIds);
+            }
+        };
+        f.policy.useExactIndex(source, true);
+        Decision hit = f.policy.select(new RoutingRequest(pool(EngineType.VLLM), id -> 0, PROMPT, null, prompt(PROMPT),
+                null, null, "sql-lora", null, PromptExtras.of("tenant-a", null)));
+        assertThat(hit.cacheAware().dataParallelRank()).isEqualTo(1);
+        assertThat(asked).containsExactly("sql-lora/tenant-a");
+    }
+
     @Test
     void vllmMiss_isNotPinned() {
         CacheAwareFixture f = new CacheAwareFixture(CacheAwareConfig.defaults());

@@ -55,7 +55,7 @@ class EngineTokenIdsTest {
             return e == EngineType.VLLM ? VLLM_IDS : SGLANG_IDS;
         });
         RecordingSource source = new RecordingSource(fleet);
-        Map<String, Long> answers = EngineTokenIds.matchedTokens(source, fleet, SGLANG_IDS, ids, null);
+        Map<String, Long> answers = EngineTokenIds.matchedTokens(source, fleet, SGLANG_IDS, ids, null, PromptExtras.NONE);
         assertThat(source.askedIds).containsExactly(SGLANG_IDS);
         assertThat(source.askedWorkers).containsExactly(fleet.stream().map(Worker::id).toList());
         assertThat(answers).hasSize(3).containsValue(3L);
@@ -78,7 +78,7 @@ class EngineTokenIdsTest {
             return SGLANG_IDS;
         });
         RecordingSource source = new RecordingSource(fleet);
-        Map<String, Long> answers = EngineTokenIds.matchedTokens(source, fleet, SGLANG_IDS, ids, null);
+        Map<String, Long> answers = EngineTokenIds.matchedTokens(source, fleet, SGLANG_IDS, ids, null, PromptExtras.NONE);
         assertThat(answers).containsExactlyInAnyOrderEntriesOf(Map.of(s1.id(), 3L, s2.id(), 3L, v1.id(), 4L, v2.id(), 4L));
         assertThat(source.askedWorkers).containsExactlyInAnyOrder(List.of(s1.id(), s2.id()), List.of(v1.id(), v2.id()));
         assertThat(vllmRenders).as("computed once for both vLLM workers").hasValue(1);
@@ -92,7 +92,7 @@ class EngineTokenIdsTest {
         Worker v = worker("v", EngineType.VLLM);
         EngineTokenIds ids = new EngineTokenIds(SGLANG_IDS, e -> e == EngineType.VLLM ? null : SGLANG_IDS);
         RecordingSource source = new RecordingSource(List.of(s, v));
-        Map<String, Long> answers = EngineTokenIds.matchedTokens(source, List.of(v, s), SGLANG_IDS, ids, null);
+        Map<String, Long> answers = EngineTokenIds.matchedTokens(source, List.of(v, s), SGLANG_IDS, ids, null, PromptExtras.NONE);
         assertThat(answers).containsOnlyKeys(s.id());
         assertThat(source.askedWorkers).containsExactly(List.of(s.id()));
         assertThat(ids.forEngine(EngineType.VLLM)).isNull();
@@ -103,7 +103,8 @@ class EngineTokenIdsTest {
     void routingOnlyIds_noWorkerIsAsked_notEvenOneNotTypedYet() {
         List<Worker> fleet = List.of(worker("u", null), worker("s", EngineType.SGLANG), worker("v", EngineType.VLLM));
         RecordingSource source = new RecordingSource(fleet);
-        assertThat(EngineTokenIds.matchedTokens(source, fleet, SGLANG_IDS, EngineTokenIds.routingOnly(SGLANG_IDS), null))
+        assertThat(EngineTokenIds.matchedTokens(source, fleet, SGLANG_IDS, EngineTokenIds.routingOnly(SGLANG_IDS), null,
+                PromptExtras.NONE))
                 .isEmpty();
         assertThat(source.askedIds).isEmpty();
     }
@@ -112,7 +113,7 @@ class EngineTokenIdsTest {
     void noPerEngineIds_theRequestsIdsForEveryWorker() {
         List<Worker> fleet = List.of(worker("s", EngineType.SGLANG), worker("v", EngineType.VLLM));
         RecordingSource source = new RecordingSource(fleet);
-        assertThat(EngineTokenIds.matchedTokens(source, fleet, VLLM_IDS, null, null)).hasSize(2);
+        assertThat(EngineTokenIds.matchedTokens(source, fleet, VLLM_IDS, null, null, PromptExtras.NONE)).hasSize(2);
         assertThat(source.askedIds).containsExactly(VLLM_IDS);
     }
 }

@@ -98,6 +98,11 @@ class KvEventsTemplateTest {
         assertThat(KvEventsTemplate.parse(seedOnly.toString())).isEqualTo(seedOnly);
         assertThat(KvEventsTemplate.parse("endpoint=tcp://*:1;block-size=1;hash-algo=sha256;hash-seed=1").vllmHash()
                 .unreproducibleReason()).contains("pickle");
+        assertThat(KvEventsTemplate.parse("endpoint=tcp://*:1;block-size=1;hash-algo=xxhash;hash-seed=1").vllmHash()
+                .unreproducibleReason()).contains("pickle");
+        assertThat(KvEventsTemplate.parse("endpoint=tcp://*:1;block-size=1;hash-algo=XXHASH_CBOR;hash-seed=1").vllmHash())
+                .isEqualTo(new VllmHashSpec("xxhash_cbor", "1"))
+                .satisfies(spec -> assertThat(spec.unreproducibleReason()).isNull());
         assertThatThrownBy(() -> KvEventsTemplate.parse("endpoint=tcp://*:1;block-size=1;hash-algo=md5"))
                 .hasMessageContaining("hash-algo");
         assertThatThrownBy(() -> KvEventsTemplate.parse("endpoint=tcp://*:1;block-size=1;hash-seed=random"))
