@@ -195,6 +195,32 @@ class QosGateHolderWaitTest {
     }
 
     @Test
+    void aTenantsNextRequest_waitsBehindItsHeadWaitingForTheHolder_andGoesWhenThatClientLeaves() {
+        QosGate gate = gate(WAIT_NANOS);
+        fillHolder(gate);
+        Req chat = offerWaitingForW1(gate);
+        Req next = offer(gate, A, PriorityClass.DEFAULT, 300, Map.of());
+        assertThat(next.outcome).as("a tenant's requests go in order: passing over a passes over its queue").isEqualTo("pending");
+        gate.finished(chat.ticket, null);
+        assertThat(next.outcome).as("its head gone, a's next request fits on w2 at once").isEqualTo("admitted on w2");
+        assertThat(holderWaits).containsExactly("default gone");
+    }
+
+    @Test
+    void pastTheMostHeadsPassedOver_theClassHoldsTheClassesBelow() {
+        QosGate gate = gate(WAIT_NANOS);
+        fillHolder(gate);
+        for (int i = 0; i <= QosGate.MAX_PASSED_HEADS; i++) {
+            Req chat = offer(gate, new TenantSpec("t" + i, 1, PriorityClass.SYSTEM, 0, 0), PriorityClass.DEFAULT, 500,
+                    Map.of("w1", 400L));
+            assertThat(chat.outcome).as("t%d waits for w1", i).isEqualTo("pending");
+        }
+        Req batch = offer(gate, B, PriorityClass.BATCH, 100, Map.of());
+        assertThat(batch.outcome).as("%d heads waiting for their holder: the last one holds the class below",
+                QosGate.MAX_PASSED_HEADS + 1).isEqualTo("pending");
+    }
+
+    @Test
     void aHeadThatFitsNowhere_stillHoldsTheClassesBelow() {
         QosGate gate = gate(WAIT_NANOS);
         fillHolder(gate);
