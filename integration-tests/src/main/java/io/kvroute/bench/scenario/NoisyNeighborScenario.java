@@ -20,6 +20,8 @@ import io.kvroute.bench.workload.NoisyNeighborWorkload;
 import io.kvroute.bench.workload.NoisyNeighborWorkload.FairnessTenant;
 import io.kvroute.bench.workload.PromptBuilder;
 import io.kvroute.bench.workload.Workload;
+import io.kvroute.router.tenant.PriorityClass;
+import io.kvroute.router.tenant.QosListener;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,9 +55,11 @@ import java.util.SplittableRandom;
  * arm once, the order rotated by one per seed. The harness calls {@link #run} per variant; the first call runs
  * everything and the others return its results. Parameters ({@code --param}): {@code time-scale} (wall time
  * per simulated time: 0.25 runs the 240 s timeline in 60 s, the mock engine 4x faster; default 0.25, 1 with
- * --quick), {@code seeds} (default 3, 1 with --quick), {@code arms} (comma-separated, default all). The router's
- * queue timeouts in the generated tenants file are scaled with the time. Writes {@code noisy-neighbor.md} and
- * {@code noisy-neighbor.json} to the output directory. Not thread-safe.
+ * --quick), {@code seeds} (default 3, 1 with --quick), {@code arms} (comma-separated, default all),
+ * {@code holder-wait-ms} (the QoS arms' {@code --qos-holder-wait-ms} in simulated milliseconds, 0: off; default
+ * {@link Shape#holderWaitMs}). The router's queue timeouts in the generated tenants file and the holder wait are
+ * scaled with the time ({@link #wallMs}). Writes {@code noisy-neighbor.md} and {@code noisy-neighbor.json} to the
+ * output directory, with the router's holder-wait outcomes and locality picks per arm and seed. Not thread-safe.
  */
 final class NoisyNeighborScenario implements Scenario {
 
@@ -78,25 +82,31 @@ final class NoisyNeighborScenario implements Scenario {
 
     /**
      * One run size. {@code kvTokens}: each worker's KV pool (room for the chat prefixes cache_aware places there
-     * plus about two noisy prompts); {@code qosCapacityTokens}: {@code --qos-worker-capacity-tokens}.
+     * plus about two noisy prompts); {@code qosCapacityTokens}: {@code --qos-worker-capacity-tokens};
+     * {@code holderWaitMs}: the default {@code --qos-holder-wait-ms}, simulated, chosen so that at the default time
+     * scale the router gets its own default of 200 ms of wall time, as in the runs docs/benchmarks.md reports.
      */
     record Shape(NoisyNeighborWorkload.Params workload, int kvTokens, int qosCapacityTokens, long fairnessMs,
             long fairnessWindowMs, long recoveryBinMs, double defaultTimeScale, int defaultSeeds, long requestTimeoutMs,
-            ClassTimes interactive, ClassTimes normal, ClassTimes batch) {}
+            ClassTimes interactive, ClassTimes normal, ClassTimes batch, long holderWaitMs) {}
 
     /** A class's queue timeout and starvation threshold in the tenants file, simulated milliseconds. */
     record ClassTimes(long queueTimeoutMs, long starvationMs) {}
 
     /** The built-in class times (docs/tenants.md) except batch's, shortened to end within the client's timeout. */
     static final Shape FULL = new Shape(NoisyNeighborWorkload.Params.full(), 24_576, 12_288, 120_000, 60_000, 5_000,
-            0.25, 3, 150_000, new ClassTimes(30_000, 5_000), new ClassTimes(60_000, 30_000), new ClassTimes(120_000, 60_000));
+            0.25, 3, 150_000, new ClassTimes(30_000, 5_000), new ClassTimes(60_000, 30_000), new ClassTimes(120_000, 60_000),
+            800);
     /** --quick: the class times scaled down with the timeline, so a run's queued requests end within seconds. */
     static final Shape QUICK = new Shape(NoisyNeighborWorkload.Params.quick(), 6_144, 3_072, 6_000, 3_000, 1_000, 1.0, 1,
-            10_000, new ClassTimes(2_000, 300), new ClassTimes(3_000, 1_500), new ClassTimes(4_000, 2_000));
+            10_000, new ClassTimes(2_000, 300), new ClassTimes(3_000, 1_500), new ClassTimes(4_000, 2_000), 200);
 
     /** TTFT SLO of chat, interactive and noisy requests for goodput (simulated seconds); batch has its own. */
     static final double SLO_TTFT_SEC = 2.0;
     static final double BATCH_SLO_TTFT_SEC = 60.0;
+
+    /** Bounds {@code --qos-holder-wait-ms} (the router's own limit), in wall milliseconds. */
+    static final long MAX_HOLDER_WAIT_WALL_MS = 60_000;
 
     /** One arm's run on one seed. */
     record Run(String arm, long seed, List<RequestRecord> records, long wallNanos, Map<String, Double> metrics,
@@ -185,6 +195,11 @@ final class NoisyNeighborScenario implements Scenario {
             arms.add(a.trim());
         }
         double speedup = 1.0 / timeScale;
+        long holderWaitMs = Long.parseLong(ctx.params().getOrDefault("holder-wait-ms", String.valueOf(shape.holderWaitMs())));
+        if (holderWaitMs < 0 || wallMs(holderWaitMs, speedup) > MAX_HOLDER_WAIT_WALL_MS) {
+            throw new IllegalArgumentException("--param holder-wait-ms must be >= 0 and at most " + MAX_HOLDER_WAIT_WALL_MS
+                    + " ms of wall time at time scale " + timeScale + ": " + holderWaitMs);
+        }
         Files.createDirectories(ctx.outDir());
         Path tenants = ctx.outDir().resolve("noisy-neighbor-tenants.yaml");
         Path pooled = ctx.outDir().resolve("noisy-neighbor-tenants-pooled.yaml");
@@ -197,16 +212,22 @@ final class NoisyNeighborScenario implements Scenario {
                 String arm = arms.get((k + i) % arms.size());
                 Path file = arm.equals(CLASSES_ONLY) ? pooled : tenants;
                 try {
-                    runs.get(arm).add(runArm(arm, seed, shape, speedup, file, ctx));
+                    runs.get(arm).add(runArm(arm, seed, shape, speedup, holderWaitMs, file, ctx));
                 } catch (RouterRejectedException e) {
                     System.err.println("noisy-neighbor: arm " + arm + " not run: " + e.getMessage());
                 }
             }
-            writeReport(ctx.outDir(), shape, speedup, ctx.quick());
+            writeReport(ctx.outDir(), shape, speedup, holderWaitMs, ctx.quick());
         }
     }
 
-    FleetSpec spec(String arm, Shape shape, double speedup, Path tenantsFile) {
+    /** {@code simulatedMs} of the timeline in wall milliseconds at {@code speedup} (rounded; 0 stays 0). */
+    static long wallMs(long simulatedMs, double speedup) {
+        return Math.round(simulatedMs / speedup);
+    }
+
+    /** {@code holderWaitMs}: the QoS arms' {@code --qos-holder-wait-ms}, simulated (fleet-wide capacity never waits). */
+    FleetSpec spec(String arm, Shape shape, double speedup, long holderWaitMs, Path tenantsFile) {
         List<String> worker = new ArrayList<>(time(speedup).workerArgs());
         worker.addAll(List.of("--kv-capacity-tokens", String.valueOf(shape.kvTokens())));
         // the router keeps its own prefix tree (the stand-in tokenizer's ids are not the router's)
@@ -214,7 +235,8 @@ final class NoisyNeighborScenario implements Scenario {
                 "--health-check-interval-secs", "1"));
         if (!arm.equals(NO_QOS)) {
             router.addAll(List.of("--tenants-file", tenantsFile.toString(),
-                    "--qos-worker-capacity-tokens", String.valueOf(shape.qosCapacityTokens())));
+                    "--qos-worker-capacity-tokens", String.valueOf(shape.qosCapacityTokens()),
+                    "--qos-holder-wait-ms", String.valueOf(wallMs(holderWaitMs, speedup))));
         }
         if (arm.equals(VTC_NO_LOCALITY)) {
             router.addAll(List.of("--qos-locality-slack-tokens", "0"));
@@ -232,7 +254,8 @@ final class NoisyNeighborScenario implements Scenario {
         return new FleetSpec(WORKERS, 0, worker, List.of(), router, false);
     }
 
-    private Run runArm(String arm, long seed, Shape shape, double speedup, Path tenantsFile, RunContext ctx) throws Exception {
+    private Run runArm(String arm, long seed, Shape shape, double speedup, long holderWaitMs, Path tenantsFile,
+            RunContext ctx) throws Exception {
         NoisyNeighborWorkload.Params p = shape.workload();
         Workload workload = arm.equals(FAIRNESS)
                 ? NoisyNeighborWorkload.fairness(NoisyNeighborWorkload.fairnessTenants(ctx.quick()), p.capacityTokensPerSec(),
@@ -243,7 +266,7 @@ final class NoisyNeighborScenario implements Scenario {
         Duration requestTimeout = Duration.ofMillis((long) (shape.requestTimeoutMs() / speedup));
         Duration overall = Duration.ofMillis((long) ((simMs + shape.requestTimeoutMs()) / speedup) + 20_000);
         OpenLoopClient.Options options = new OpenLoopClient.Options(requestTimeout, overall, 4096);
-        try (Fleet fleet = ctx.fleets().start(spec(arm, shape, speedup, tenantsFile));
+        try (Fleet fleet = ctx.fleets().start(spec(arm, shape, speedup, holderWaitMs, tenantsFile));
                 OpenLoopClient client = new OpenLoopClient(options);
                 Progress progress = ctx.progress().start(name() + "/" + arm + "/seed " + seed, schedule.size())) {
             client.run(fleet.routerUrl(), warmup(seed), r -> {});
@@ -263,6 +286,8 @@ final class NoisyNeighborScenario implements Scenario {
             delta(before, after, "kvroute_qos_locality_picks_total", "class").forEach((k, v) -> metrics.put("qos_locality_picks_" + k, v));
             delta(before, after, "kvroute_qos_starvation_promotions_total", "class")
                     .forEach((k, v) -> metrics.put("qos_starvation_promotions_" + k, v));
+            delta(before, after, HOLDER_WAITS_METRIC, "class", "outcome")
+                    .forEach((k, v) -> metrics.put(HOLDER_WAITS_KEY + k, v));
             Map<String, Double> service = delta(before, after, "kvroute_qos_service_tokens_total", "tenant");
             delta(before, after, "kvroute_qos_service_refunded_tokens_total", "tenant")
                     .forEach((t, v) -> service.merge(t, -v, Double::sum));
@@ -287,12 +312,37 @@ final class NoisyNeighborScenario implements Scenario {
         Files.writeString(csv, out, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
     }
 
+    /** The counters' increase over the run, by the values of {@code labels} joined by {@code _}. */
     private static Map<String, Double> delta(List<PrometheusText.Sample> before, List<PrometheusText.Sample> after,
-            String metric, String label) {
-        Map<String, Double> b = PrometheusText.sumBy(before, metric, label);
+            String metric, String... labels) {
+        Map<String, Double> b = PrometheusText.sumBy(before, metric, labels);
         Map<String, Double> out = new LinkedHashMap<>();
-        PrometheusText.sumBy(after, metric, label).forEach((k, v) -> out.put(k, v - b.getOrDefault(k, 0.0)));
+        PrometheusText.sumBy(after, metric, labels).forEach((k, v) -> out.put(k, v - b.getOrDefault(k, 0.0)));
         return out;
+    }
+
+    static final String HOLDER_WAITS_METRIC = "kvroute_qos_holder_waits_total";
+    /** Prefix of a run's metric keys {@code qos_holder_waits_<class>_<outcome>}. */
+    static final String HOLDER_WAITS_KEY = "qos_holder_waits_";
+    private static final List<String> HOLDER_WAIT_OUTCOMES = List.of(QosListener.HOLDER_WAIT_ON_HOLDER,
+            QosListener.HOLDER_WAIT_BOUND_PASSED, QosListener.HOLDER_WAIT_GONE);
+
+    /**
+     * A run's holder waits as {@code class holder/bound_passed/gone} for each class that waited (highest class first),
+     * or {@code -} when none did.
+     */
+    static String holderWaits(Map<String, Double> metrics) {
+        StringBuilder s = new StringBuilder();
+        PriorityClass[] lowToHigh = PriorityClass.values();
+        for (int i = lowToHigh.length - 1; i >= 0; i--) {
+            PriorityClass c = lowToHigh[i];
+            String prefix = HOLDER_WAITS_KEY + c.label() + "_";
+            double[] n = HOLDER_WAIT_OUTCOMES.stream().mapToDouble(o -> metrics.getOrDefault(prefix + o, 0.0)).toArray();
+            if (n[0] + n[1] + n[2] > 0) {
+                s.append(s.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "%s %.0f/%.0f/%.0f", c.label(), n[0], n[1], n[2]));
+            }
+        }
+        return s.isEmpty() ? "-" : s.toString();
     }
 
     /** 8 short requests of the warm-up tenant, 50 ms apart (JIT and connections; not recorded). */
@@ -348,7 +398,7 @@ final class NoisyNeighborScenario implements Scenario {
 
     private static String classLine(String name, ClassTimes times, double speedup) {
         return String.format(Locale.ROOT, "  %s: {reserved_share: 0.1, queue_timeout_ms: %d, starvation_ms: %d}%n", name,
-                Math.max(1, Math.round(times.queueTimeoutMs() / speedup)), Math.max(1, Math.round(times.starvationMs() / speedup)));
+                Math.max(1, wallMs(times.queueTimeoutMs(), speedup)), Math.max(1, wallMs(times.starvationMs(), speedup)));
     }
 
     private static void tenant(StringBuilder y, String name, List<String> keyTenants, double weight, String maxClass) {
@@ -380,7 +430,7 @@ final class NoisyNeighborScenario implements Scenario {
         return runs;
     }
 
-    private void writeReport(Path outDir, Shape shape, double speedup, boolean quick) throws Exception {
+    private void writeReport(Path outDir, Shape shape, double speedup, long holderWaitMs, boolean quick) throws Exception {
         NoisyNeighborFigures.Frame f = frame(shape, speedup);
         Map<Long, NoisyNeighborFigures> isolated = new LinkedHashMap<>();
         Map<Long, NoisyNeighborFigures> vtc = new LinkedHashMap<>();
@@ -394,14 +444,17 @@ final class NoisyNeighborScenario implements Scenario {
         md.append(String.format(Locale.ROOT, "Time scale %.3f (simulated %.0f s per arm in %.0f s of wall time, mock engine "
                 + "speedup %.1f); TTFT from the intended send time, simulated seconds; SLO for goodput: TTFT <= %.1f s "
                 + "(batch %.0f s); ratios against the isolated arm of the same seed; goodput ratio against vtc-no-locality of "
-                + "the same seed.%n%n", 1 / speedup, f.durationMs() / 1e3, f.durationMs() / 1e3 / speedup, speedup,
-                SLO_TTFT_SEC, BATCH_SLO_TTFT_SEC));
+                + "the same seed. QoS arms' holder wait (--qos-holder-wait-ms) %d ms simulated, %d ms of wall time.%n%n",
+                1 / speedup, f.durationMs() / 1e3, f.durationMs() / 1e3 / speedup, speedup, SLO_TTFT_SEC, BATCH_SLO_TTFT_SEC,
+                holderWaitMs, wallMs(holderWaitMs, speedup)));
         md.append("| arm | seed | requests | chat TTFT p99 noise s | x isolated | chat shed | chat hit noise | x isolated "
                 + "| interactive TTFT p99 s | x isolated | batch share | goodput tok/s | x vtc-no-loc | recovery s | cut | failed "
-                + "| noisy shed | batch shed | preempted | locality picks | aborted prefill tok |\n");
-        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                + "| noisy shed | batch shed | preempted | locality picks | holder waits | aborted prefill tok |\n");
+        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
         ObjectNode json = JSON.createObjectNode();
         json.put("time_scale", 1 / speedup);
+        json.put("holder_wait_ms_simulated", holderWaitMs);
+        json.put("holder_wait_ms_wall", wallMs(holderWaitMs, speedup));
         ObjectNode armsJson = json.putObject("arms");
         for (String arm : ARMS) {
             if (arm.equals(FAIRNESS)) {
@@ -420,11 +473,11 @@ final class NoisyNeighborScenario implements Scenario {
                 double preempted = sumPrefix(r.metrics(), "qos_preempted_");
                 double picks = sumPrefix(r.metrics(), "qos_locality_picks_");
                 md.append(String.format(Locale.ROOT, "| %s | %d | %d | %s | %s | %d | %s | %s | %s | %s | %s | %.0f | %s | %s "
-                        + "| %d | %d | %d | %d | %.0f | %.0f | %.0f |%n", arm, r.seed(), x.requests(), num(x.chatTtftP99NoiseSec(), 2),
+                        + "| %d | %d | %d | %d | %.0f | %.0f | %s | %.0f |%n", arm, r.seed(), x.requests(), num(x.chatTtftP99NoiseSec(), 2),
                         num(ttftRatio, 2), x.chatShed(), num(x.chatHitRateNoise(), 3), num(hitRatio, 2),
                         num(x.interactiveTtftP99Sec(), 2), num(interRatio, 2), num(x.batchServiceShare(), 3),
                         x.goodputTokensPerSec(), num(goodRatio, 2), num(recovery, 0), x.cutAfterFirstByte(), x.failed(),
-                        x.noisyShed(), x.batchShed(), preempted, picks,
+                        x.noisyShed(), x.batchShed(), preempted, picks, holderWaits(r.metrics()),
                         r.metrics().getOrDefault("engine_aborted_prefill_tokens", Double.NaN)));
                 ObjectNode n = armJson.addObject();
                 n.put("seed", r.seed());
@@ -454,7 +507,10 @@ final class NoisyNeighborScenario implements Scenario {
         md.append("\n`inf`: more than 1 % of the requests in the set did not succeed (their TTFT counts as infinite); "
                 + "recovery `inf`: the last 5 s bin still above 1.1x isolated. Aborted prefill: prompt tokens the engines "
                 + "computed for requests aborted before their end (preempted, or the client timed out), from the workers' "
-                + "/scheduler counters.\n\n");
+                + "/scheduler counters. Holder waits: requests of each class that waited for their prefix holder, by how "
+                + "the wait ended, holder/bound_passed/gone (admitted on the holder / admitted elsewhere after the bound / "
+                + "refused or client gone), from the router's kvroute_qos_holder_waits_total; locality picks from "
+                + "kvroute_qos_locality_picks_total, all classes.\n\n");
         fairnessReport(md, armsJson.putArray(FAIRNESS), speedup, shape, quick);
         Files.writeString(outDir.resolve("noisy-neighbor.md"), md.toString());
         Files.writeString(outDir.resolve("noisy-neighbor.json"), json.toPrettyString());

@@ -36,14 +36,19 @@ public final class PrometheusText {
     }
 
     /**
-     * Sums every sample of {@code metricName} grouped by the value of {@code labelName} (a missing
-     * label groups under the empty string). Sorted by label value.
+     * Sums every sample of {@code metricName} grouped by the values of {@code labelNames}, joined by {@code _} when
+     * there are several (a missing label counts as the empty string). Sorted by that key.
      */
-    public static Map<String, Double> sumBy(List<Sample> samples, String metricName, String labelName) {
+    public static Map<String, Double> sumBy(List<Sample> samples, String metricName, String... labelNames) {
         Map<String, Double> sums = new TreeMap<>();
+        StringBuilder key = new StringBuilder();
         for (Sample s : samples) {
             if (s.name().equals(metricName)) {
-                sums.merge(s.labels().getOrDefault(labelName, ""), s.value(), Double::sum);
+                key.setLength(0);
+                for (int i = 0; i < labelNames.length; i++) {
+                    key.append(i == 0 ? "" : "_").append(s.labels().getOrDefault(labelNames[i], ""));
+                }
+                sums.merge(key.toString(), s.value(), Double::sum);
             }
         }
         return sums;

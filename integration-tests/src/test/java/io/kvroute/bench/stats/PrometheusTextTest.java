@@ -34,6 +34,18 @@ class PrometheusTextTest {
     }
 
     @Test
+    void sumsByTwoLabels_joinedByAnUnderscore() {
+        Map<String, Double> byPolicyAndReason = PrometheusText.sumBy(PrometheusText.parse(TEXT),
+                "kvroute_policy_decisions_total", "policy", "reason");
+
+        assertThat(byPolicyAndReason).containsExactly(
+                Map.entry("cache_aware_cache_hit", 7.0),
+                Map.entry("cache_aware_load_balance", 3.0),
+                Map.entry("round_robin_load_balance", 2.0),
+                Map.entry("x_odd \"quoted\" \\ name", 1.0));
+    }
+
+    @Test
     void parsesUnlabelledAndSpecialValues_skipsMalformedLines() {
         List<PrometheusText.Sample> samples = PrometheusText.parse(TEXT);
 

@@ -3,8 +3,8 @@ package io.kvroute.router.tenant;
 import java.util.ArrayDeque;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.ToLongFunction;
 
@@ -24,6 +24,10 @@ import java.util.function.ToLongFunction;
  * {@link #LOCALITY_SCAN} of them), {@link #pick} prefers the one whose head request has the longest
  * cached prefix on the worker that freed capacity; with no prefix anywhere it is the minimum. The
  * service gap between backlogged tenants stays bounded by the slack plus VTC's own bound.
+ *
+ * <p>The owner may pass over tenants whose head it cannot serve yet ({@link #pick(ToLongFunction, Set)}: the
+ * gate's heads waiting for their prefix holder): a passed tenant keeps its counter and its queue, and so its place;
+ * the tenants served meanwhile are charged, so it is the minimum again once it may be served.
  *
  * <p>Idle tenants whose counter is at or below the floor carry no information (a lift would restore
  * them) and are pruned, so the structure holds at most the active tenants plus the idle ones above
@@ -101,31 +105,44 @@ final class FairQueue<T> {
      * the slack the head with the most {@code cachedTokens} (null: no locality); null when empty.
      */
     Pick<T> pick(ToLongFunction<T> cachedTokens) {
-        if (backlogged.isEmpty()) {
-            return null;
-        }
-        Tenant<T> min = backlogged.first();
-        if (cachedTokens == null || slack == 0) {
-            return new Pick<>(min.name, min.queue.peekFirst(), false);
-        }
-        Tenant<T> best = min;
-        long bestCached = cachedTokens.applyAsLong(min.queue.peekFirst());
-        int scanned = 1;
-        Iterator<Tenant<T>> it = backlogged.iterator();
-        it.next();
-        while (it.hasNext() && scanned < LOCALITY_SCAN) {
-            Tenant<T> t = it.next();
-            if (t.counter > min.counter + slack) {
-                break;
+        return pick(cachedTokens, Set.of());
+    }
+
+    /**
+     * {@link #pick(ToLongFunction)} as if the tenants in {@code passed} had nothing queued: the owner passes over
+     * heads it may not serve yet (waiting for their prefix holder) without taking them out of the order, so they
+     * keep their counters and are picked again first once they may be served. Null when every backlogged tenant
+     * is passed. Costs a step per passed tenant ahead of the pick.
+     */
+    Pick<T> pick(ToLongFunction<T> cachedTokens, Set<String> passed) {
+        Tenant<T> min = null;
+        Tenant<T> best = null;
+        long bestCached = 0;
+        int scanned = 0;
+        for (Tenant<T> t : backlogged) {
+            if (passed.contains(t.name)) {
+                continue;
+            }
+            if (min == null) {
+                min = t;
+                best = t;
+                if (cachedTokens == null || slack == 0) {
+                    break;
+                }
+                bestCached = cachedTokens.applyAsLong(t.queue.peekFirst());
+            } else {
+                if (scanned == LOCALITY_SCAN || t.counter > min.counter + slack) {
+                    break;
+                }
+                long cached = cachedTokens.applyAsLong(t.queue.peekFirst());
+                if (cached > bestCached) {
+                    best = t;
+                    bestCached = cached;
+                }
             }
             scanned++;
-            long cached = cachedTokens.applyAsLong(t.queue.peekFirst());
-            if (cached > bestCached) {
-                best = t;
-                bestCached = cached;
-            }
         }
-        return new Pick<>(best.name, best.queue.peekFirst(), best != min);
+        return min == null ? null : new Pick<>(best.name, best.queue.peekFirst(), best != min);
     }
 
     /**

@@ -14,11 +14,12 @@ import java.util.Objects;
  * above 0, a request whose holder has no room while another candidate has waits for the holder instead, when the
  * holder saves enough prefill to be worth it: at least {@link #MIN_HOLDER_SAVED_TOKENS} more of its prompt cached than
  * on the best worker with room, and at least half its input tokens. It waits in its class's queue like any waiting
- * request (same fair order, same queue timeout, same strict order: a head waiting for its holder holds the classes
- * below as a head that fits nowhere would, for at most the bound), may only be placed on its holder until the bound
- * passes, and then anywhere with room. A request waits for its holder at most once. Under PD the candidates are the
- * decode workers that hold the tokens, so the holder is the decode worker with the most of the prompt cached; where
- * the prefill runs is the dispatch's choice and is not waited for.
+ * request (same fair order, same queue timeout), may only be placed on its holder until the bound passes, and then
+ * anywhere with room. A request waits for its holder at most once. While it waits only by choice, another of its
+ * workers having room ({@link #heldForHolder}), the gate passes over it to serve the next tenant of its class and
+ * the classes below; once no other worker has room it fits nowhere and holds them as any such head does (strict
+ * order). Under PD the candidates are the decode workers that hold the tokens, so the holder is the decode worker
+ * with the most of the prompt cached; where the prefill runs is the dispatch's choice and is not waited for.
  *
  * <p>Not thread-safe: the owner ({@link QosGate}) calls it under its lock only; nothing here blocks or calls out.
  */
@@ -32,6 +33,8 @@ final class Placement {
     private final long workerCapacityTokens;
     private final long holderWaitNanos;
     private final QosGate.Fleet fleet;
+    /** Queued requests that started a wait for their holder, inside its bound or past it (until they leave the queue). */
+    private int waitedQueued;
 
     Placement(CapacityLedger ledger, long workerCapacityTokens, long holderWaitNanos, QosGate.Fleet fleet) {
         this.ledger = Objects.requireNonNull(ledger, "ledger");
@@ -61,15 +64,14 @@ final class Placement {
      */
     String place(QosTicket t, Collection<String> bins, boolean ignoreReservations, String prefer, TenantDirectory dir,
             long now, boolean mayWait) {
-        String holder = t.holderWaitFor;
-        if (holder != null && now - t.holderWaitUntilNanos < 0 && bins.contains(holder)) {
-            return roomFor(t, List.of(holder), ignoreReservations, null, dir);
+        if (insideWait(t, bins, now)) {
+            return roomFor(t, List.of(t.holderWaitFor), ignoreReservations, null, dir);
         }
         String bin = roomFor(t, bins, ignoreReservations, prefer, dir);
-        if (bin == null || !mayWait || holder != null || holderWaitNanos == 0 || t.candidates == null) {
+        if (bin == null || !mayWait || t.holderWaitFor != null || holderWaitNanos == 0 || t.candidates == null) {
             return bin;
         }
-        holder = holderOf(t, bins);
+        String holder = holderOf(t, bins);
         if (holder == null || holder.equals(bin)
                 || ledger.fits(holder, t.priority, t.costTokens, workerCapacityTokens, ignoreReservations, dir)) {
             return bin;
@@ -80,7 +82,33 @@ final class Placement {
         }
         t.holderWaitFor = holder;
         t.holderWaitUntilNanos = now + holderWaitNanos;
+        waitedQueued++;
         return null;
+    }
+
+    /**
+     * Whether {@code t}, which {@link #place} left waiting, waits only by choice: inside its wait for its holder while
+     * another of {@code bins} has room for it now. False when it fits on none of them (then it blocks as any head does).
+     */
+    boolean heldForHolder(QosTicket t, Collection<String> bins, boolean ignoreReservations, TenantDirectory dir, long now) {
+        return insideWait(t, bins, now) && roomFor(t, bins, ignoreReservations, null, dir) != null;
+    }
+
+    /** {@code t} left the queue (admitted, refused, or its client left); call once per request that waited for its holder. */
+    void waitedLeftQueue(QosTicket t) {
+        if (t.holderWaitFor != null && --waitedQueued < 0) {
+            throw new IllegalStateException("more holder waits ended than started: " + t);
+        }
+    }
+
+    /** Whether a queued request has waited for its holder: a drain may then pass over it and admit others. */
+    boolean anyWaitedQueued() {
+        return waitedQueued > 0;
+    }
+
+    /** Inside its wait for its holder, which is still one of {@code bins}: it may be placed only there. */
+    private static boolean insideWait(QosTicket t, Collection<String> bins, long now) {
+        return t.holderWaitFor != null && now - t.holderWaitUntilNanos < 0 && bins.contains(t.holderWaitFor);
     }
 
     /**

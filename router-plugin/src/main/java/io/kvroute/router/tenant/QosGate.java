@@ -13,6 +13,7 @@ import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 
 /**
  * The router-side queue: admits a request while a worker that may serve it has room for its tokens, and
@@ -36,7 +37,10 @@ import java.util.function.Supplier;
  * classes; a freed slot goes to the highest class with work (strict order: a class whose head fits
  * on none of its workers blocks the classes below it), and within a class to the tenant {@link FairQueue} picks
  * (VTC with locality inside the slack, on the worker that freed capacity; or, with {@link Fairness#REQUESTS},
- * round robin by request count: every admitted request costs one unit whatever its tokens). A class's head older than
+ * round robin by request count: every admitted request costs one unit whatever its tokens). A head that waits for
+ * its prefix holder while another of its workers has room does not block: the drain passes over its tenant, keeping
+ * its place in the fair order, to the next tenant of the class, and to the classes below when every head left in
+ * the class so waits ({@link Admission}). A class's head older than
  * its starvation threshold may use capacity held back for higher classes, and goes first, once per threshold
  * period (so a class backlogged for good gets a trickle, not every freed slot). A class that may preempt
  * takes the place of lower-class requests that are admitted but have not sent a byte (lowest class
@@ -44,6 +48,11 @@ import java.util.function.Supplier;
  *
  * <p>Placement and the bounded wait for a request's prefix holder ({@code --qos-holder-wait-ms}: a request whose
  * holder is full waits for it, in its class's queue, rather than run uncached elsewhere) are {@link Placement}'s.
+ * Passing over a waiting head is fair to it: it is never placed but on its holder before its bound, its tenant is
+ * charged nothing meanwhile while the tenants served past it are, so it is picked first again when the holder frees
+ * room (the locality pick on that worker prefers it too), and the bound ends the wait, so others cannot pass it
+ * forever. While such heads are queued, an arrival that queues behind them drains at once, so it need not wait for
+ * the next end or tick to be served past them.
  *
  * <p>Every request ends in exactly one callback: admitted (then possibly preempted before its first
  * byte), or rejected: 429 {@code queue_full} at arrival, 429 {@code queue_timeout} after its class's
@@ -63,6 +72,11 @@ public final class QosGate {
     public static final double WEIGHT_OUTPUT = 1.0;
     /** Bounds the victims one admission may preempt. */
     static final int MAX_VICTIMS = 4;
+    /**
+     * Bounds the tenants whose head waits for its holder that one look at a class passes over (a placement each,
+     * under the lock); past that many the class holds the classes below as a head that fits nowhere does.
+     */
+    static final int MAX_PASSED_HEADS = 16;
     private static final double WAIT_EWMA_ALPHA = 0.2;
 
     /** What the fair queue counts per tenant. */
@@ -95,9 +109,21 @@ public final class QosGate {
     private final Placement placement; // guarded by lock
     private long seq; // guarded by lock
 
+    /** What a look at a waiting head found. */
+    private enum Admission {
+        /** Admitted onto a worker. */
+        ADMITTED,
+        /** Waiting for its prefix holder while another of its workers has room: others may be served past it. */
+        WAITING_FOR_HOLDER,
+        /** Fits on none of its workers (or none is left): the classes below wait behind it. */
+        BLOCKED
+    }
+
     /** Per-class state; guarded by the gate's lock. */
     private static final class ClassState {
         final FairQueue<QosTicket> queue;
+        /** Scratch of one {@code admitFrom}: the tenants whose head it passed over. */
+        final Set<String> passedHeads = new HashSet<>();
         final TreeMap<Long, QosTicket> arrivals = new TreeMap<>(); // waiting, oldest first
         final TreeMap<Long, QosTicket> notStarted = new TreeMap<>(); // admitted, no byte sent yet
         double waitEwmaNanos;
@@ -187,6 +213,9 @@ public final class QosGate {
                 String tenant = t.tenant.name();
                 PriorityClass c = t.priority;
                 after.add(() -> listener.waiting(tenant, c));
+                if (placement.anyWaitedQueued()) {
+                    drain(null, null, after); // heads waiting for their holder may be passed over: this one may go now
+                }
             }
         } finally {
             lock.unlock();
@@ -262,6 +291,7 @@ public final class QosGate {
                 cs.arrivals.remove(t.seq);
                 t.state.set(QosTicket.DONE);
                 holderWaitEnded(t, QosListener.HOLDER_WAIT_GONE, after);
+                drain(null, null, after); // it may have been a head that blocked, or held its tenant's next request
             } else {
                 if (s == QosTicket.ADMITTED) {
                     t.state.compareAndSet(QosTicket.ADMITTED, QosTicket.DONE);
@@ -513,6 +543,7 @@ public final class QosGate {
     private void drain(String freedWorker, String cachedOn, List<Runnable> after) {
         TenantDirectory dir = directory.get();
         long now = nanoTime.getAsLong();
+        ToLongFunction<QosTicket> locality = cachedOn == null ? null : t -> t.cachedOn(cachedOn);
         while (true) {
             boolean admitted = false;
             // starvation promotion first, lowest class up: a head waiting past its threshold may use held-back capacity
@@ -529,7 +560,9 @@ public final class QosGate {
                     // the threshold) must not take every freed slot ahead of the classes above it
                     continue;
                 }
-                admitted = admitPick(order[i], cs, freedWorker, cachedOn, true, dir, now, after);
+                // a promotion serves the class's fair pick or nothing: it passes over no head
+                admitted = admitPick(order[i], cs, cs.queue.pick(locality), freedWorker, true, dir, now, after)
+                        == Admission.ADMITTED;
                 if (admitted) {
                     cs.promotedBefore = true;
                     cs.lastPromotionNanos = now;
@@ -540,10 +573,11 @@ public final class QosGate {
                 if (cs.queue.isEmpty()) {
                     continue;
                 }
-                admitted = admitPick(order[i], cs, freedWorker, cachedOn, false, dir, now, after);
-                if (!admitted) {
-                    break; // strict order: the classes below wait behind a head that does not fit
+                Admission a = admitFrom(order[i], cs, locality, freedWorker, dir, now, after);
+                if (a == Admission.BLOCKED) {
+                    break; // strict order: the classes below wait behind a head that fits nowhere
                 }
+                admitted = a == Admission.ADMITTED; // else every head left here waits for its holder: the classes below may go
             }
             if (!admitted) {
                 return;
@@ -551,13 +585,40 @@ public final class QosGate {
         }
     }
 
-    private boolean admitPick(PriorityClass c, ClassState cs, String freedWorker, String cachedOn, boolean promoted,
+    /**
+     * Admits from class {@code c} the request the fair order gives, passing over tenants whose head waits for its
+     * holder ({@link Admission#WAITING_FOR_HOLDER}): they stay in the order, unserved, and the next tenant's head is
+     * looked at. {@code WAITING_FOR_HOLDER} when every backlogged tenant's head waits so; {@code BLOCKED} at the first
+     * head that fits nowhere, or past {@link #MAX_PASSED_HEADS} passed.
+     */
+    private Admission admitFrom(PriorityClass c, ClassState cs, ToLongFunction<QosTicket> locality, String freedWorker,
             TenantDirectory dir, long now, List<Runnable> after) {
-        FairQueue.Pick<QosTicket> pick = cs.queue.pick(cachedOn == null ? null : t -> t.cachedOn(cachedOn));
+        Set<String> passed = cs.passedHeads;
+        passed.clear();
+        while (true) {
+            FairQueue.Pick<QosTicket> pick = cs.queue.pick(locality, passed);
+            if (pick == null) {
+                return Admission.WAITING_FOR_HOLDER;
+            }
+            Admission a = admitPick(c, cs, pick, freedWorker, false, dir, now, after);
+            if (a != Admission.WAITING_FOR_HOLDER) {
+                return a;
+            }
+            if (passed.size() == MAX_PASSED_HEADS) {
+                return Admission.BLOCKED;
+            }
+            passed.add(pick.tenant());
+        }
+    }
+
+    private Admission admitPick(PriorityClass c, ClassState cs, FairQueue.Pick<QosTicket> pick, String freedWorker,
+            boolean promoted, TenantDirectory dir, long now, List<Runnable> after) {
         QosTicket t = pick.item();
-        String bin = placement.place(t, placement.binsOf(t), promoted, freedWorker, dir, now, true);
+        Collection<String> bins = placement.binsOf(t);
+        String bin = placement.place(t, bins, promoted, freedWorker, dir, now, true);
         if (bin == null) {
-            return false; // its workers are full (or gone: its timeout answers it); strict order holds the classes below
+            // waiting for its holder by choice, or its workers are full (or gone: its timeout answers it)
+            return placement.heldForHolder(t, bins, promoted, dir, now) ? Admission.WAITING_FOR_HOLDER : Admission.BLOCKED;
         }
         cs.queue.admitHead(pick.tenant(), t);
         cs.arrivals.remove(t.seq);
@@ -565,7 +626,7 @@ public final class QosGate {
             after.add(() -> listener.localityPick(c));
         }
         admit(t, bin, now, promoted, after);
-        return true;
+        return Admission.ADMITTED;
     }
 
     private void admit(QosTicket t, String bin, long now, boolean promoted, List<Runnable> after) {
@@ -626,6 +687,7 @@ public final class QosGate {
     /** Reports how {@code t}'s wait for its prefix holder ended, when it waited for one. */
     private void holderWaitEnded(QosTicket t, String outcome, List<Runnable> after) {
         if (t.holderWaitFor != null) {
+            placement.waitedLeftQueue(t);
             PriorityClass c = t.priority;
             after.add(() -> listener.holderWait(c, outcome));
         }

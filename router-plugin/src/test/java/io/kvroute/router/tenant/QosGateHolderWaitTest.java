@@ -12,13 +12,16 @@ import org.junit.jupiter.api.Test;
 /**
  * The bounded wait for the prefix holder ({@code --qos-holder-wait-ms}) under per-worker capacity, on a fake clock:
  * a request whose holder is full waits for it when the holder saves enough prefill, is admitted there as soon as it
- * frees room, and anywhere with room once the bound has passed; its class's order and queue timeout still hold.
+ * frees room, and anywhere with room once the bound has passed; its class's queue timeout still holds. While it waits
+ * with room elsewhere the gate serves other tenants of its class and lower classes past it, and it goes first when its
+ * holder frees room; a head that fits nowhere still holds the classes below.
  */
 class QosGateHolderWaitTest {
 
     private static final long WAIT_NANOS = 200_000_000L;
     private static final TenantSpec A = new TenantSpec("a", 1, PriorityClass.SYSTEM, 0, 0);
     private static final TenantSpec B = new TenantSpec("b", 1, PriorityClass.SYSTEM, 0, 0);
+    private static final TenantSpec C = new TenantSpec("c", 1, PriorityClass.SYSTEM, 0, 0);
 
     private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
     private final List<String> pool = new ArrayList<>(List.of("w1", "w2"));
@@ -76,12 +79,18 @@ class QosGateHolderWaitTest {
         return filler;
     }
 
+    /** Offers a's 500-token request with 400 tokens cached on w1, after {@link #fillHolder}: it waits for w1. */
+    private Req offerWaitingForW1(QosGate gate) {
+        Req chat = offer(gate, A, PriorityClass.DEFAULT, 500, Map.of("w1", 400L));
+        assertThat(chat.outcome).as("w2 has room, but w1 holds 400 of its 500 tokens").isEqualTo("pending");
+        return chat;
+    }
+
     @Test
     void aRequestWhoseHolderIsFull_waitsForIt_andIsAdmittedThereWhenItFreesRoom() {
         QosGate gate = gate(WAIT_NANOS);
         Req filler = fillHolder(gate);
-        Req chat = offer(gate, A, PriorityClass.DEFAULT, 500, Map.of("w1", 400L));
-        assertThat(chat.outcome).as("w2 has room, but w1 holds 400 of its 500 tokens").isEqualTo("pending");
+        Req chat = offerWaitingForW1(gate);
         nanos.addAndGet(WAIT_NANOS / 2);
         gate.tick();
         assertThat(chat.outcome).as("inside the bound: still waiting for w1").isEqualTo("pending");
@@ -157,19 +166,86 @@ class QosGateHolderWaitTest {
     }
 
     @Test
-    void aHeadWaitingForItsHolder_holdsTheClassesBelow_onlyUntilTheBound() {
+    void aHeadWaitingForItsHolder_doesNotHoldALowerClass_thatFitsOnAnotherWorker() {
+        QosGate gate = gate(WAIT_NANOS);
+        Req filler = fillHolder(gate);
+        Req chat = offerWaitingForW1(gate);
+        Req batch = offer(gate, B, PriorityClass.BATCH, 100, Map.of());
+        assertThat(batch.outcome).as("the default head waits for w1 by choice: w2 serves the class below").isEqualTo("admitted on w2");
+        gate.finished(filler.ticket, "w1");
+        assertThat(chat.outcome).isEqualTo("admitted on w1");
+        assertThat(holderWaits).containsExactly("default holder");
+    }
+
+    @Test
+    void aHeadWaitingForItsHolder_doesNotHoldTheNextTenantOfItsClass_andGoesFirstWhenItsHolderFrees() {
+        QosGate gate = gate(WAIT_NANOS);
+        Req filler = fillHolder(gate);
+        Req chat = offerWaitingForW1(gate);
+        Req other1 = offer(gate, C, PriorityClass.DEFAULT, 500, Map.of());
+        Req other2 = offer(gate, C, PriorityClass.DEFAULT, 500, Map.of());
+        assertThat(List.of(other1.outcome, other2.outcome)).as("served past a's waiting head at once, where there is room")
+                .containsOnly("admitted on w2");
+        Req other3 = offer(gate, C, PriorityClass.DEFAULT, 600, Map.of());
+        assertThat(other3.outcome).as("no room anywhere").isEqualTo("pending");
+        gate.finished(filler.ticket, "w1");
+        assertThat(chat.outcome).as("a kept its place: c was served meanwhile, a goes first").isEqualTo("admitted on w1");
+        assertThat(other3.outcome).as("500 + 600 do not fit on w1").isEqualTo("pending");
+        assertThat(holderWaits).containsExactly("default holder");
+    }
+
+    @Test
+    void aTenantsNextRequest_waitsBehindItsHeadWaitingForTheHolder_andGoesWhenThatClientLeaves() {
         QosGate gate = gate(WAIT_NANOS);
         fillHolder(gate);
-        Req chat = offer(gate, A, PriorityClass.DEFAULT, 500, Map.of("w1", 400L));
+        Req chat = offerWaitingForW1(gate);
+        Req next = offer(gate, A, PriorityClass.DEFAULT, 300, Map.of());
+        assertThat(next.outcome).as("a tenant's requests go in order: passing over a passes over its queue").isEqualTo("pending");
+        gate.finished(chat.ticket, null);
+        assertThat(next.outcome).as("its head gone, a's next request fits on w2 at once").isEqualTo("admitted on w2");
+        assertThat(holderWaits).containsExactly("default gone");
+    }
+
+    @Test
+    void pastTheMostHeadsPassedOver_theClassHoldsTheClassesBelow() {
+        QosGate gate = gate(WAIT_NANOS);
+        fillHolder(gate);
+        for (int i = 0; i <= QosGate.MAX_PASSED_HEADS; i++) {
+            Req chat = offer(gate, new TenantSpec("t" + i, 1, PriorityClass.SYSTEM, 0, 0), PriorityClass.DEFAULT, 500,
+                    Map.of("w1", 400L));
+            assertThat(chat.outcome).as("t%d waits for w1", i).isEqualTo("pending");
+        }
         Req batch = offer(gate, B, PriorityClass.BATCH, 100, Map.of());
-        assertThat(batch.outcome).as("strict order: a default request waits").isEqualTo("pending");
-        nanos.addAndGet(WAIT_NANOS / 2);
+        assertThat(batch.outcome).as("%d heads waiting for their holder: the last one holds the class below",
+                QosGate.MAX_PASSED_HEADS + 1).isEqualTo("pending");
+    }
+
+    @Test
+    void aHeadThatFitsNowhere_stillHoldsTheClassesBelow() {
+        QosGate gate = gate(WAIT_NANOS);
+        fillHolder(gate);
+        Req otherFiller = offer(gate, B, PriorityClass.DEFAULT, 800, Map.of());
+        assertThat(otherFiller.outcome).isEqualTo("admitted on w2");
+        Req big = offer(gate, A, PriorityClass.DEFAULT, 500, Map.of());
+        Req batch = offer(gate, C, PriorityClass.BATCH, 100, Map.of());
         gate.tick();
-        assertThat(batch.outcome).as("inside the bound the default head holds the class below").isEqualTo("pending");
-        nanos.addAndGet(WAIT_NANOS / 2);
+        assertThat(big.outcome).isEqualTo("pending");
+        assertThat(batch.outcome).as("strict order: 100 would fit on either worker, behind a head that fits on none")
+                .isEqualTo("pending");
+    }
+
+    @Test
+    void aHeadWaitingForItsHolder_withNoRoomElsewhere_fitsNowhere_andHoldsTheClassesBelow() {
+        QosGate gate = gate(WAIT_NANOS);
+        fillHolder(gate);
+        Req chat = offerWaitingForW1(gate);
+        Req otherFiller = offer(gate, C, PriorityClass.DEFAULT, 800, Map.of());
+        assertThat(otherFiller.outcome).as("passed a's waiting head").isEqualTo("admitted on w2");
+        Req batch = offer(gate, B, PriorityClass.BATCH, 100, Map.of());
         gate.tick();
-        assertThat(chat.outcome).isEqualTo("admitted on w2");
-        assertThat(batch.outcome).startsWith("admitted");
+        assertThat(chat.outcome).isEqualTo("pending");
+        assertThat(batch.outcome).as("a's head now fits on no worker: it holds the class below as any such head does")
+                .isEqualTo("pending");
     }
 
     @Test
