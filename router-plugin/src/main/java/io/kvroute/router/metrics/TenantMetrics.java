@@ -49,7 +49,8 @@ public final class TenantMetrics implements QosListener {
                 .description("Weighted tokens of service charged to a tenant (VTC: uncached input, cached input at 0.1, output)")
                 .tags("tenant", k.first(), "class", k.second()).register(registry));
         this.refunded = new MeterMemo<>(k -> Counter.builder("kvroute_qos_service_refunded_tokens")
-                .description("Weighted tokens refunded: cached input found at the first byte, requests ended before it")
+                .description("Weighted tokens refunded: cached input found at the first byte, requests ended before it, "
+                        + "streamed output settled down to the final usage")
                 .tags("tenant", k.first(), "class", k.second()).register(registry));
         this.shed = new MeterMemo<>(k -> Counter.builder("kvroute_qos_shed_total")
                 .description("Requests refused by QoS: queue_full, queue_timeout, no_worker, rate_limit_requests, rate_limit_tokens")
