@@ -265,6 +265,7 @@ public final class QosGate {
                 cs.arrivals.remove(t.seq);
                 t.state.set(QosTicket.DONE);
                 holderWaitEnded(t, QosListener.HOLDER_WAIT_GONE, after);
+                drain(null, null, after); // it may have been a head that blocked, or held its tenant's next request
             } else {
                 if (s == QosTicket.ADMITTED) {
                     t.state.compareAndSet(QosTicket.ADMITTED, QosTicket.DONE);
