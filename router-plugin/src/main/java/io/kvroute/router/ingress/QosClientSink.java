@@ -10,7 +10,6 @@ import io.kvroute.router.tenant.QosTicket;
 import io.kvroute.router.worker.Worker;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,8 +32,11 @@ import java.util.function.Consumer;
  * is the fleet's failure, not the tenant's use: its service is refunded to the tenant's counter and its rate
  * limit reservation given back, as for a request that ended before its first byte.
  *
- * <p>Output tokens are counted per SSE {@code data:} event (one token per event, as OpenAI-style
- * streams send them), or from {@code usage.completion_tokens} of a whole JSON answer.
+ * <p>Output tokens are counted by an {@link OutputTokenCounter}: per streamed event that carries generated output
+ * (protocol events such as the role-only first chunk, a bare {@code finish_reason}, a usage chunk or {@code [DONE]}
+ * are not tokens), exactly where the stream states a count ({@code usage.completion_tokens}, SGLang's
+ * {@code meta_info.completion_tokens}; a final usage settles the charge to it, down as well as up), or from the
+ * {@code completion_tokens} of a whole JSON answer.
  *
  * <p>Threading: one writer at a time (the exchange's contract); the preemption and the client-gone
  * signal may come from any thread.
@@ -43,8 +45,6 @@ final class QosClientSink implements ClientSink {
 
     /** Reason header on every QoS refusal. */
     static final String REASON_HEADER = "x-kvroute-reason";
-    private static final byte[] DATA = "data: {".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] COMPLETION_TOKENS = "\"completion_tokens\":".getBytes(StandardCharsets.US_ASCII);
 
     /**
      * Called once when the request's QoS accounting ends: output tokens counted, its input tokens cached on the
@@ -79,7 +79,7 @@ final class QosClientSink implements ClientSink {
     /** The answer is an error of the router or a worker (5xx): nothing of it is charged to the tenant. */
     private volatile boolean failedUpstream;
     private volatile boolean gone;
-    private long outputTokens; // written by the one writer
+    private final OutputTokenCounter output = new OutputTokenCounter(); // fed by the one writer
     /** The answering worker's matched prefix tokens, read at the first byte. */
     private volatile long cachedTokens;
 
@@ -214,57 +214,16 @@ final class QosClientSink implements ClientSink {
             String url = delegate.facts().worker();
             gate.finished(t, url == null ? null : Worker.idFor(url), failedUpstream);
         }
-        onEnd.ended(outputTokens, cachedTokens, started && !failedUpstream);
+        onEnd.ended(output.counted(), cachedTokens, started && !failedUpstream);
     }
 
     private void count(ByteBuffer chunk) {
-        if (chunk == null || !chunk.hasRemaining()) {
-            return;
-        }
-        long events = 0;
-        long usage = -1;
-        int limit = chunk.limit();
-        for (int i = chunk.position(); i < limit; i++) {
-            if (matches(chunk, i, DATA)) {
-                events++;
-            } else if (matches(chunk, i, COMPLETION_TOKENS)) {
-                usage = number(chunk, i + COMPLETION_TOKENS.length);
-            }
-        }
-        long tokens = events > 0 ? events : Math.max(0, usage);
-        if (tokens > 0) {
-            outputTokens += tokens;
+        long tokens = output.feed(chunk);
+        if (tokens != 0) {
             QosTicket t = ticket;
             if (gate != null && t != null) {
                 gate.chargeOutput(t, tokens);
             }
         }
-    }
-
-    private static boolean matches(ByteBuffer b, int at, byte[] pattern) {
-        if (at + pattern.length > b.limit()) {
-            return false;
-        }
-        for (int j = 0; j < pattern.length; j++) {
-            if (b.get(at + j) != pattern[j]) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static long number(ByteBuffer b, int at) {
-        int i = at;
-        while (i < b.limit() && b.get(i) == ' ') {
-            i++;
-        }
-        long n = 0;
-        int digits = 0;
-        while (i < b.limit() && digits < 12 && b.get(i) >= '0' && b.get(i) <= '9') {
-            n = n * 10 + (b.get(i) - '0');
-            i++;
-            digits++;
-        }
-        return digits == 0 ? -1 : n;
     }
 }

@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.DoubleSupplier;
 import java.util.function.Supplier;
 
@@ -26,6 +27,10 @@ public final class TenantMetrics implements QosListener {
     private final MeterRegistry registry;
     private final int maxTenantLabels;
     private final ConcurrentHashMap<String, String> labels = new ConcurrentHashMap<>();
+    /** For tests: runs when a tenant not yet labelled is seen while slots are left, before it claims one. */
+    Runnable newTenantHook;
+    /** Label slots claimed; never more than {@code maxTenantLabels}, and labels holds exactly the claimers. */
+    private final AtomicInteger labelSlotsTaken = new AtomicInteger();
     private final MeterMemo<MeterMemo.Pair, Timer> waits;
     private final MeterMemo<MeterMemo.Pair, Counter> service;
     private final MeterMemo<MeterMemo.Pair, Counter> refunded;
@@ -49,7 +54,8 @@ public final class TenantMetrics implements QosListener {
                 .description("Weighted tokens of service charged to a tenant (VTC: uncached input, cached input at 0.1, output)")
                 .tags("tenant", k.first(), "class", k.second()).register(registry));
         this.refunded = new MeterMemo<>(k -> Counter.builder("kvroute_qos_service_refunded_tokens")
-                .description("Weighted tokens refunded: cached input found at the first byte, requests ended before it")
+                .description("Weighted tokens refunded: cached input found at the first byte, requests ended before it, "
+                        + "streamed output settled down to the final usage")
                 .tags("tenant", k.first(), "class", k.second()).register(registry));
         this.shed = new MeterMemo<>(k -> Counter.builder("kvroute_qos_shed_total")
                 .description("Requests refused by QoS: queue_full, queue_timeout, no_worker, rate_limit_requests, rate_limit_tokens")
@@ -72,7 +78,16 @@ public final class TenantMetrics implements QosListener {
                 .tags("class", k.first(), "outcome", k.second()).register(registry));
     }
 
-    /** The label for {@code tenant}: its name while fewer than the limit are labelled, else {@value #OTHER}. */
+    /**
+     * The label for {@code tenant}: its name while fewer than the limit are labelled, else {@value #OTHER}.
+     *
+     * <p>The bound holds exactly under concurrent first sightings: a new tenant claims one of the
+     * {@code maxTenantLabels} slots by compare-and-set inside {@code computeIfAbsent} (atomic per tenant, so a tenant
+     * claims at most once) and is stored only when it got one. A size check before the put would let every thread
+     * that passed it in the same instant add its tenant. A labelled tenant costs one lock-free map read, and so does
+     * one past the limit; in the instant the last slot is being claimed for a tenant, an event of that same tenant on
+     * another thread may still be counted under {@value #OTHER}.
+     */
     public String label(String tenant) {
         if (tenant.equals(OTHER)) {
             return OTHER; // a trusted header may name a tenant "other": it is counted with the rest
@@ -81,10 +96,24 @@ public final class TenantMetrics implements QosListener {
         if (known != null) {
             return known;
         }
-        if (labels.size() >= maxTenantLabels) {
-            return OTHER;
+        if (labelSlotsTaken.get() >= maxTenantLabels) {
+            return OTHER; // full: no map write for the tenants past the limit
         }
-        return labels.computeIfAbsent(tenant, t -> t);
+        Runnable hook = newTenantHook;
+        if (hook != null) {
+            hook.run();
+        }
+        String labelled = labels.computeIfAbsent(tenant, t -> claimLabelSlot() ? t : null);
+        return labelled != null ? labelled : OTHER;
+    }
+
+    private boolean claimLabelSlot() {
+        for (int taken = labelSlotsTaken.get(); taken < maxTenantLabels; taken = labelSlotsTaken.get()) {
+            if (labelSlotsTaken.compareAndSet(taken, taken + 1)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -66,13 +66,24 @@ final class CapacityLedger {
         return b.inFlightTokens + cost <= limit;
     }
 
-    /** Tokens that must leave {@code bin} before {@code cost} more of class {@code c} fit (0 when they fit now). */
+    /**
+     * Tokens of class {@code c} or below that must leave {@code bin} before {@code cost} more of class {@code c}
+     * {@link #fits} there: 0 when they fit now, {@link Long#MAX_VALUE} when nothing ever fits (no capacity). Leaving
+     * tokens of those classes does not change what the classes above {@code c} hold back, so the rule is exact:
+     * freeing at least this many makes it fit, freeing fewer does not. Freeing everything empties the bin, and an
+     * empty bin takes one request however large, so this is never more than the bin holds: a request larger than
+     * the bin's room fits once the bin is emptied.
+     */
     long shortfall(String bin, PriorityClass c, long cost, long capacity, TenantDirectory dir) {
+        if (capacity <= 0) {
+            return Long.MAX_VALUE;
+        }
         Bin b = bins.get(bin);
         if (b == null) {
             return 0;
         }
-        return Math.max(0, b.inFlightTokens + cost - (capacity - heldBack(b, c, capacity, dir)));
+        long overLimit = b.inFlightTokens + cost - (capacity - heldBack(b, c, capacity, dir));
+        return Math.min(Math.max(0, overLimit), b.inFlightTokens);
     }
 
     /** Unused reservations of the classes above {@code c} in bin {@code b}. */

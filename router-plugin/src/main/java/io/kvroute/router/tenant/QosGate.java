@@ -246,9 +246,12 @@ public final class QosGate {
         return true;
     }
 
-    /** Charges {@code outputTokens} streamed to the client (the relay counts them as it writes). */
+    /**
+     * Charges {@code outputTokens} streamed to the client (the relay counts them as it writes); negative when the
+     * answer's final usage settles the count lower than the relay counted (a refund of that many).
+     */
     public void chargeOutput(QosTicket t, long outputTokens) {
-        if (outputTokens <= 0) {
+        if (outputTokens == 0) {
             return;
         }
         List<Runnable> after = new ArrayList<>(1);

@@ -99,6 +99,11 @@ class QosClientSinkTest {
         });
     }
 
+    /** One streamed chat chunk carrying {@code text}. */
+    private static String textChunk(String text) {
+        return "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + text + "\"}}]}\n\n";
+    }
+
     private static ByteBuffer utf8(String s) {
         return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
     }
@@ -117,14 +122,36 @@ class QosClientSinkTest {
         holder[0].ticket(t);
         gate.offer(t);
         holder[0].begin(200, Map.of());
-        holder[0].write(utf8("data: {\"a\":1}\n\ndata: {\"a\":2}\n\n"), Completion.of(() -> { }, f -> { }));
-        holder[0].write(utf8("data: {\"a\":3}\n\ndata: [DONE]\n\n"), Completion.of(() -> { }, f -> { }));
+        holder[0].write(utf8(textChunk("a") + textChunk("b")), Completion.of(() -> { }, f -> { }));
+        holder[0].write(utf8(textChunk("c") + "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
+                + "data: [DONE]\n\n"), Completion.of(() -> { }, f -> { }));
         holder[0].end(ByteBuffer.allocate(0));
         holder[0].abort(new RuntimeException("late")); // ignored: already settled
         assertThat(settled[0]).isEqualTo(3);
         assertThat(settled[1]).isEqualTo(1);
         assertThat(gate.counter(PriorityClass.DEFAULT, "t")).isEqualTo(100 + 3);
         assertThat(gate.inFlightTokens()).isZero();
+    }
+
+    /** The stream's final usage is the engine's own count: the tenant's charge settles to it, down as well as up. */
+    @Test
+    void aFinalUsageChunk_settlesTheOutputChargeToItsCount() {
+        for (int usage : new int[] {1, 6}) {
+            QosGate g = newGate();
+            long[] settled = {-1};
+            QosClientSink[] holder = new QosClientSink[1];
+            holder[0] = new QosClientSink(new RecordingSink(), g, (out, cached, charged) -> settled[0] = out);
+            QosTicket t = ticket(PriorityClass.DEFAULT, 100, new ArrayList<>(), holder);
+            holder[0].ticket(t);
+            g.offer(t);
+            holder[0].begin(200, Map.of());
+            holder[0].write(utf8(textChunk("a") + textChunk("b") + textChunk("c")), Completion.of(() -> { }, f -> { }));
+            assertThat(g.counter(PriorityClass.DEFAULT, "t")).isEqualTo(100 + 3);
+            holder[0].end(utf8("data: {\"choices\":[],\"usage\":{\"prompt_tokens\":100,\"completion_tokens\":" + usage
+                    + "}}\n\ndata: [DONE]\n\n"));
+            assertThat(settled[0]).isEqualTo(usage);
+            assertThat(g.counter(PriorityClass.DEFAULT, "t")).as("usage " + usage).isEqualTo(100 + usage);
+        }
     }
 
     /**
@@ -143,7 +170,7 @@ class QosClientSinkTest {
             holder[0].ticket(t);
             g.offer(t);
             holder[0].begin(status, Map.of());
-            holder[0].write(utf8("data: {\"error\":1}\n\n"), Completion.of(() -> { }, f -> { }));
+            holder[0].write(utf8(textChunk("partial")), Completion.of(() -> { }, f -> { }));
             holder[0].end(ByteBuffer.allocate(0));
             boolean fleetFault = status >= 500;
             assertThat(charged[0]).as("charged after " + status).isEqualTo(!fleetFault);

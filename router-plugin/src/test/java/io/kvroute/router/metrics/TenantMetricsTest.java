@@ -12,7 +12,15 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /** Tenant labels stay bounded however many tenants there are; the gate's events and counts as series. */
@@ -34,6 +42,99 @@ class TenantMetricsTest {
         assertThat(metrics.label("tenant-1")).isEqualTo("tenant-1");
         assertThat(metrics.label("tenant-9")).isEqualTo(TenantMetrics.OTHER);
         assertThat(metrics.label("other")).as("a tenant named other is counted with the rest").isEqualTo(TenantMetrics.OTHER);
+    }
+
+    /**
+     * The label bound is exact under concurrent first sightings. Eight threads released together by a latch each
+     * label the same 2,000 new tenants, each from its own offset, so every thread is seeing tenants first while
+     * the others are. The racy interleaving this guards against: with a size check before the put, threads
+     * T1..Tn each read {@code size() == limit - 1} for tenants X1..Xn before any of them puts, and all n tenants
+     * get their own label. Each round, exactly {@code limit} tenants are ever given their own name (by any thread),
+     * the map agrees afterwards, and the registry has exactly that many tenant series. The window is a few
+     * nanoseconds once per round, so on a two-core box this never caught the old code (0 of 120 rounds); the next
+     * test forces the interleaving through the hook instead.
+     */
+    @Test
+    void concurrentFirstSightings_labelExactlyTheLimit() throws Exception {
+        int limit = 16;
+        int threads = 8;
+        int tenants = 2_000;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            for (int round = 0; round < 20; round++) {
+                PrometheusMeterRegistry roundRegistry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+                TenantMetrics metrics = new TenantMetrics(roundRegistry, limit);
+                CountDownLatch start = new CountDownLatch(1);
+                Set<String> named = ConcurrentHashMap.newKeySet();
+                List<Future<?>> done = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    int offset = t * tenants / threads;
+                    done.add(pool.submit(() -> {
+                        start.await();
+                        for (int i = 0; i < tenants; i++) {
+                            String tenant = "tenant-" + (offset + i) % tenants;
+                            String label = metrics.label(tenant);
+                            if (!label.equals(TenantMetrics.OTHER)) {
+                                named.add(label);
+                            }
+                            metrics.shed(tenant, PriorityClass.DEFAULT, "queue_full");
+                        }
+                        return null;
+                    }));
+                }
+                start.countDown();
+                for (Future<?> f : done) {
+                    f.get(30, TimeUnit.SECONDS);
+                }
+                assertThat(named).as("round " + round + ": tenants given their own label").hasSize(limit);
+                long labelledAfter = IntStream.range(0, tenants)
+                        .filter(i -> !metrics.label("tenant-" + i).equals(TenantMetrics.OTHER)).count();
+                assertThat(labelledAfter).as("round " + round + ": labelled when asked again").isEqualTo(limit);
+                long series = roundRegistry.scrape().lines().filter(l -> l.startsWith("kvroute_qos_shed_total{")
+                        && l.contains("reason=\"queue_full\"") && !l.contains("tenant=\"other\"")).count();
+                assertThat(series).as("round " + round + ": tenant series").isEqualTo(limit);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /**
+     * The same interleaving forced through the hook: eight new tenants, one per thread, limit four. Each thread has
+     * seen that slots are left and waits in the hook until all eight have; then they all go on at once. Exactly four
+     * get their own label. With a size check before the put, all eight passed the check and all eight were labelled.
+     */
+    @Test
+    void newTenantsThatAllSawRoomAtOnce_stillLabelOnlyTheLimit() throws Exception {
+        int limit = 4;
+        int threads = 8;
+        TenantMetrics metrics = new TenantMetrics(registry, limit);
+        CountDownLatch allSawRoom = new CountDownLatch(threads);
+        metrics.newTenantHook = () -> {
+            allSawRoom.countDown();
+            try {
+                if (!allSawRoom.await(10, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("not every thread reached the hook");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<String>> labels = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                String tenant = "tenant-" + t;
+                labels.add(pool.submit(() -> metrics.label(tenant)));
+            }
+            long named = 0;
+            for (Future<String> f : labels) {
+                named += f.get(30, TimeUnit.SECONDS).equals(TenantMetrics.OTHER) ? 0 : 1;
+            }
+            assertThat(named).isEqualTo(limit);
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     /**

@@ -232,6 +232,41 @@ class QosGatePerWorkerTest {
         assertThat(gate.inFlightByBin()).isEqualTo(Map.of("w1", 900L, "w2", 500L));
     }
 
+    /**
+     * A request larger than a whole worker fits only on an empty one, so preemption must be willing to empty a
+     * worker for it: evicting every request there that has sent nothing. Before, the shortfall was counted against
+     * the worker's capacity (600 held + 1,500 asked - 1,000 = 1,100 to free of only 600 held), so no eviction could
+     * ever make room and the interactive request waited behind batch work.
+     */
+    @Test
+    void aRequestLargerThanAWorker_preemptsEveryRequestThatHasSentNothing_andRunsAloneThere() {
+        pool = new ArrayList<>(List.of("w1"));
+        QosGate gate = gate(NO_RESERVATIONS, 1_000, 0);
+        Req b1 = offer(gate, "b1", A, PriorityClass.BATCH, 300, null);
+        Req b2 = offer(gate, "b2", A, PriorityClass.BATCH, 300, null);
+        Req huge = offer(gate, "huge", B, PriorityClass.INTERACTIVE, 1_500, null);
+        assertThat(List.of(b1.outcome, b2.outcome)).containsOnly("preempted");
+        assertThat(huge.outcome).isEqualTo("admitted");
+        assertThat(gate.inFlightByBin()).isEqualTo(Map.of("w1", 1_500L));
+    }
+
+    /** Emptying the worker is the only way to fit; a request there that has sent bytes is never cut, so none goes. */
+    @Test
+    void aRequestLargerThanAWorker_preemptsNothing_whileARequestThereHasSentBytes() {
+        pool = new ArrayList<>(List.of("w1"));
+        QosGate gate = gate(NO_RESERVATIONS, 1_000, 0);
+        Req b1 = offer(gate, "b1", A, PriorityClass.BATCH, 300, null);
+        Req b2 = offer(gate, "b2", A, PriorityClass.BATCH, 300, null);
+        assertThat(gate.started(b1.ticket, 0)).isTrue();
+        Req huge = offer(gate, "huge", B, PriorityClass.INTERACTIVE, 1_500, null);
+        assertThat(List.of(b1.outcome, b2.outcome)).as("b2 alone would not empty w1: nobody is cut")
+                .containsOnly("admitted");
+        assertThat(huge.outcome).isEqualTo("pending");
+        gate.finished(b1.ticket, "w1");
+        gate.finished(b2.ticket, "w1");
+        assertThat(huge.outcome).isEqualTo("admitted");
+    }
+
     @Test
     void aRequestWhoseWorkersAllLeft_isAnswered503NoWorker_atArrivalOrWhenItsWaitEnds() {
         TenantDirectory dir = new TenantDirectory(Map.of(), Map.of(), Map.of(PriorityClass.DEFAULT,
