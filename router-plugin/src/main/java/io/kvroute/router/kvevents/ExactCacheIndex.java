@@ -38,8 +38,11 @@ import java.util.Map;
  * request's {@link PromptExtras}: its {@code cache_salt} is folded into the first block as vLLM does; a
  * request with multimodal items or prompt embeddings, whose hashes vLLM computes from the decoded media
  * and tensors, gets no answer for such a worker (the tree answers in {@code --cache-index auto}), counted
- * per lookup in {@code kvroute_kv_events_lookups_declined_total{reason}}. Workers keyed by tokens ignore
- * the extras.
+ * per lookup in {@code kvroute_kv_events_lookups_declined_total{reason}}. A worker keyed by tokens is looked
+ * up with the {@code cache_salt} salting the first block's own hash as {@link TokenKeying} salts a stored
+ * block whose event carries it in {@code extra_keys}, so a salted request meets its own blocks and never
+ * another tenant's unsalted ones; its multimodal items are not known here, and the blocks vLLM salts with
+ * them are never matched (those before the first item are).
  */
 public final class ExactCacheIndex implements ExactPrefixSource {
     /**
@@ -230,7 +233,10 @@ public final class ExactCacheIndex implements ExactPrefixSource {
      */
     private static long[] hash(int[] tokenIds, Hashing h) {
         if (h.mode() == KvHashMode.TOKENS) {
-            return TokenChainHash.hashes(tokenIds, tokenIds.length, h.blockSize(), h.loraId());
+            // the salt as the events' first block carries it: vLLM's extra keys (lora_name, cache_salt) folded
+            long salt = h.cacheSalt() == null ? 0 : KvEventWire.extraKeysOf(
+                    h.adapter() == null ? List.of(h.cacheSalt()) : List.of(h.adapter(), h.cacheSalt()));
+            return TokenChainHash.hashes(tokenIds, tokenIds.length, h.blockSize(), h.loraId(), salt);
         }
         if (h.vllmHash() != null) {
             return new VllmBlockHash(h.vllmHash().algo(), h.vllmHash().seed(), h.blockSize())

@@ -55,6 +55,15 @@ public final class TokenChainHash {
 
     /** The own hashes of every full block of {@code tokens[0, length)}, first block first, for adapter {@code loraId}. */
     public static long[] hashes(int[] tokens, int length, int blockSize, long loraId) {
+        return hashes(tokens, length, blockSize, loraId, 0);
+    }
+
+    /**
+     * As {@link #hashes(int[], int, int, long)}, the first block {@link #salted} with {@code firstBlockSalt} when it
+     * is not 0 (a vLLM request's {@code cache_salt}, which vLLM adds to its first block's extra keys), so the chain
+     * is the one {@link TokenKeying} stores for that request's blocks.
+     */
+    public static long[] hashes(int[] tokens, int length, int blockSize, long loraId, long firstBlockSalt) {
         if (blockSize < 1) {
             throw new IllegalArgumentException("blockSize must be positive, got " + blockSize);
         }
@@ -63,6 +72,9 @@ public final class TokenChainHash {
         long parent = root(loraId);
         for (int b = 0; b < blocks; b++) {
             parent = next(parent, tokens, b * blockSize, blockSize);
+            if (b == 0 && firstBlockSalt != 0) {
+                parent = salted(parent, firstBlockSalt);
+            }
             out[b] = parent;
         }
         return out;

@@ -24,7 +24,8 @@ import java.util.Arrays;
  *
  * <p>A block with vLLM {@code extra_keys} (cache salt, multimodal ids, prompt embeddings) gets its
  * own hash salted with them, so it and every block after it form a chain apart from the same tokens
- * without them: a request, hashed from its tokens alone, never matches it, as vLLM never would.
+ * without them: a request hashed from its tokens alone never matches it, as vLLM never would; a request
+ * whose {@code cache_salt} makes the same first-block entry is salted the same ({@link ExactCacheIndex}).
  *
  * <p><b>Refused events</b> (thrown as {@link KvEventWire.Malformed} before anything changes):
  * no {@code token_ids}, {@code token_ids} not exactly blocks × block size long, or a parent engine

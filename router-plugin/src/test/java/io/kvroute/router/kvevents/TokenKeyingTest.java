@@ -264,4 +264,24 @@ class TokenKeyingTest {
         assertThatThrownBy(call::run).isInstanceOfSatisfying(KvEventWire.Malformed.class,
                 m -> assertThat(m.reason).isEqualTo(reason));
     }
+
+    /**
+     * A salted request's chain is the one stored for vLLM's event of that request: its {@code extra_keys} entry
+     * {@code (cache_salt,)} on the first block only (nil after), folded as the decoder folds it; every block
+     * matches, and neither the plain request nor another salt meets any of them.
+     */
+    @Test
+    void cacheSaltOnTheFirstBlock_chainsAsTheStoredEventsExtraKeys() throws Exception {
+        TokenKeying k = new TokenKeying(100);
+        int[] prompt = {10, 11, 12, 13, 20, 21, 22, 23, 30, 31, 32, 33};
+        long salt = KvEventWire.extraKeysOf(List.of("tenant-a"));
+        k.stored(new KvEvent.BlockStored(randomHashes(3), false, 0, BS, -1, prompt, "GPU", 0, null,
+                new long[] {salt, 0, 0}), BS, index, KEY, SLOT);
+        assertThat(index.match(KEY, TokenChainHash.hashes(prompt, prompt.length, BS, -1, salt), SLOT + 1)[SLOT])
+                .isEqualTo(3);
+        assertThat(matched(prompt)).isZero();
+        long other = KvEventWire.extraKeysOf(List.of("tenant-b"));
+        assertThat(index.match(KEY, TokenChainHash.hashes(prompt, prompt.length, BS, -1, other), SLOT + 1)[SLOT])
+                .isZero();
+    }
 }

@@ -120,6 +120,14 @@ class VllmKvEventsPlaneTest {
             assertThat(r0.replayRequests).containsExactly(0L, seq + 1);
             assertThat(matched(T)).isEqualTo(2L * BS);
             assertThat(matched(U)).isZero(); // an adapter's block and a salted block of U are not the base model's
+            // a request with that block's cache_salt meets it (keyed by tokens, salted as its extra_keys entry);
+            // another salt does not, nor does the salt on the unsalted blocks of T
+            assertThat(exact.matchedTokens(List.of(worker), U, null, PromptExtras.of("salt-1", null)))
+                    .containsEntry(worker.id(), (long) BS);
+            assertThat(exact.matchedTokens(List.of(worker), U, null, PromptExtras.of("salt-2", null)))
+                    .containsEntry(worker.id(), 0L);
+            assertThat(exact.matchedTokens(List.of(worker), T, null, PromptExtras.of("salt-1", null)))
+                    .containsEntry(worker.id(), 0L);
             assertThat(count("kvroute.kv.events.malformed", "reason", "bad_frames")).isZero();
         }
     }

@@ -13,6 +13,7 @@ import org.msgpack.core.MessageFormat;
 import org.msgpack.core.MessageInsufficientBufferException;
 import org.msgpack.core.MessagePack;
 import org.msgpack.core.MessageUnpacker;
+import org.msgpack.value.Value;
 import org.msgpack.value.ValueFactory;
 import org.msgpack.value.ValueType;
 
@@ -249,9 +250,7 @@ final class KvEventReader {
                 u.unpackNil();
                 continue;
             }
-            String canonical = u.unpackValue().toJson();
-            long h = fnv64(canonical);
-            out[i] = h == 0 ? 1 : h;
+            out[i] = fold(u.unpackValue());
             any = true;
         }
         return any ? out : null;
@@ -265,8 +264,7 @@ final class KvEventReader {
      * again would make adapter blocks unmatchable. Entries with more (cache salt, multimodal) stay.
      */
     private static long[] withoutAdapterOnlyKeys(long[] extra, String loraName) {
-        long h = fnv64(ValueFactory.newArray(ValueFactory.newString(loraName)).toJson());
-        long adapterOnly = h == 0 ? 1 : h;
+        long adapterOnly = extraKeysOf(List.of(loraName));
         long[] out = extra.clone();
         boolean any = false;
         for (int i = 0; i < out.length; i++) {
@@ -276,6 +274,21 @@ final class KvEventReader {
             any |= out[i] != 0;
         }
         return any ? out : null;
+    }
+
+    /** A block's extra keys of strings (a request's adapter name, cache salt) folded as {@link #extraKeys} folds them. */
+    static long extraKeysOf(List<String> keys) {
+        Value[] values = new Value[keys.size()];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = ValueFactory.newString(keys.get(i));
+        }
+        return fold(ValueFactory.newArray(values));
+    }
+
+    /** One extra-keys entry folded to a non-zero 64-bit value: FNV-1a of its JSON form. */
+    private static long fold(Value entry) {
+        long h = fnv64(entry.toJson());
+        return h == 0 ? 1 : h;
     }
 
     /** The element count of an array field (bounded by the payload), or -1 for nil; anything else is a bad field. */

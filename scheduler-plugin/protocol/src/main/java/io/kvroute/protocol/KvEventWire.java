@@ -251,6 +251,15 @@ public final class KvEventWire {
         return KvEventReader.loraIdOf(loraName);
     }
 
+    /**
+     * The fold of a block's vLLM {@code extra_keys} entry made of {@code keys} (strings, in vLLM's order: the
+     * adapter name, then the cache salt), as the decoder folds an event's entry: so a request that knows its
+     * extra keys salts its own block hashes as the events' blocks are salted ({@code --kv-events-hash tokens}).
+     */
+    public static long extraKeysOf(List<String> keys) {
+        return KvEventReader.extraKeysOf(keys);
+    }
+
     /** The seq frame, 8 bytes big-endian, as the load report's. */
     public static byte[] seqFrame(long seq) {
         return LoadStatWire.seqFrame(seq);
