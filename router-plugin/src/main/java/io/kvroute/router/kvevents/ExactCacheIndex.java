@@ -234,7 +234,8 @@ public final class ExactCacheIndex implements ExactPrefixSource {
     private static long[] hash(int[] tokenIds, Hashing h) {
         if (h.mode() == KvHashMode.TOKENS) {
             // the salt as the events' first block carries it: vLLM's extra keys (lora_name, cache_salt) folded
-            long salt = h.cacheSalt() == null ? 0 : KvEventWire.extraKeysOf(
+            // (an empty salt is falsy in vLLM, no extra key)
+            long salt = h.cacheSalt() == null || h.cacheSalt().isEmpty() ? 0 : KvEventWire.extraKeysOf(
                     h.adapter() == null ? List.of(h.cacheSalt()) : List.of(h.adapter(), h.cacheSalt()));
             return TokenChainHash.hashes(tokenIds, tokenIds.length, h.blockSize(), h.loraId(), salt);
         }

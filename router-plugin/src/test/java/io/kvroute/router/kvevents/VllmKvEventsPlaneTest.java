@@ -128,6 +128,8 @@ class VllmKvEventsPlaneTest {
                     .containsEntry(worker.id(), 0L);
             assertThat(exact.matchedTokens(List.of(worker), T, null, PromptExtras.of("salt-1", null)))
                     .containsEntry(worker.id(), 0L);
+            assertThat(exact.matchedTokens(List.of(worker), T, null, PromptExtras.of("", null)))
+                    .as("an empty salt is none, as in vLLM").containsEntry(worker.id(), 2L * BS);
             assertThat(count("kvroute.kv.events.malformed", "reason", "bad_frames")).isZero();
         }
     }
