@@ -39,8 +39,40 @@ final class KvEventsMetrics {
     private final EnumMap<KvMalformedReason, Counter> malformed = new EnumMap<>(KvMalformedReason.class);
     /** Per {@link PromptExtras#unhashable} reason: lookups that left vLLM engine-hash workers out. */
     private final Map<String, Counter> lookupsDeclined = new HashMap<>();
-    /** Per publisher (an engine dp rank): its silent and age gauges. Events thread only. */
-    private final Map<Object, List<Gauge>> publisherGauges = new HashMap<>();
+    /**
+     * Per publisher (an engine dp rank), the gauges of its {@code worker, rank} labels. Events thread only. A
+     * worker subscribed again (its descriptor changed) keeps its gauges: {@link #removePublisher} detaches them
+     * and only {@link #sweep} unregisters the ones no publisher took back, because removing a meter and
+     * registering the same name and labels while Prometheus scrapes can make that scrape fail with
+     * {@code DuplicateLabelsException} (micrometer-metrics/micrometer#6851).
+     */
+    private final Map<Object, PublisherGauges> publisherGauges = new HashMap<>();
+    /** The gauges by their {@code worker, rank} labels, attached to a publisher or waiting for {@link #sweep}. */
+    private final Map<List<String>, PublisherGauges> gaugesByLabels = new HashMap<>();
+
+    /** One label set's gauges; they read whichever publisher is attached now. */
+    private static final class PublisherGauges {
+        final List<String> labels;
+        final List<Gauge> gauges = new ArrayList<>(2);
+        /** Nanoseconds since the attached publisher's last message; null while detached. */
+        volatile LongSupplier ageNanos;
+        volatile long silenceNanos;
+        Object publisher;
+
+        PublisherGauges(List<String> labels) {
+            this.labels = labels;
+        }
+
+        double silent() {
+            LongSupplier age = ageNanos;
+            return age == null ? Double.NaN : age.getAsLong() >= silenceNanos ? 1 : 0;
+        }
+
+        double ageSeconds() {
+            LongSupplier age = ageNanos;
+            return age == null ? Double.NaN : age.getAsLong() / 1e9;
+        }
+    }
 
     KvEventsMetrics(MeterRegistry registry, Supplier<KvEventsSnapshot> snapshots, BlockIndex index,
             BlockIndex lowerTierIndex) {
@@ -109,23 +141,46 @@ final class KvEventsMetrics {
      */
     void addPublisher(Object publisher, String worker, int rank, LongSupplier ageNanos, long silenceNanos) {
         removePublisher(publisher);
-        String r = Integer.toString(rank);
-        publisherGauges.put(publisher, List.of(
-                Gauge.builder("kvroute.kv.events.publisher.silent", ageNanos, a -> a.getAsLong() >= silenceNanos ? 1 : 0)
-                        .tag("worker", worker).tag("rank", r)
-                        .description("1 while this KV-event publisher has sent nothing for --kv-events-silence-secs")
-                        .strongReference(true).register(registry),
-                Gauge.builder("kvroute.kv.events.publisher.last.event.age", ageNanos, a -> a.getAsLong() / 1e9)
-                        .tag("worker", worker).tag("rank", r).baseUnit("seconds")
-                        .description("Seconds since this KV-event publisher's last message (heartbeats count)")
-                        .strongReference(true).register(registry)));
+        List<String> labels = List.of(worker, Integer.toString(rank));
+        PublisherGauges g = gaugesByLabels.get(labels);
+        if (g == null) {
+            g = new PublisherGauges(labels);
+            gaugesByLabels.put(labels, g);
+            g.gauges.add(Gauge.builder("kvroute.kv.events.publisher.silent", g, PublisherGauges::silent)
+                    .tag("worker", worker).tag("rank", labels.get(1))
+                    .description("1 while this KV-event publisher has sent nothing for --kv-events-silence-secs")
+                    .strongReference(true).register(registry));
+            g.gauges.add(Gauge.builder("kvroute.kv.events.publisher.last.event.age", g, PublisherGauges::ageSeconds)
+                    .tag("worker", worker).tag("rank", labels.get(1)).baseUnit("seconds")
+                    .description("Seconds since this KV-event publisher's last message (heartbeats count)")
+                    .strongReference(true).register(registry));
+        } else if (g.publisher != null) {
+            publisherGauges.remove(g.publisher); // two publishers with one label set: the newer one reads
+        }
+        g.silenceNanos = silenceNanos;
+        g.ageNanos = ageNanos;
+        g.publisher = publisher;
+        publisherGauges.put(publisher, g);
     }
 
+    /** Detaches {@code publisher}'s gauges; {@link #sweep} unregisters them unless a publisher took them back. */
     void removePublisher(Object publisher) {
-        List<Gauge> gauges = publisherGauges.remove(publisher);
-        if (gauges != null) {
-            gauges.forEach(registry::remove);
+        PublisherGauges g = publisherGauges.remove(publisher);
+        if (g != null) {
+            g.ageNanos = null;
+            g.publisher = null;
         }
+    }
+
+    /** Unregisters the gauges no publisher holds: call after a change of subscriptions is complete. */
+    void sweep() {
+        gaugesByLabels.values().removeIf(g -> {
+            if (g.publisher != null) {
+                return false;
+            }
+            g.gauges.forEach(registry::remove);
+            return true;
+        });
     }
 
     void malformed(KvMalformedReason reason) {
@@ -154,6 +209,7 @@ final class KvEventsMetrics {
         for (Object publisher : List.copyOf(publisherGauges.keySet())) {
             removePublisher(publisher);
         }
+        sweep();
         for (Meter m : meters) {
             if (m instanceof Gauge) {
                 registry.remove(m);

@@ -168,7 +168,10 @@ public final class KvEventsPlane implements AutoCloseable {
     /** Unsubscribes a worker and removes its blocks from the index. */
     public void removeWorker(String workerId) {
         requireNonNull(workerId, "workerId");
-        loop.execute(() -> changed |= drop(workerId));
+        loop.execute(() -> {
+            changed |= drop(workerId);
+            metrics.sweep();
+        });
     }
 
     public KvEventsConfig config() {
@@ -286,6 +289,7 @@ public final class KvEventsPlane implements AutoCloseable {
         }
         workers.put(add.workerId(), ranks);
         adds.put(add.workerId(), add);
+        metrics.sweep(); // after the drop above: a rank subscribed again kept its gauges
         slotCount = usedSlots.length();
         changed = true;
     }

@@ -90,4 +90,36 @@ class PublisherSilenceGaugeTest {
             assertThat(gauge("kvroute.kv.events.publisher.last.event.age")).isNull();
         }
     }
+
+    /**
+     * A worker subscribed again (its descriptor changed) keeps its gauges: removing a meter and registering the same
+     * name and labels while Prometheus scrapes can fail that scrape with DuplicateLabelsException
+     * (micrometer-metrics/micrometer#6851), so no meter may leave and come back.
+     */
+    @Test
+    void aWorkerSubscribedAgain_keepsItsGauges_noneRemovedAndAddedBack() throws Exception {
+        plane = new KvEventsPlane(KvEventsConfig.defaults().withSilence(Duration.ofNanos(SILENCE_NANOS)), clock::get,
+                registry, null);
+        plane.start();
+        try (KvEventPublisher pub = publisher("tcp://127.0.0.1:*")) {
+            plane.addWorker("w", WORKER, "m", pub.endpoints(), pub.replayEndpoints(), "kv", 4, KvHashMode.ENGINE);
+            await().atMost(WAIT).until(() -> plane.snapshot().get("w") != null && plane.snapshot().get("w").live());
+            Gauge silent = gauge("kvroute.kv.events.publisher.silent");
+            Gauge age = gauge("kvroute.kv.events.publisher.last.event.age");
+            java.util.List<String> removed = new java.util.concurrent.CopyOnWriteArrayList<>();
+            registry.config().onMeterRemoved(m -> removed.add(m.getId().getName()));
+
+            plane.addWorker("w", WORKER, "m2", pub.endpoints(), pub.replayEndpoints(), "kv", 4, KvHashMode.ENGINE);
+            await().atMost(WAIT).until(() -> plane.snapshot().get("w") != null
+                    && "m2".equals(plane.snapshot().get("w").model()) && plane.snapshot().get("w").live());
+            assertThat(removed).isEmpty();
+            assertThat(gauge("kvroute.kv.events.publisher.silent")).isSameAs(silent);
+            assertThat(gauge("kvroute.kv.events.publisher.last.event.age")).isSameAs(age);
+            assertThat(silent.value()).isZero(); // it reads the new subscription
+
+            plane.removeWorker("w");
+            await().atMost(WAIT).until(() -> gauge("kvroute.kv.events.publisher.silent") == null);
+            assertThat(removed).contains("kvroute.kv.events.publisher.silent", "kvroute.kv.events.publisher.last.event.age");
+        }
+    }
 }
