@@ -139,6 +139,8 @@ final class BodyProbe {
                 // vllm/entrypoints/openai/chat_completion/protocol.py and completion/protocol.py); SGLang also
                 // takes a list of strings. A number, boolean or object neither takes is refused here.
                 if (value.isTextual()) {
+                    // hashed as UTF-8 (CBOR, msgpack): a lone surrogate has no bytes vLLM could encode either
+                    IngressTokenization.check(value, "cache_salt");
                     cacheSalt = value.textValue();
                 } else if (!value.isNull() && !value.isArray()) {
                     throw new ApiException(400, "'cache_salt' must be a string (SGLang also takes a list of strings)");

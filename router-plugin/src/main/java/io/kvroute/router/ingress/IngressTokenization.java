@@ -250,7 +250,8 @@ final class IngressTokenization {
         }
     }
 
-    private static void check(JsonNode value, String field) throws ApiException {
+    /** A 400 naming {@code field} when {@code value} is a string holding an unpaired UTF-16 surrogate. */
+    static void check(JsonNode value, String field) throws ApiException {
         if (!value.isTextual()) {
             return;
         }

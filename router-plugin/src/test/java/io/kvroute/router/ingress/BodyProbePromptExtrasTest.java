@@ -31,7 +31,7 @@ class BodyProbePromptExtrasTest {
 
     @Test
     void cacheSaltNumberBooleanOrObject_isA400NamingTheField() {
-        for (String salt : new String[] {"42", "true", "{'s':1}"}) {
+        for (String salt : new String[] {"42", "true", "{'s':1}", "1e400", "'\\ud800x'"}) { // the last: a lone surrogate
             assertThatThrownBy(() -> probe("{'prompt':'p','cache_salt':" + salt + "}")).as(salt)
                     .isInstanceOfSatisfying(ApiException.class, e -> {
                         assertThat(e.status).isEqualTo(400);
