@@ -182,8 +182,8 @@ final class QosClientSink implements ClientSink {
             return;
         }
         count(last);
+        settle(); // before the client sees the end: its next request must find this one's tokens settled
         delegate.end(last);
-        settle();
     }
 
     @Override
@@ -191,8 +191,8 @@ final class QosClientSink implements ClientSink {
         if (swallowing) {
             return;
         }
-        delegate.abort(failure);
         settle();
+        delegate.abort(failure);
     }
 
     @Override

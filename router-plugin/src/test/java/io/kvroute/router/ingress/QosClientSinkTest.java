@@ -133,6 +133,32 @@ class QosClientSinkTest {
         assertThat(gate.inFlightTokens()).isZero();
     }
 
+    /**
+     * The accounting settles before the client sees the end of the answer: a client that sends its next request as
+     * soon as this one ends must find this one's tokens settled (its rate-limit reservation at full weight would
+     * otherwise still count, and a sequential client could get a 429 it should not). Same for an abort.
+     */
+    @Test
+    void theAccountingSettles_beforeTheClientSeesTheEndOrTheAbort() {
+        for (boolean abort : new boolean[] {false, true}) {
+            RecordingSink transport = new RecordingSink();
+            QosClientSink[] holder = new QosClientSink[1];
+            holder[0] = new QosClientSink(transport, gate, (out, cached, charged) -> transport.calls.add("settled"));
+            QosTicket t = ticket(PriorityClass.DEFAULT, 100, new ArrayList<>(), holder);
+            holder[0].ticket(t);
+            gate.offer(t);
+            holder[0].begin(200, Map.of());
+            if (abort) {
+                holder[0].abort(new RuntimeException("upstream gone"));
+            } else {
+                holder[0].end(utf8(textChunk("a")));
+            }
+            assertThat(transport.calls).as(abort ? "abort" : "end")
+                    .containsExactly("begin 200", "settled", abort ? "abort" : "end");
+            assertThat(gate.inFlightTokens()).isZero();
+        }
+    }
+
     /** The stream's final usage is the engine's own count: the tenant's charge settles to it, down as well as up. */
     @Test
     void aFinalUsageChunk_settlesTheOutputChargeToItsCount() {
