@@ -110,7 +110,7 @@ class BenchSmokeTest {
         JsonNode variants = runQuick("saturation", "no-gate", "gate+floor").path("variants");
         assertThat(variants.has("no-gate")).isTrue();
         assertNoFailures(variants);
-        // the last quick step offers 2x the fleet's measured drain rate: every worker queues, so the
+        // the last quick step offers 3x the fleet's estimated capacity: every worker queues, so the
         // floor must pin at least once (direction only; how much it changes the hit rate is for the docs)
         assertThat(variants.path("gate+floor").path("decision_reasons").path("saturation_pin").asDouble())
                 .as("gate+floor saturation_pin decisions").isPositive();

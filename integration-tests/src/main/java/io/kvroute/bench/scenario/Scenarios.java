@@ -110,11 +110,13 @@ public final class Scenarios {
             SATURATION_CAPACITY_REQ_PER_SEC, List.of(0.5, 0.75, 1.0, 1.5, 2.0), 8_000);
 
     /**
-     * saturation --quick: the same prompts, steps 1.0/2.0 x capacity of 1.5 s each (3 variants with a
-     * 4-worker fleet each must fit in 60 s; the 2x step is where the floor pins).
+     * saturation --quick: the same prompts, steps 1.0/3.0 x capacity of 1.5 s each (3 variants with a
+     * 4-worker fleet each must fit in 60 s; the 3x step is where the floor pins). 2x pinned in most runs but
+     * not all once the mock engines ran at their time model: 30 mostly cached requests in 1.5 s over 4 workers
+     * queued only in Poisson bursts, and a CI run saw no pin.
      */
     static final SaturationWorkload.Params SATURATION_QUICK = new SaturationWorkload.Params(12, 1_536, 256, 8,
-            SATURATION_CAPACITY_REQ_PER_SEC, List.of(1.0, 2.0), 1_500);
+            SATURATION_CAPACITY_REQ_PER_SEC, List.of(1.0, 3.0), 1_500);
 
     /** saturation warm-up requests (1k-token prompts unrelated to the tenants). */
     static final int SATURATION_WARMUP_REQUESTS = 8;
